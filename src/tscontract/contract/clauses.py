@@ -1,0 +1,467 @@
+"""Structured clauses parsed from the words a contract is written in.
+
+Row clauses (invariants and per-field constraints) become sqlglot expression
+trees: the predicate holds for a valid row. SQL NULL in a predicate counts as
+"not violated"; nullability is its own clause. Catalog references compile to
+columns of a relation named ``catalog`` joined on the series key, e.g.
+``value within catalog hard_bounds for series_id`` ->
+``value BETWEEN catalog.hard_bounds_low AND catalog.hard_bounds_high``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from decimal import Decimal
+from typing import Literal
+
+import sqlglot.expressions as exp
+from lark import Token, Transformer, Tree, v_args
+
+from tscontract.contract.grammar import ClauseSyntaxError, parse
+from tscontract.contract.types import DataType
+
+CATALOG_TABLE = "catalog"
+BOUND_ATTRIBUTES = ("hard_bounds", "plausibility_bounds")
+EQUALITY_ATTRIBUTES = ("unit", "dimension", "quote_currency", "venue", "calendar", "device_zone")
+FUNCTIONS = {"abs": exp.Abs, "round": exp.Round, "coalesce": exp.Coalesce, "length": exp.Length,
+             "lower": exp.Lower, "upper": exp.Upper, "least": exp.Least, "greatest": exp.Greatest}
+
+_COMPARISONS: dict[str, type[exp.Binary]] = {
+    "<=": exp.LTE, "<": exp.LT, ">=": exp.GTE, ">": exp.GT,
+    "=": exp.EQ, "==": exp.EQ, "!=": exp.NEQ, "<>": exp.NEQ,
+}
+_ARITHMETIC: dict[str, type[exp.Binary]] = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div}
+
+# ---------------------------------------------------------------- durations
+
+_UNIT_SECONDS = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "ms": Decimal("0.001"), "s": Decimal(1),
+                 "min": Decimal(60), "h": Decimal(3600), "d": Decimal(86400), "w": Decimal(604800)}
+_UNIT_ALIASES = {"µs": "us", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "m": "min",
+                 "mins": "min", "minute": "min", "minutes": "min", "hr": "h", "hrs": "h",
+                 "hour": "h", "hours": "h", "day": "d", "days": "d", "week": "w", "weeks": "w"}
+
+CalendarKind = Literal["trading", "business", "calendar"]
+
+
+@dataclass(frozen=True)
+class Duration:
+    """``60s``, ``15m``, ``5 trading days``: an amount of a unit, maybe on a trading calendar."""
+
+    text: str
+    amount: Decimal
+    unit: str
+    calendar: CalendarKind | None = None
+
+    @property
+    def on_trading_calendar(self) -> bool:
+        return self.calendar in ("trading", "business")
+
+    @property
+    def seconds(self) -> Decimal:
+        if self.on_trading_calendar:
+            raise ValueError(f"{self.text!r} counts {self.calendar} days; it needs a calendar")
+        return self.amount * _UNIT_SECONDS[self.unit]
+
+    @property
+    def timedelta(self) -> timedelta:
+        return timedelta(seconds=float(self.seconds))
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"text": self.text, "amount": str(self.amount), "unit": self.unit}
+        if self.calendar:
+            data["calendar"] = self.calendar
+        else:
+            data["seconds"] = str(self.seconds.normalize())
+        return data
+
+
+def _duration(node: Tree, text: str) -> Duration:
+    tokens = [str(t) for t in node.children]
+    amount = Decimal(tokens[0])
+    unit_text = tokens[-1]
+    unit = _UNIT_ALIASES.get(unit_text.lower(), unit_text.lower())
+    calendar = tokens[1].lower() if len(tokens) == 3 else None
+    if calendar and unit != "d":
+        raise ClauseSyntaxError(f"{calendar} calendars count days, not {unit_text!r}")
+    if amount <= 0:
+        raise ClauseSyntaxError("a duration must be positive")
+    segment = text[node.meta.start_pos : node.meta.end_pos] if node.meta.start_pos is not None else text
+    return Duration(text=segment.strip(), amount=amount, unit=unit, calendar=calendar)  # type: ignore[arg-type]
+
+
+def parse_duration(text: str) -> Duration:
+    return _duration(parse("duration_start", text), text)
+
+
+# ---------------------------------------------------------------- cadence
+
+@dataclass(frozen=True)
+class Cadence:
+    """``60s within session; no bars outside session`` / ``per series from catalog; tolerance +/-10% of interval``."""
+
+    text: str
+    source: Literal["fixed", "catalog", "irregular"]
+    interval: Duration | None = None
+    within_session: bool = False
+    outside_session_forbidden: bool = False
+    tolerance_ratio: Decimal | None = None
+    tolerance: Duration | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "source": self.source,
+            "interval": self.interval.to_json() if self.interval else None,
+            "within_session": self.within_session,
+            "outside_session_forbidden": self.outside_session_forbidden,
+            "tolerance_ratio": str(self.tolerance_ratio) if self.tolerance_ratio is not None else None,
+            "tolerance": self.tolerance.to_json() if self.tolerance else None,
+        }
+
+
+def parse_cadence(text: str) -> Cadence:
+    tree = parse("cadence", text)
+    base, *options = tree.children
+    assert isinstance(base, Tree)
+    if base.data == "fixed_cadence":
+        interval = _duration(base.children[0], text)  # type: ignore[arg-type]
+        if interval.on_trading_calendar:
+            raise ClauseSyntaxError("a cadence is a fixed interval, not trading days")
+        cadence = Cadence(text=text.strip(), source="fixed", interval=interval,
+                          within_session=len(base.children) > 1)
+    elif base.data == "catalog_cadence":
+        cadence = Cadence(text=text.strip(), source="catalog")
+    else:
+        cadence = Cadence(text=text.strip(), source="irregular")
+    seen: set[str] = set()
+    for option in options:
+        assert isinstance(option, Tree)
+        kind = "tolerance" if option.data.startswith("tolerance") else option.data
+        if kind in seen:
+            raise ClauseSyntaxError(f"cadence states its {kind.replace('_', ' ')} twice",
+                                    option.meta.start_pos)
+        seen.add(kind)
+        if option.data == "no_outside_session":
+            cadence = replace(cadence, outside_session_forbidden=True)
+        elif option.data == "tolerance_ratio":
+            ratio = Decimal(str(option.children[0]).rstrip("%")) / 100
+            if not 0 <= ratio < 1:
+                raise ClauseSyntaxError("a cadence tolerance must be below 100% of the interval",
+                                        option.meta.start_pos)
+            cadence = replace(cadence, tolerance_ratio=ratio)
+        else:
+            cadence = replace(cadence, tolerance=_duration(option.children[0], text))  # type: ignore[arg-type]
+    if cadence.source == "irregular" and (cadence.tolerance_ratio or cadence.tolerance):
+        raise ClauseSyntaxError("an irregular cadence has no tolerance")
+    return cadence
+
+
+# ---------------------------------------------------------------- timezone rule
+
+@dataclass(frozen=True)
+class TimezoneRule:
+    """``UTC instant; session boundaries defined per venue calendar``."""
+
+    text: str
+    utc_instant: bool = True
+    sessions: Literal["venue", "named"] | None = None
+    session_calendar: str | None = None
+    device_zone_in_catalog: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "utc_instant": self.utc_instant,
+            "sessions": self.sessions,
+            "session_calendar": self.session_calendar,
+            "device_zone_in_catalog": self.device_zone_in_catalog,
+        }
+
+
+def parse_timezone(text: str) -> TimezoneRule:
+    tree = parse("timezone", text)
+    rule = TimezoneRule(text=text.strip())
+    for note in tree.children[1:]:
+        assert isinstance(note, Tree)
+        if note.data == "venue_sessions":
+            rule = replace(rule, sessions="venue")
+        elif note.data == "named_calendar":
+            rule = replace(rule, sessions="named", session_calendar=str(note.children[0]))
+        else:
+            rule = replace(rule, device_zone_in_catalog=True)
+    return rule
+
+
+# ---------------------------------------------------------------- row clauses
+
+@dataclass(frozen=True)
+class CatalogRef:
+    """``catalog hard_bounds for series_id``: a catalog attribute looked up by a key column."""
+
+    attribute: str
+    key: str
+
+
+RowClauseKind = Literal["comparison", "null_rule", "null_only_when", "catalog_bound",
+                        "catalog_equals", "membership", "expression"]
+
+
+@dataclass(frozen=True)
+class RowClause:
+    """A clause every row must satisfy, with its text exactly as written."""
+
+    text: str
+    kind: RowClauseKind
+    predicate: exp.Expression
+    subject: str | None = None
+    catalog: CatalogRef | None = None
+    columns: tuple[str, ...] = field(default=())
+
+    @property
+    def sql(self) -> str:
+        return self.predicate.sql(dialect="duckdb")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "sql": self.sql,
+            "subject": self.subject,
+            "columns": list(self.columns),
+            "catalog": {"attribute": self.catalog.attribute, "key": self.catalog.key}
+            if self.catalog
+            else None,
+        }
+
+
+def _catalog_column(attribute: str) -> exp.Column:
+    return exp.column(attribute, table=CATALOG_TABLE, quoted=False)
+
+
+@v_args(inline=True)
+class _RowTransformer(Transformer):
+    """Builds sqlglot predicates; ``subject`` is the implied column of a field constraint."""
+
+    def __init__(self, subject: exp.Expression | None = None) -> None:
+        super().__init__()
+        self._subject = subject
+        self.kind: RowClauseKind = "expression"
+        self.catalog: CatalogRef | None = None
+
+    def _the_subject(self) -> exp.Expression:
+        assert self._subject is not None
+        return self._subject.copy()
+
+    # operands
+    def column(self, name: Token) -> exp.Expression:
+        lowered = str(name).lower()
+        if lowered in ("true", "false"):
+            return exp.Boolean(this=lowered == "true")
+        if lowered == "null":
+            raise ClauseSyntaxError("compare with null using 'is null' / 'is not null'",
+                                    name.start_pos or 0)
+        column = exp.column(str(name))
+        column.meta["offset"] = name.start_pos
+        return column
+
+    def number(self, token: Token) -> exp.Expression:
+        return exp.Literal.number(str(token))
+
+    def neg_number(self, token: Token) -> exp.Expression:
+        return exp.Literal.number("-" + str(token))
+
+    def string(self, token: Token) -> exp.Expression:
+        return exp.Literal.string(str(token)[1:-1])
+
+    def neg(self, operand: exp.Expression) -> exp.Expression:
+        return exp.Neg(this=operand)
+
+    def binop(self, left: exp.Expression, op: Token, right: exp.Expression) -> exp.Expression:
+        return _ARITHMETIC[str(op)](this=left, expression=right)
+
+    def func(self, name: Token, *args: exp.Expression) -> exp.Expression:
+        builder = FUNCTIONS.get(str(name).lower())
+        if builder is None:
+            raise ClauseSyntaxError(
+                f"unknown function {str(name)!r}; known: {', '.join(sorted(FUNCTIONS))}",
+                name.start_pos or 0,
+            )
+        if builder in (exp.Coalesce, exp.Least, exp.Greatest):
+            return builder(this=args[0], expressions=list(args[1:]))
+        if builder is exp.Round and len(args) == 2:
+            return exp.Round(this=args[0], decimals=args[1])
+        if len(args) != 1:
+            raise ClauseSyntaxError(f"{name}() takes one argument", name.start_pos or 0)
+        return builder(this=args[0])
+
+    # predicates
+    def comparison(self, *items: exp.Expression | Token) -> exp.Expression:
+        operands = items[0::2]
+        ops = items[1::2]
+        parts = [
+            _COMPARISONS[str(op)](this=left.copy(), expression=right.copy())  # type: ignore[union-attr]
+            for left, op, right in zip(operands, ops, operands[1:], strict=False)
+        ]
+        self.kind = "comparison" if self.kind == "expression" else self.kind
+        return exp.and_(*parts) if len(parts) > 1 else parts[0]
+
+    def compare_to(self, op: Token, operand: exp.Expression) -> exp.Expression:
+        return self.comparison(self._the_subject(), op, operand)
+
+    def is_null(self, operand: exp.Expression) -> exp.Expression:
+        self.kind = "null_rule"
+        return exp.Is(this=operand, expression=exp.Null())
+
+    def is_not_null(self, operand: exp.Expression) -> exp.Expression:
+        self.kind = "null_rule"
+        return exp.not_(exp.Is(this=operand, expression=exp.Null()))
+
+    def null_only_when(self, operand: exp.Expression, condition: exp.Expression) -> exp.Expression:
+        self.kind = "null_only_when"
+        # null implies the condition, and an unknown condition does not excuse a null
+        excused = exp.Coalesce(this=exp.paren(condition, copy=False), expressions=[exp.false()])
+        return exp.or_(exp.not_(exp.Is(this=operand, expression=exp.Null())), excused)
+
+    def catalog_ref(self, attribute: Token, key: Token) -> CatalogRef:
+        return CatalogRef(attribute=str(attribute), key=str(key))
+
+    def _take_catalog(self, ref: CatalogRef, allowed: tuple[str, ...], verb: str) -> None:
+        if ref.attribute not in allowed:
+            raise ClauseSyntaxError(
+                f"'{verb} catalog {ref.attribute}' is not a catalog lookup tscontract knows; "
+                f"'{verb}' takes one of: {', '.join(allowed)}"
+            )
+        if self.catalog is not None:
+            raise ClauseSyntaxError("one clause may reference the catalog once")
+        self.catalog = ref
+
+    def within_catalog(self, *args: object) -> exp.Expression:
+        operand, ref = (self._the_subject(), args[0]) if len(args) == 1 else args
+        assert isinstance(ref, CatalogRef) and isinstance(operand, exp.Expression)
+        self._take_catalog(ref, BOUND_ATTRIBUTES, "within")
+        self.kind = "catalog_bound"
+        return exp.Between(this=operand, low=_catalog_column(f"{ref.attribute}_low"),
+                           high=_catalog_column(f"{ref.attribute}_high"))
+
+    def equals_catalog(self, *args: object) -> exp.Expression:
+        operand, ref = (self._the_subject(), args[0]) if len(args) == 1 else args
+        assert isinstance(ref, CatalogRef) and isinstance(operand, exp.Expression)
+        self._take_catalog(ref, EQUALITY_ATTRIBUTES, "equals")
+        self.kind = "catalog_equals"
+        return exp.EQ(this=operand, expression=_catalog_column(ref.attribute))
+
+    def between(self, *args: exp.Expression) -> exp.Expression:
+        operand, low, high = (self._the_subject(), *args) if len(args) == 2 else args
+        self.kind = "comparison" if self.kind == "expression" else self.kind
+        return exp.Between(this=operand, low=low, high=high)
+
+    def in_list(self, *args: exp.Expression) -> exp.Expression:
+        operand, values = (self._the_subject(), args) if self._subject is not None else (args[0], args[1:])
+        self.kind = "membership"
+        return exp.In(this=operand, expressions=list(values))
+
+    def or_(self, left: exp.Expression, right: exp.Expression) -> exp.Expression:
+        self.kind = "expression" if self.kind not in ("null_rule", "comparison") else self.kind
+        return exp.or_(left, right)
+
+    def and_(self, left: exp.Expression, right: exp.Expression) -> exp.Expression:
+        return exp.and_(left, right)
+
+    def not_(self, operand: exp.Expression) -> exp.Expression:
+        return exp.not_(operand)
+
+    def invariant(self, predicate: exp.Expression) -> exp.Expression:
+        return predicate
+
+    def field_constraint(self, predicate: exp.Expression) -> exp.Expression:
+        return predicate
+
+
+def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | None) -> RowClause:
+    predicate = transformer.transform(tree)
+    if isinstance(predicate, Tree):  # the start rule itself when it has one child
+        predicate = predicate.children[0]
+    if not isinstance(predicate, exp.Condition) or isinstance(predicate, exp.Column | exp.Literal):
+        raise ClauseSyntaxError("an invariant must be a condition (a comparison, 'is null', ...)")
+    columns = tuple(dict.fromkeys(
+        c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE
+    ))
+    if subject is None:
+        first = next(iter(columns), None)
+        subject = first
+    return RowClause(text=text.strip(), kind=transformer.kind, predicate=predicate,
+                     subject=subject, catalog=transformer.catalog, columns=columns)
+
+
+def parse_invariant(text: str) -> RowClause:
+    """``low <= open <= high`` and friends; columns are resolved later by :func:`resolve_columns`."""
+    return _finish(parse("invariant", text), text, _RowTransformer(), None)
+
+
+def parse_field_constraint(field_name: str, text: str) -> RowClause:
+    """``equals catalog unit for series_id`` on field ``unit``."""
+    subject = exp.column(field_name)
+    return _finish(parse("field_constraint", text), text, _RowTransformer(subject), field_name)
+
+
+def resolve_columns(clause: RowClause, types: Mapping[str, DataType]) -> RowClause:
+    """Check every column exists; read bare enum members (``quality = bad``) as literals.
+
+    A bare word that is not a column is an enum member only where it is compared
+    with an enum column that lists it; anywhere else it is an unknown column.
+    """
+    predicate = clause.predicate.copy()
+    for column in list(predicate.find_all(exp.Column)):
+        if column.table == CATALOG_TABLE or column.name in types:
+            continue
+        member = _enum_member_for(column, types)
+        if member is None:
+            offset = column.meta.get("offset") or 0
+            raise ClauseSyntaxError(
+                f"unknown column {column.name!r}; the contract's columns are: "
+                f"{', '.join(types)}", offset)
+        column.replace(exp.Literal.string(member))
+    for literal_parent in predicate.find_all(exp.EQ, exp.NEQ, exp.In):
+        _check_enum_literals(literal_parent, types)
+    if clause.catalog is not None and clause.catalog.key not in types:
+        raise ClauseSyntaxError(f"catalog key column {clause.catalog.key!r} is not a column")
+    columns = tuple(dict.fromkeys(
+        c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE
+    ))
+    return replace(clause, predicate=predicate, columns=columns)
+
+
+def _compared_enum(node: exp.Expression, types: Mapping[str, DataType]) -> DataType | None:
+    if isinstance(node, exp.Column) and node.name in types and types[node.name].kind == "enum":
+        return types[node.name]
+    return None
+
+
+def _enum_member_for(column: exp.Column, types: Mapping[str, DataType]) -> str | None:
+    parent = column.parent
+    if isinstance(parent, exp.EQ | exp.NEQ):
+        other = parent.expression if parent.this is column else parent.this
+    elif isinstance(parent, exp.In) and column is not parent.this:
+        other = parent.this
+    else:
+        return None
+    enum = _compared_enum(other, types)
+    return column.name if enum is not None and column.name in enum.members else None
+
+
+def _check_enum_literals(node: exp.Expression, types: Mapping[str, DataType]) -> None:
+    if isinstance(node, exp.In):
+        enum = _compared_enum(node.this, types)
+        literals = [e for e in node.expressions if isinstance(e, exp.Literal)]
+    else:
+        enum = _compared_enum(node.this, types) or _compared_enum(node.expression, types)
+        literals = [e for e in (node.this, node.expression) if isinstance(e, exp.Literal)]
+    if enum is None:
+        return
+    for literal in literals:
+        if literal.is_string and literal.this not in enum.members:
+            raise ClauseSyntaxError(
+                f"{literal.this!r} is not a member of {enum.text}"
+            )

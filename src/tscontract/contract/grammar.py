@@ -1,0 +1,85 @@
+"""The lark parser behind every clause written in words, and its errors."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+
+from lark import Lark, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+START_RULES = (
+    "type_expr",
+    "invariant",
+    "field_constraint",
+    "cadence",
+    "timezone",
+    "duration_start",
+)
+
+_WHAT = {
+    "type_expr": "type",
+    "invariant": "invariant",
+    "field_constraint": "constraint",
+    "cadence": "cadence",
+    "timezone": "timezone rule",
+    "duration_start": "duration",
+}
+
+
+class ClauseSyntaxError(ValueError):
+    """A clause that the grammar does not accept; ``offset`` is 0-based into the text."""
+
+    def __init__(self, message: str, offset: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+@cache
+def _parser() -> Lark:
+    grammar = files("tscontract.contract").joinpath("clauses.lark").read_text(encoding="utf-8")
+    return Lark(grammar, start=list(START_RULES), parser="earley", propagate_positions=True)
+
+
+def _expected(exc: UnexpectedInput) -> str:
+    names = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
+    pretty = []
+    for name in names[:8]:
+        pattern = _parser().get_terminal(name).pattern if name in _terminal_names() else None
+        literal = getattr(pattern, "value", None) if pattern is not None else None
+        is_literal = pattern is not None and type(pattern).__name__ == "PatternStr"
+        pretty.append(repr(literal) if is_literal and literal else name.lower())
+    return ", ".join(pretty)
+
+
+@cache
+def _terminal_names() -> frozenset[str]:
+    return frozenset(t.name for t in _parser().terminals)
+
+
+def parse(start: str, text: str) -> Tree:
+    """Parse ``text`` with the start rule ``start``; raise :class:`ClauseSyntaxError`."""
+    what = _WHAT[start]
+    if not text.strip():
+        raise ClauseSyntaxError(f"empty {what}")
+    try:
+        return _parser().parse(text, start=start)
+    except UnexpectedEOF as exc:
+        expected = _expected(exc)
+        hint = f"; expected {expected}" if expected else ""
+        raise ClauseSyntaxError(f"cannot parse {what}: it ends too early{hint}", len(text)) from None
+    except (UnexpectedCharacters, UnexpectedToken) as exc:
+        offset = max(0, getattr(exc, "pos_in_stream", None) or 0)
+        if offset >= len(text):
+            raise ClauseSyntaxError(
+                f"cannot parse {what}: it ends too early", len(text)
+            ) from None
+        near = text[offset : offset + 12].split()[0] if text[offset:].strip() else text[offset:]
+        expected = _expected(exc)
+        hint = f"; expected {expected}" if expected else ""
+        raise ClauseSyntaxError(
+            f"cannot parse {what}: unexpected {near!r} at character {offset + 1}{hint}", offset
+        ) from None
+    except UnexpectedInput as exc:  # pragma: no cover - other lark errors
+        raise ClauseSyntaxError(f"cannot parse {what}: {exc}") from None

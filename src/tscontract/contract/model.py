@@ -1,0 +1,324 @@
+"""The contract model: one typed home for every section of a series contract.
+
+Sections follow the seed's "What a Series Contract Contains" table: identity,
+fields, units and dimensions, time, keys and revisions, ranges and invariants,
+revision policy, completeness and freshness, evolution and provenance. Every
+model is frozen and forbids unknown keys: a clause tscontract does not know is
+an error, never ignored. Informational text lives only under ``note`` and
+``description``.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator
+
+from tscontract.contract.clauses import (
+    Cadence,
+    Duration,
+    RowClause,
+    TimezoneRule,
+    parse_cadence,
+    parse_duration,
+    parse_invariant,
+    parse_timezone,
+)
+from tscontract.contract.types import TIME_UNITS, DataType, TimeUnit, parse_type
+
+SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+FROM_CATALOG = "per series from catalog"
+PER_SERIES = "per series"
+STANDARD_PROVENANCE = ("source_id", "ingest_run_id", "transform_version", "revision")
+COMPATIBILITY_MODES = ("BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
+                       "FULL", "FULL_TRANSITIVE", "NONE")
+GAP_TYPES = ("outside_session", "exchange_holiday", "maintenance", "device_offline")
+
+
+def _text_parser(parse: Any, what: str) -> Any:
+    def validate(value: object) -> object:
+        if isinstance(value, str):
+            return parse(value)
+        if value is not None and not isinstance(value, str | int | Decimal | bool | list | dict):
+            return value  # already parsed (model_copy, programmatic construction)
+        raise ValueError(f"{what} must be written as text, got {type(value).__name__}")
+
+    return PlainValidator(validate)
+
+
+def _duration_or_number(value: object) -> Duration:
+    if isinstance(value, Duration):
+        return value
+    if isinstance(value, str):
+        return parse_duration(value)
+    raise ValueError(f"a duration is written with its unit, e.g. '15m' or '5 trading days'; "
+                     f"got {value!r}")
+
+
+TypeExpr = Annotated[DataType, _text_parser(parse_type, "a type")]
+CadenceClause = Annotated[Cadence, _text_parser(parse_cadence, "a cadence")]
+TimezoneClause = Annotated[TimezoneRule, _text_parser(parse_timezone, "a timezone rule")]
+DurationText = Annotated[Duration, PlainValidator(_duration_or_number)]
+InvariantClause = Annotated[RowClause, _text_parser(parse_invariant, "an invariant")]
+
+
+def _str_tuple(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError("expected a name or a list of names")
+
+
+NameList = Annotated[tuple[str, ...], PlainValidator(_str_tuple)]
+
+
+def _number(value: object) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | Decimal):
+        raise ValueError(f"expected a number, got {value!r}")
+    return Decimal(value)
+
+
+Number = Annotated[Decimal, PlainValidator(_number)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True,
+                              arbitrary_types_allowed=True)
+
+
+class UnitDeclaration(_Section):
+    """``units: {lots: {definition: 100 * base_units_per_venue_contract}}``."""
+
+    dimension: str | None = None
+    definition: str | None = None
+    description: str | None = None
+    note: str | None = None
+
+
+class SeriesIdentity(_Section):
+    """How series are identified: the column and its naming scheme."""
+
+    column: str
+    scheme: str | None = None
+    pattern: str | None = None
+    description: str | None = None
+    note: str | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _regex(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"pattern is not a valid regular expression: {exc}") from None
+        return value
+
+
+class Deprecation(_Section):
+    since: str
+    removal_after: str | None = None
+    replacement: str | None = None
+    note: str | None = None
+
+
+class FieldSpec(_Section):
+    """One column: type, nullability, unit and dimension, fixed value, constraint."""
+
+    type: TypeExpr
+    nullable: bool | None = None
+    unit: str | None = None
+    dimension: str | None = None
+    value: Any = None
+    default: Any = None
+    constraint: str | None = None
+    aliases: NameList = ()
+    deprecated: Deprecation | None = None
+    description: str | None = None
+    note: str | None = None
+    # set by the loader, not written in contracts
+    name: str = Field(default="", exclude=True)
+    implied: bool = Field(default=False, exclude=True)
+    has_value: bool = Field(default=False, exclude=True)
+
+    @property
+    def unit_from_catalog(self) -> bool:
+        return self.unit == FROM_CATALOG
+
+    @property
+    def dimension_from_catalog(self) -> bool:
+        return self.dimension == PER_SERIES
+
+
+class TimeSpec(_Section):
+    """The time column, its precision, the timezone rule and the cadence."""
+
+    column: str
+    precision: TimeUnit | None = None
+    timezone: TimezoneClause | None = None
+    cadence: CadenceClause | None = None
+    ingest_column: str | None = None
+    calendar: str | None = None
+    description: str | None = None
+    note: str | None = None
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def _precision(cls, value: object) -> object:
+        if value not in TIME_UNITS:
+            raise ValueError(f"precision must be one of {', '.join(TIME_UNITS)}; got {value!r}")
+        return value
+
+
+class RevisionPolicy(_Section):
+    """Whether points may be restated, by whom, within what window, and how consumers hear."""
+
+    allowed: bool
+    window: DurationText | None = None
+    reasons: NameList = ()
+    who: NameList = ()
+    notification: str | None = None
+    description: str | None = None
+    note: str | None = None
+
+
+class Completeness(_Section):
+    """Expected count per window, the gap types that are allowed."""
+
+    window: DurationText
+    expected_count: int | Literal["per cadence"] = "per cadence"
+    min_ratio: Number = Decimal(1)
+    allowed_gaps: list[Literal["outside_session", "exchange_holiday", "maintenance",
+                               "device_offline"]] = []
+    description: str | None = None
+    note: str | None = None
+
+    @field_validator("allowed_gaps", mode="before")
+    @classmethod
+    def _gaps(cls, value: object) -> object:
+        if isinstance(value, list):
+            unknown = [g for g in value if g not in GAP_TYPES]
+            if unknown:
+                raise ValueError(f"unknown gap type(s) {unknown}; known: {', '.join(GAP_TYPES)}")
+        return value
+
+    @field_validator("min_ratio")
+    @classmethod
+    def _ratio(cls, value: Decimal) -> Decimal:
+        if not Decimal(0) < value <= Decimal(1):
+            raise ValueError("min_ratio must be in (0, 1]")
+        return value
+
+
+class Freshness(_Section):
+    """Maximum age of the newest point at the consumer boundary."""
+
+    max_age: DurationText
+    column: str | None = None
+    description: str | None = None
+    note: str | None = None
+
+
+class Evolution(_Section):
+    """Which changes are compatible and how long deprecations are announced."""
+
+    compatibility: Literal["BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
+                           "FULL", "FULL_TRANSITIVE", "NONE"] = "FULL_TRANSITIVE"
+    deprecation_notice: DurationText | None = None
+    compatibility_reason: str | None = None
+    description: str | None = None
+    note: str | None = None
+
+
+class Contract(_Section):
+    """A series contract, as parsed and checked for internal consistency."""
+
+    contract: str
+    version: str
+    owner: str | None = None
+    source: str | None = None
+    description: str | None = None
+    note: str | None = None
+    series: SeriesIdentity | None = None
+    key: NameList
+    time: TimeSpec
+    fields: dict[str, FieldSpec]
+    units: dict[str, UnitDeclaration] = {}
+    invariants: list[InvariantClause] = []
+    revision_policy: RevisionPolicy | None = None
+    completeness: Completeness | None = None
+    freshness: Freshness | None = None
+    evolution: Evolution | None = None
+    provenance_required: NameList = ()
+    # set by the loader
+    path: str = Field(default="", exclude=True)
+    constraints: dict[str, RowClause] = Field(default_factory=dict, exclude=True)
+
+    @field_validator("version")
+    @classmethod
+    def _semver(cls, value: str) -> str:
+        if not SEMVER.match(value):
+            raise ValueError(f"version {value!r} is not semantic versioning (MAJOR.MINOR.PATCH)")
+        return value
+
+    @field_validator("contract")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", value):
+            raise ValueError(f"contract name {value!r} must start with a letter and use "
+                             "letters, digits, '_', '.', '-'")
+        return value
+
+    @field_validator("fields")
+    @classmethod
+    def _field_names(cls, value: dict[str, FieldSpec]) -> dict[str, FieldSpec]:
+        if not value:
+            raise ValueError("a contract declares at least one field")
+        return value
+
+    # ------------------------------------------------------------ derived views
+
+    @property
+    def columns(self) -> dict[str, FieldSpec]:
+        """Declared fields plus provenance columns implied by ``provenance_required``."""
+        return self.fields  # the loader adds implied provenance fields to ``fields``
+
+    @property
+    def declared_fields(self) -> dict[str, FieldSpec]:
+        return {n: f for n, f in self.fields.items() if not f.implied}
+
+    @property
+    def series_column(self) -> str | None:
+        """The column that identifies a series (``symbol``, ``series_id``)."""
+        if self.series is not None:
+            return self.series.column
+        rest = [c for c in self.key if c not in (self.time.column, "revision")]
+        return rest[0] if len(rest) == 1 else None
+
+    @property
+    def revision_column(self) -> str | None:
+        return "revision" if "revision" in self.fields else None
+
+    def is_nullable(self, name: str) -> bool:
+        """Declared nullability; undeclared means nullable except key and time columns."""
+        spec = self.fields[name]
+        if spec.nullable is not None:
+            return spec.nullable
+        return not (name in self.key or name == self.time.column or spec.implied)
+
+    @property
+    def unit_declarations(self) -> tuple[Any, ...]:
+        from tscontract.contract.units import UnitDefinition
+
+        return tuple(
+            UnitDefinition(name, decl.dimension, decl.definition)
+            for name, decl in self.units.items()
+        )

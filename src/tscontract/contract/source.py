@@ -1,0 +1,291 @@
+"""Read contract and catalog YAML as people write it, keeping every position.
+
+Contracts are written with type expressions inside flow mappings::
+
+    open: {type: decimal(18,8), unit: quote_currency}
+    quality: {type: enum[good, suspect, bad]}
+
+A plain YAML loader reads the first as ``type: "decimal(18"`` plus a key
+``"8)"`` and fails on the second. Before YAML parsing, :func:`protect_type_calls`
+quotes every ``name(...)`` / ``name[...]`` plain scalar inside a flow
+collection, recording the inserted characters so that every reported column
+refers to the file as written. Nothing else is rewritten.
+
+The result of :func:`load_yaml` is a plain Python tree (``dict``/``list``/
+scalars; floats as :class:`~decimal.Decimal`, timestamps as their text) plus a
+:class:`PositionIndex` mapping every path to its key and value positions.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from tscontract.errors import Location, SourceError
+
+Path = tuple[str | int, ...]
+
+_CALL_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[(\[]")
+_BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*\s*(#.*)?$")
+_OPEN_CLOSE = {"(": ")", "[": "]"}
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """Where a value (and the key that names it) stands in the original text."""
+
+    value: Location
+    key: Location | None = None
+    plain: bool = True  # single-line plain scalar: text offsets map 1:1 to columns
+    quote_offset: int = 0  # 1 for a quoted scalar: the text starts after the quote
+
+
+@dataclass
+class PositionIndex:
+    """Positions of every node, keyed by path (``("fields", "open", "type")``)."""
+
+    path: str
+    nodes: dict[Path, NodeInfo] = field(default_factory=dict)
+
+    def nearest(self, path: Path) -> tuple[Path, NodeInfo | None]:
+        """The info of ``path`` or of its deepest ancestor that exists."""
+        probe = tuple(path)
+        while probe:
+            if probe in self.nodes:
+                return probe, self.nodes[probe]
+            probe = probe[:-1]
+        return (), self.nodes.get(())
+
+    def location(self, path: Path, *, key: bool = False, offset: int = 0) -> Location | None:
+        """Location of ``path``; of its key with ``key=True``; ``offset`` chars into a clause."""
+        found, info = self.nearest(path)
+        if info is None:
+            return None
+        if key and info.key is not None:
+            return info.key
+        loc = info.value
+        if offset and found == tuple(path) and (info.plain or info.quote_offset):
+            return Location(loc.path, loc.line, loc.column + info.quote_offset + offset)
+        return loc
+
+
+def format_path(path: Path) -> str:
+    """``("fields", "open", "type")`` -> ``fields.open.type``; ints as ``[i]``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += part if not text else f".{part}"
+    return text
+
+
+class _ColumnMap:
+    """Maps columns of the rewritten text back to the text as written."""
+
+    def __init__(self) -> None:
+        self._inserted: dict[int, list[int]] = {}
+
+    def record(self, line: int, original_column: int) -> None:
+        self._inserted.setdefault(line, []).append(original_column)
+
+    def protected(self, line: int, original_column: int) -> bool:
+        """True where a quote was inserted before ``original_column``."""
+        return original_column in self._inserted.get(line, ())
+
+    def original(self, line: int, column: int) -> int:
+        inserts = self._inserted.get(line)
+        if not inserts:
+            return column
+        # insert k sits at column inserts[k] + k of the rewritten line
+        shifted = [pos + k for k, pos in enumerate(inserts)]
+        return column - bisect_left(shifted, column)
+
+
+def _skip_quoted(line: str, start: int) -> int:
+    quote = line[start]
+    i = start + 1
+    while i < len(line):
+        if quote == '"' and line[i] == "\\":
+            i += 2
+            continue
+        if line[i] == quote:
+            if quote == "'" and i + 1 < len(line) and line[i + 1] == "'":
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return len(line)
+
+
+def _balanced_end(line: str, open_at: int) -> int | None:
+    stack = [_OPEN_CLOSE[line[open_at]]]
+    i = open_at + 1
+    while i < len(line) and stack:
+        c = line[i]
+        if c in "\"'":
+            i = _skip_quoted(line, i)
+            continue
+        if c in _OPEN_CLOSE:
+            stack.append(_OPEN_CLOSE[c])
+        elif c in ")]":
+            if c != stack.pop():
+                return None
+        i += 1
+    return i if not stack else None
+
+
+def protect_type_calls(text: str) -> tuple[str, _ColumnMap]:
+    """Quote ``name(...)``/``name[...]`` plain scalars that stand inside flow collections."""
+    columns = _ColumnMap()
+    out: list[str] = []
+    depth = 0
+    block_indent: int | None = None
+    for lineno, line in enumerate(text.split("\n")):
+        indent = len(line) - len(line.lstrip(" "))
+        if block_indent is not None:
+            if not line.strip() or indent > block_indent:
+                out.append(line)
+                continue
+            block_indent = None
+        buf: list[str] = []
+        prev = ""  # previous significant character on this line
+        i = 0
+        while i < len(line):
+            c = line[i]
+            if c in "\"'" and (depth or prev in ("", ":", "-", "?", ",")):
+                end = _skip_quoted(line, i)
+                buf.append(line[i:end])
+                prev, i = c, end
+                continue
+            if c == "#" and (i == 0 or line[i - 1] in " \t"):
+                buf.append(line[i:])
+                break
+            if depth:
+                starts_scalar = prev in ("{", "[", ",", ":") and (i == 0 or line[i - 1] in " \t{[,")
+                match = _CALL_START.match(line, i) if starts_scalar else None
+                end = _balanced_end(line, match.end() - 1) if match else None
+                if end is not None:
+                    buf.append('"' + line[i:end] + '"')
+                    columns.record(lineno, i)
+                    columns.record(lineno, end)
+                    prev, i = '"', end
+                    continue
+                if c in "{[":
+                    depth += 1
+                elif c in "}]":
+                    depth -= 1
+            elif c in "{[" and prev in ("", ":", "-", "?", ","):
+                depth += 1
+            elif c in "|>" and prev in (":", "-") and _BLOCK_SCALAR.match(line, i):
+                block_indent = indent
+            buf.append(c)
+            if c not in " \t":
+                prev = c
+            i += 1
+        out.append("".join(buf))
+    return "\n".join(out), columns
+
+
+_TAG = "tag:yaml.org,2002:"
+
+
+def _scalar_value(node: ScalarNode) -> Any:
+    tag = getattr(node.tag, "value", node.tag) or ""
+    raw = node.value
+    if not tag.startswith(_TAG):
+        return raw
+    kind = tag[len(_TAG) :]
+    if kind == "null":
+        return None
+    if kind == "bool":
+        return raw.lower() == "true"
+    if kind == "int":
+        try:
+            return int(raw.replace("_", ""), 0)
+        except ValueError:
+            return raw
+    if kind == "float":
+        try:
+            number = Decimal(raw.replace("_", ""))
+        except InvalidOperation:
+            return raw
+        return number if number.is_finite() else raw
+    return raw
+
+
+class _Builder:
+    def __init__(self, path: str, columns: _ColumnMap) -> None:
+        self.index = PositionIndex(path)
+        self._columns = columns
+
+    def loc(self, node: Node) -> Location:
+        mark = node.start_mark
+        return Location(
+            self.index.path, mark.line + 1, self._columns.original(mark.line, mark.column) + 1
+        )
+
+    def build(self, node: Node, path: Path, key: Location | None) -> Any:
+        value_loc = self.loc(node)
+        if isinstance(node, ScalarNode):
+            single_line = node.start_mark.line == node.end_mark.line
+            protected = self._columns.protected(node.start_mark.line, value_loc.column - 1)
+            quoted = node.style in ("'", '"') and not protected
+            self.index.nodes[path] = NodeInfo(
+                value_loc,
+                key,
+                plain=single_line and (not node.style or protected),
+                quote_offset=1 if quoted and single_line and "\\" not in node.value else 0,
+            )
+            return _scalar_value(node)
+        self.index.nodes[path] = NodeInfo(value_loc, key, plain=False)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, (*path, i), None) for i, item in enumerate(node.value)]
+        if isinstance(node, MappingNode):
+            result: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key_loc = self.loc(key_node)
+                if not isinstance(key_node, ScalarNode):
+                    raise SourceError("a key must be a plain name", key_loc, format_path(path))
+                if key_node.value == "<<":
+                    raise SourceError("YAML merge keys (<<) are not supported", key_loc)
+                name = str(key_node.value)
+                if name in result:
+                    first = self.index.nodes[(*path, name)].key
+                    raise SourceError(
+                        f"duplicate key {name!r} (first defined at line {first.line if first else '?'})",
+                        key_loc,
+                        format_path(path),
+                    )
+                result[name] = self.build(value_node, (*path, name), key_loc)
+            return result
+        raise SourceError(f"unsupported YAML node {type(node).__name__}", value_loc)
+
+
+def load_yaml(text: str, path: str) -> tuple[Any, PositionIndex]:
+    """Parse ``text`` (from ``path``) into a plain tree and its position index."""
+    rewritten, columns = protect_type_calls(text)
+    yaml = YAML(typ="rt")
+    try:
+        node = yaml.compose(rewritten)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = None
+        if mark is not None:
+            loc = Location(path, mark.line + 1, columns.original(mark.line, mark.column) + 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise SourceError(f"not valid YAML: {problem}", loc) from exc
+    except YAMLError as exc:
+        raise SourceError(f"not valid YAML: {exc}", Location(path, 1, 1)) from exc
+    if node is None:
+        raise SourceError("the file is empty", Location(path, 1, 1))
+    builder = _Builder(path, columns)
+    tree = builder.build(node, (), None)
+    return tree, builder.index

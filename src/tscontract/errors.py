@@ -1,0 +1,85 @@
+"""Errors that carry where in which file they come from.
+
+Every error a user can cause is a :class:`TscontractError`; the CLI prints its
+one-line form and exits 2. Errors about a contract or catalog name the file,
+line, column, the clause path (``fields.open.type``) and, where there is one,
+the clause text exactly as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class TscontractError(Exception):
+    """Base class for every error caused by input rather than by a bug."""
+
+    def one_line(self) -> str:
+        return " ".join(str(self).split())
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based position in a source file."""
+
+    path: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+class SourceError(TscontractError):
+    """A contract or catalog that cannot be read as written.
+
+    ``section`` is the dotted path of the clause (``invariants[1]``),
+    ``clause`` the clause text as written when the error is about one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | None = None,
+        section: str | None = None,
+        clause: str | None = None,
+    ) -> None:
+        self.message = message
+        self.location = location
+        self.section = section
+        self.clause = clause
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        parts = []
+        if self.location is not None:
+            parts.append(f"{self.location}:")
+        if self.section:
+            parts.append(f"{self.section}:")
+        parts.append(self.message)
+        if self.clause is not None:
+            parts.append(f"(clause: {self.clause!r})")
+        return " ".join(parts)
+
+
+class ContractError(SourceError):
+    """The contract file is unreadable or says something tscontract cannot honour."""
+
+
+class CatalogError(SourceError):
+    """The series catalog is unreadable or inconsistent."""
+
+
+class InputError(TscontractError):
+    """A file or argument that cannot be used (missing file, unknown format...)."""
+
+
+def display_path(path: str | Path) -> str:
+    """A path as the user gave it, relative when that is shorter."""
+    text = str(path)
+    try:
+        rel = str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return text
+    return rel if len(rel) < len(text) else text
