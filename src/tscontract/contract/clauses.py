@@ -25,22 +25,60 @@ from tscontract.contract.types import DataType
 CATALOG_TABLE = "catalog"
 BOUND_ATTRIBUTES = ("hard_bounds", "plausibility_bounds")
 EQUALITY_ATTRIBUTES = ("unit", "dimension", "quote_currency", "venue", "calendar", "device_zone")
-FUNCTIONS = {"abs": exp.Abs, "round": exp.Round, "coalesce": exp.Coalesce, "length": exp.Length,
-             "lower": exp.Lower, "upper": exp.Upper, "least": exp.Least, "greatest": exp.Greatest}
+FUNCTIONS = {
+    "abs": exp.Abs,
+    "round": exp.Round,
+    "coalesce": exp.Coalesce,
+    "length": exp.Length,
+    "lower": exp.Lower,
+    "upper": exp.Upper,
+    "least": exp.Least,
+    "greatest": exp.Greatest,
+}
 
 _COMPARISONS: dict[str, type[exp.Binary]] = {
-    "<=": exp.LTE, "<": exp.LT, ">=": exp.GTE, ">": exp.GT,
-    "=": exp.EQ, "==": exp.EQ, "!=": exp.NEQ, "<>": exp.NEQ,
+    "<=": exp.LTE,
+    "<": exp.LT,
+    ">=": exp.GTE,
+    ">": exp.GT,
+    "=": exp.EQ,
+    "==": exp.EQ,
+    "!=": exp.NEQ,
+    "<>": exp.NEQ,
 }
 _ARITHMETIC: dict[str, type[exp.Binary]] = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div}
 
 # ---------------------------------------------------------------- durations
 
-_UNIT_SECONDS = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "ms": Decimal("0.001"), "s": Decimal(1),
-                 "min": Decimal(60), "h": Decimal(3600), "d": Decimal(86400), "w": Decimal(604800)}
-_UNIT_ALIASES = {"µs": "us", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "m": "min",
-                 "mins": "min", "minute": "min", "minutes": "min", "hr": "h", "hrs": "h",
-                 "hour": "h", "hours": "h", "day": "d", "days": "d", "week": "w", "weeks": "w"}
+_UNIT_SECONDS = {
+    "ns": Decimal("1e-9"),
+    "us": Decimal("1e-6"),
+    "ms": Decimal("0.001"),
+    "s": Decimal(1),
+    "min": Decimal(60),
+    "h": Decimal(3600),
+    "d": Decimal(86400),
+    "w": Decimal(604800),
+}
+_UNIT_ALIASES = {
+    "µs": "us",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "m": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "day": "d",
+    "days": "d",
+    "week": "w",
+    "weeks": "w",
+}
 
 CalendarKind = Literal["trading", "business", "calendar"]
 
@@ -97,9 +135,14 @@ def parse_duration(text: str) -> Duration:
 
 # ---------------------------------------------------------------- cadence
 
+
 @dataclass(frozen=True)
 class Cadence:
-    """``60s within session; no bars outside session`` / ``per series from catalog; tolerance +/-10% of interval``."""
+    """A cadence clause.
+
+    ``60s within session; no bars outside session`` or
+    ``per series from catalog; tolerance +/-10% of interval``.
+    """
 
     text: str
     source: Literal["fixed", "catalog", "irregular"]
@@ -129,8 +172,9 @@ def parse_cadence(text: str) -> Cadence:
         interval = _duration(base.children[0], text)  # type: ignore[arg-type]
         if interval.on_trading_calendar:
             raise ClauseSyntaxError("a cadence is a fixed interval, not trading days")
-        cadence = Cadence(text=text.strip(), source="fixed", interval=interval,
-                          within_session=len(base.children) > 1)
+        cadence = Cadence(
+            text=text.strip(), source="fixed", interval=interval, within_session=len(base.children) > 1
+        )
     elif base.data == "catalog_cadence":
         cadence = Cadence(text=text.strip(), source="catalog")
     else:
@@ -140,16 +184,18 @@ def parse_cadence(text: str) -> Cadence:
         assert isinstance(option, Tree)
         kind = "tolerance" if option.data.startswith("tolerance") else option.data
         if kind in seen:
-            raise ClauseSyntaxError(f"cadence states its {kind.replace('_', ' ')} twice",
-                                    option.meta.start_pos)
+            raise ClauseSyntaxError(
+                f"cadence states its {kind.replace('_', ' ')} twice", option.meta.start_pos
+            )
         seen.add(kind)
         if option.data == "no_outside_session":
             cadence = replace(cadence, outside_session_forbidden=True)
         elif option.data == "tolerance_ratio":
             ratio = Decimal(str(option.children[0]).rstrip("%")) / 100
             if not 0 <= ratio < 1:
-                raise ClauseSyntaxError("a cadence tolerance must be below 100% of the interval",
-                                        option.meta.start_pos)
+                raise ClauseSyntaxError(
+                    "a cadence tolerance must be below 100% of the interval", option.meta.start_pos
+                )
             cadence = replace(cadence, tolerance_ratio=ratio)
         else:
             cadence = replace(cadence, tolerance=_duration(option.children[0], text))  # type: ignore[arg-type]
@@ -159,6 +205,7 @@ def parse_cadence(text: str) -> Cadence:
 
 
 # ---------------------------------------------------------------- timezone rule
+
 
 @dataclass(frozen=True)
 class TimezoneRule:
@@ -196,6 +243,7 @@ def parse_timezone(text: str) -> TimezoneRule:
 
 # ---------------------------------------------------------------- row clauses
 
+
 @dataclass(frozen=True)
 class CatalogRef:
     """``catalog hard_bounds for series_id``: a catalog attribute looked up by a key column."""
@@ -204,8 +252,9 @@ class CatalogRef:
     key: str
 
 
-RowClauseKind = Literal["comparison", "null_rule", "null_only_when", "catalog_bound",
-                        "catalog_equals", "membership", "expression"]
+RowClauseKind = Literal[
+    "comparison", "null_rule", "null_only_when", "catalog_bound", "catalog_equals", "membership", "expression"
+]
 
 
 @dataclass(frozen=True)
@@ -260,8 +309,7 @@ class _RowTransformer(Transformer):
         if lowered in ("true", "false"):
             return exp.Boolean(this=lowered == "true")
         if lowered == "null":
-            raise ClauseSyntaxError("compare with null using 'is null' / 'is not null'",
-                                    name.start_pos or 0)
+            raise ClauseSyntaxError("compare with null using 'is null' / 'is not null'", name.start_pos or 0)
         column = exp.column(str(name))
         column.meta["offset"] = name.start_pos
         return column
@@ -342,8 +390,11 @@ class _RowTransformer(Transformer):
         assert isinstance(ref, CatalogRef) and isinstance(operand, exp.Expression)
         self._take_catalog(ref, BOUND_ATTRIBUTES, "within")
         self.kind = "catalog_bound"
-        return exp.Between(this=operand, low=_catalog_column(f"{ref.attribute}_low"),
-                           high=_catalog_column(f"{ref.attribute}_high"))
+        return exp.Between(
+            this=operand,
+            low=_catalog_column(f"{ref.attribute}_low"),
+            high=_catalog_column(f"{ref.attribute}_high"),
+        )
 
     def equals_catalog(self, *args: object) -> exp.Expression:
         operand, ref = (self._the_subject(), args[0]) if len(args) == 1 else args
@@ -385,14 +436,18 @@ def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | 
         predicate = predicate.children[0]
     if not isinstance(predicate, exp.Condition) or isinstance(predicate, exp.Column | exp.Literal):
         raise ClauseSyntaxError("an invariant must be a condition (a comparison, 'is null', ...)")
-    columns = tuple(dict.fromkeys(
-        c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE
-    ))
+    columns = tuple(dict.fromkeys(c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE))
     if subject is None:
         first = next(iter(columns), None)
         subject = first
-    return RowClause(text=text.strip(), kind=transformer.kind, predicate=predicate,
-                     subject=subject, catalog=transformer.catalog, columns=columns)
+    return RowClause(
+        text=text.strip(),
+        kind=transformer.kind,
+        predicate=predicate,
+        subject=subject,
+        catalog=transformer.catalog,
+        columns=columns,
+    )
 
 
 def parse_invariant(text: str) -> RowClause:
@@ -420,16 +475,14 @@ def resolve_columns(clause: RowClause, types: Mapping[str, DataType]) -> RowClau
         if member is None:
             offset = column.meta.get("offset") or 0
             raise ClauseSyntaxError(
-                f"unknown column {column.name!r}; the contract's columns are: "
-                f"{', '.join(types)}", offset)
+                f"unknown column {column.name!r}; the contract's columns are: {', '.join(types)}", offset
+            )
         column.replace(exp.Literal.string(member))
     for literal_parent in predicate.find_all(exp.EQ, exp.NEQ, exp.In):
         _check_enum_literals(literal_parent, types)
     if clause.catalog is not None and clause.catalog.key not in types:
         raise ClauseSyntaxError(f"catalog key column {clause.catalog.key!r} is not a column")
-    columns = tuple(dict.fromkeys(
-        c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE
-    ))
+    columns = tuple(dict.fromkeys(c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE))
     return replace(clause, predicate=predicate, columns=columns)
 
 
@@ -462,6 +515,4 @@ def _check_enum_literals(node: exp.Expression, types: Mapping[str, DataType]) ->
         return
     for literal in literals:
         if literal.is_string and literal.this not in enum.members:
-            raise ClauseSyntaxError(
-                f"{literal.this!r} is not a member of {enum.text}"
-            )
+            raise ClauseSyntaxError(f"{literal.this!r} is not a member of {enum.text}")

@@ -72,9 +72,7 @@ def parse(start: str, text: str) -> Tree:
     except (UnexpectedCharacters, UnexpectedToken) as exc:
         offset = max(0, getattr(exc, "pos_in_stream", None) or 0)
         if offset >= len(text):
-            raise ClauseSyntaxError(
-                f"cannot parse {what}: it ends too early", len(text)
-            ) from None
+            raise ClauseSyntaxError(f"cannot parse {what}: it ends too early", len(text)) from None
         near = text[offset : offset + 12].split()[0] if text[offset:].strip() else text[offset:]
         expected = _expected(exc)
         hint = f"; expected {expected}" if expected else ""

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from tscontract.contract.clauses import RowClause, parse_field_constraint, resolve_columns
 from tscontract.contract.grammar import ClauseSyntaxError
+from tscontract.contract.located import LocatedErrors
 from tscontract.contract.model import (
     FROM_CATALOG,
     IDENTIFIER,
@@ -22,7 +23,7 @@ from tscontract.contract.model import (
     Contract,
     FieldSpec,
 )
-from tscontract.contract.source import PositionIndex, format_path, load_yaml
+from tscontract.contract.source import load_yaml
 from tscontract.contract.types import DataType, parse_type
 from tscontract.contract.units import UnitError, check_unit, dimensionality
 from tscontract.errors import ContractError, InputError, Location, SourceError, display_path
@@ -59,7 +60,7 @@ def parse_contract(text: str, path: str = "<contract>") -> Contract:
         raise ContractError(exc.message, exc.location, exc.section, exc.clause) from None
     if not isinstance(tree, dict):
         raise ContractError("a contract is a YAML mapping of sections", Location(path, 1, 1))
-    errors = _Errors(tree, index)
+    errors = LocatedErrors(tree, index, ContractError)
     try:
         contract = Contract.model_validate(tree)
     except ValidationError as exc:
@@ -67,66 +68,10 @@ def parse_contract(text: str, path: str = "<contract>") -> Contract:
     return _Checker(contract, tree, errors).run(path)
 
 
-class _Errors:
-    """Turns paths into positioned :class:`ContractError`s."""
-
-    def __init__(self, tree: Any, index: PositionIndex) -> None:
-        self.tree = tree
-        self.index = index
-
-    def clause_at(self, path: tuple[str | int, ...]) -> str | None:
-        node: Any = self.tree
-        for part in path:
-            try:
-                node = node[part]
-            except (KeyError, IndexError, TypeError):
-                return None
-        return node if isinstance(node, str) else None
-
-    def at(self, path: tuple[str | int, ...], message: str, *, key: bool = False,
-           offset: int = 0, clause: bool = True) -> ContractError:
-        return ContractError(
-            message,
-            self.index.location(path, key=key, offset=offset),
-            format_path(path) or None,
-            self.clause_at(path) if clause else None,
-        )
-
-    def from_validation(self, exc: ValidationError) -> ContractError:
-        found = []
-        for error in exc.errors(include_url=False):
-            path = tuple(p for p in error["loc"] if isinstance(p, str | int))
-            found.append((self._order(path), path, error))
-        found.sort(key=lambda item: item[0])
-        _, path, error = found[0]
-        more = f" (and {len(found) - 1} more error(s))" if len(found) > 1 else ""
-        kind = error["type"]
-        known_path, _ = self.index.nearest(path)
-        if kind == "extra_forbidden":
-            return self.at(path, f"unknown key {path[-1]!r}: tscontract does not know this clause; "
-                           f"informational text belongs under 'note' or 'description'{more}",
-                           key=True, clause=False)
-        if kind == "missing":
-            return self.at(path, f"missing required key {path[-1]!r}{more}", clause=False)
-        cause = (error.get("ctx") or {}).get("error")
-        offset = cause.offset if isinstance(cause, ClauseSyntaxError) else 0
-        message = cause.message if isinstance(cause, ClauseSyntaxError) else error["msg"]
-        message = message.removeprefix("Value error, ")
-        target = path if known_path == path else known_path
-        return self.at(target, f"{message}{more}", offset=offset)
-
-    def _order(self, path: tuple[str | int, ...]) -> tuple[int, int]:
-        _, info = self.index.nearest(path)
-        if info is None:
-            return (0, 0)
-        loc = info.key or info.value
-        return (loc.line, loc.column)
-
-
 class _Checker:
     """Cross-section checks: every name a clause uses must exist and agree."""
 
-    def __init__(self, contract: Contract, tree: dict[str, Any], errors: _Errors) -> None:
+    def __init__(self, contract: Contract, tree: dict[str, Any], errors: LocatedErrors) -> None:
         self.contract = contract
         self.tree = tree
         self.errors = errors
@@ -136,8 +81,7 @@ class _Checker:
         contract = self.contract.model_copy(update={"fields": fields, "path": path})
         types = {name: spec.type for name, spec in fields.items()}
         invariants = [
-            self._resolve(clause, types, ("invariants", i))
-            for i, clause in enumerate(contract.invariants)
+            self._resolve(clause, types, ("invariants", i)) for i, clause in enumerate(contract.invariants)
         ]
         constraints = self._constraints(types)
         contract = contract.model_copy(update={"invariants": invariants, "constraints": constraints})
@@ -151,9 +95,13 @@ class _Checker:
         fields: dict[str, FieldSpec] = {}
         for name, spec in self.contract.fields.items():
             if not IDENTIFIER.match(name):
-                raise self.errors.at(("fields", name), f"field name {name!r} is not an identifier "
-                                     "(letters, digits and '_', not starting with a digit)",
-                                     key=True, clause=False)
+                raise self.errors.at(
+                    ("fields", name),
+                    f"field name {name!r} is not an identifier "
+                    "(letters, digits and '_', not starting with a digit)",
+                    key=True,
+                    clause=False,
+                )
             raw = self.tree["fields"][name]
             has_value = isinstance(raw, dict) and "value" in raw
             if has_value:
@@ -163,14 +111,17 @@ class _Checker:
             fields[name] = spec.model_copy(update={"name": name, "has_value": has_value})
         for i, name in enumerate(self.contract.provenance_required):
             if not IDENTIFIER.match(name):
-                raise self.errors.at(("provenance_required", i),
-                                     f"provenance column {name!r} is not an identifier")
+                raise self.errors.at(
+                    ("provenance_required", i), f"provenance column {name!r} is not an identifier"
+                )
             if name not in fields:
                 implied = parse_type(_IMPLIED_TYPES.get(name, "string"))
                 fields[name] = FieldSpec(type=implied, nullable=False, name=name, implied=True)
             elif name == "revision" and fields[name].type.kind != "int":
-                raise self.errors.at(("fields", name, "type"),
-                                     "the revision column counts restatements: it must be an integer type")
+                raise self.errors.at(
+                    ("fields", name, "type"),
+                    "the revision column counts restatements: it must be an integer type",
+                )
         return fields
 
     def _fixed_value(self, name: str, dtype: DataType, value: object, key: str = "value") -> None:
@@ -183,11 +134,13 @@ class _Checker:
             "enum": isinstance(value, str) and value in dtype.members,
         }.get(dtype.kind, False)
         if not ok:
-            raise self.errors.at(("fields", name, key),
-                                 f"{key} {value!r} is not a {dtype.text}", clause=False)
+            raise self.errors.at(
+                ("fields", name, key), f"{key} {value!r} is not a {dtype.text}", clause=False
+            )
 
-    def _resolve(self, clause: RowClause, types: dict[str, DataType],
-                 path: tuple[str | int, ...]) -> RowClause:
+    def _resolve(
+        self, clause: RowClause, types: dict[str, DataType], path: tuple[str | int, ...]
+    ) -> RowClause:
         try:
             return resolve_columns(clause, types)
         except ClauseSyntaxError as exc:
@@ -211,22 +164,26 @@ class _Checker:
             raise self.errors.at(("key",), "the natural key lists at least one column")
         for i, column in enumerate(contract.key):
             if column not in contract.fields:
-                raise self.errors.at(("key", i), f"key column {column!r} is neither a field nor "
-                                     "a provenance column")
+                raise self.errors.at(
+                    ("key", i), f"key column {column!r} is neither a field nor a provenance column"
+                )
         if len(set(contract.key)) != len(contract.key):
             raise self.errors.at(("key",), "the key lists a column twice", clause=False)
         if contract.time.column not in contract.key:
-            raise self.errors.at(("key",), f"the key must include the time column "
-                                 f"{contract.time.column!r}", clause=False)
+            raise self.errors.at(
+                ("key",), f"the key must include the time column {contract.time.column!r}", clause=False
+            )
         series = contract.series
         if series is not None and series.column not in contract.fields:
             raise self.errors.at(("series", "column"), f"series column {series.column!r} is not a field")
         policy = contract.revision_policy
         if policy is not None and policy.allowed and "revision" not in contract.key:
-            raise self.errors.at(("revision_policy", "allowed"),
-                                 "revisions are allowed but 'revision' is not part of the key: "
-                                 "a restatement would collide with the point it restates",
-                                 clause=False)
+            raise self.errors.at(
+                ("revision_policy", "allowed"),
+                "revisions are allowed but 'revision' is not part of the key: "
+                "a restatement would collide with the point it restates",
+                clause=False,
+            )
 
     def _time(self, contract: Contract) -> None:
         time = contract.time
@@ -234,12 +191,15 @@ class _Checker:
         if column is None:
             raise self.errors.at(("time", "column"), f"time column {time.column!r} is not a field")
         if column.type.kind != "timestamp":
-            raise self.errors.at(("time", "column"),
-                                 f"time column {time.column!r} is {column.type.text}, not a UTC timestamp")
+            raise self.errors.at(
+                ("time", "column"), f"time column {time.column!r} is {column.type.text}, not a UTC timestamp"
+            )
         if time.precision is not None and time.precision != column.type.time_unit:
-            raise self.errors.at(("time", "precision"),
-                                 f"precision {time.precision} disagrees with the column type "
-                                 f"{column.type.text}", clause=False)
+            raise self.errors.at(
+                ("time", "precision"),
+                f"precision {time.precision} disagrees with the column type {column.type.text}",
+                clause=False,
+            )
         for key in ("ingest_column",):
             name = getattr(time, key)
             if name is None:
@@ -250,20 +210,26 @@ class _Checker:
         if contract.freshness is not None and contract.freshness.column is not None:
             spec = contract.fields.get(contract.freshness.column)
             if spec is None or spec.type.kind != "timestamp":
-                raise self.errors.at(("freshness", "column"), "freshness is measured on a UTC "
-                                     "timestamp field")
+                raise self.errors.at(
+                    ("freshness", "column"), "freshness is measured on a UTC timestamp field"
+                )
 
     def _units(self, contract: Contract) -> None:
         declared = contract.unit_declarations
         for name, decl in contract.units.items():
             if decl.dimension and decl.definition:
-                raise self.errors.at(("units", name), "declare a unit by a new dimension or by a "
-                                     "definition, not both", key=True, clause=False)
+                raise self.errors.at(
+                    ("units", name),
+                    "declare a unit by a new dimension or by a definition, not both",
+                    key=True,
+                    clause=False,
+                )
         for name, spec in contract.declared_fields.items():
             base = ("fields", name)
             if spec.unit is not None and not spec.type.is_numeric:
-                raise self.errors.at((*base, "unit"), f"unit on non-numeric field {name!r} "
-                                     f"({spec.type.text})")
+                raise self.errors.at(
+                    (*base, "unit"), f"unit on non-numeric field {name!r} ({spec.type.text})"
+                )
             if spec.unit is not None and not spec.unit_from_catalog:
                 try:
                     check_unit(spec.unit, declared)
@@ -275,5 +241,6 @@ class _Checker:
                 except UnitError as exc:
                     raise self.errors.at((*base, "dimension"), str(exc)) from None
             if spec.dimension_from_catalog and not spec.unit_from_catalog:
-                raise self.errors.at((*base, "dimension"), f"dimension '{PER_SERIES}' needs "
-                                     f"unit '{FROM_CATALOG}'")
+                raise self.errors.at(
+                    (*base, "dimension"), f"dimension '{PER_SERIES}' needs unit '{FROM_CATALOG}'"
+                )

@@ -37,8 +37,15 @@ IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 FROM_CATALOG = "per series from catalog"
 PER_SERIES = "per series"
 STANDARD_PROVENANCE = ("source_id", "ingest_run_id", "transform_version", "revision")
-COMPATIBILITY_MODES = ("BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
-                       "FULL", "FULL_TRANSITIVE", "NONE")
+COMPATIBILITY_MODES = (
+    "BACKWARD",
+    "BACKWARD_TRANSITIVE",
+    "FORWARD",
+    "FORWARD_TRANSITIVE",
+    "FULL",
+    "FULL_TRANSITIVE",
+    "NONE",
+)
 GAP_TYPES = ("outside_session", "exchange_holiday", "maintenance", "device_offline")
 
 
@@ -58,8 +65,7 @@ def _duration_or_number(value: object) -> Duration:
         return value
     if isinstance(value, str):
         return parse_duration(value)
-    raise ValueError(f"a duration is written with its unit, e.g. '15m' or '5 trading days'; "
-                     f"got {value!r}")
+    raise ValueError(f"a duration is written with its unit, e.g. '15m' or '5 trading days'; got {value!r}")
 
 
 TypeExpr = Annotated[DataType, _text_parser(parse_type, "a type")]
@@ -90,8 +96,7 @@ Number = Annotated[Decimal, PlainValidator(_number)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True,
-                              arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, arbitrary_types_allowed=True)
 
 
 class UnitDeclaration(_Section):
@@ -196,8 +201,7 @@ class Completeness(_Section):
     window: DurationText
     expected_count: int | Literal["per cadence"] = "per cadence"
     min_ratio: Number = Decimal(1)
-    allowed_gaps: list[Literal["outside_session", "exchange_holiday", "maintenance",
-                               "device_offline"]] = []
+    allowed_gaps: list[Literal["outside_session", "exchange_holiday", "maintenance", "device_offline"]] = []
     description: str | None = None
     note: str | None = None
 
@@ -230,8 +234,9 @@ class Freshness(_Section):
 class Evolution(_Section):
     """Which changes are compatible and how long deprecations are announced."""
 
-    compatibility: Literal["BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE",
-                           "FULL", "FULL_TRANSITIVE", "NONE"] = "FULL_TRANSITIVE"
+    compatibility: Literal[
+        "BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL", "FULL_TRANSITIVE", "NONE"
+    ] = "FULL_TRANSITIVE"
     deprecation_notice: DurationText | None = None
     compatibility_reason: str | None = None
     description: str | None = None
@@ -273,8 +278,9 @@ class Contract(_Section):
     @classmethod
     def _name(cls, value: str) -> str:
         if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", value):
-            raise ValueError(f"contract name {value!r} must start with a letter and use "
-                             "letters, digits, '_', '.', '-'")
+            raise ValueError(
+                f"contract name {value!r} must start with a letter and use letters, digits, '_', '.', '-'"
+            )
         return value
 
     @field_validator("fields")
@@ -319,6 +325,5 @@ class Contract(_Section):
         from tscontract.contract.units import UnitDefinition
 
         return tuple(
-            UnitDefinition(name, decl.dimension, decl.definition)
-            for name, decl in self.units.items()
+            UnitDefinition(name, decl.dimension, decl.definition) for name, decl in self.units.items()
         )

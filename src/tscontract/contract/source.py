@@ -135,9 +135,8 @@ def _balanced_end(line: str, open_at: int) -> int | None:
             continue
         if c in _OPEN_CLOSE:
             stack.append(_OPEN_CLOSE[c])
-        elif c in ")]":
-            if c != stack.pop():
-                return None
+        elif c in ")]" and c != stack.pop():
+            return None
         i += 1
     return i if not stack else None
 
@@ -228,9 +227,7 @@ class _Builder:
 
     def loc(self, node: Node) -> Location:
         mark = node.start_mark
-        return Location(
-            self.index.path, mark.line + 1, self._columns.original(mark.line, mark.column) + 1
-        )
+        return Location(self.index.path, mark.line + 1, self._columns.original(mark.line, mark.column) + 1)
 
     def build(self, node: Node, path: Path, key: Location | None) -> Any:
         value_loc = self.loc(node)

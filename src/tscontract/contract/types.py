@@ -71,14 +71,12 @@ def _timestamp(name: str) -> DataType | None:
         return None
     if len(parts) == 3 and parts[1] in TIME_UNITS and parts[2] == "utc":
         return DataType(text=name, kind="timestamp", time_unit=parts[1])  # type: ignore[arg-type]
-    if len(parts) == 2 and parts[1] in TIME_UNITS or name == "timestamp":
+    if (len(parts) == 2 and parts[1] in TIME_UNITS) or name == "timestamp":
         raise ClauseSyntaxError(
             f"type {name!r} is a naive timestamp; instants must be UTC: write "
             f"timestamp_{parts[1] if len(parts) == 2 else 'ms'}_utc"
         )
-    raise ClauseSyntaxError(
-        f"unknown timestamp type {name!r}; use timestamp_<s|ms|us|ns>_utc"
-    )
+    raise ClauseSyntaxError(f"unknown timestamp type {name!r}; use timestamp_<s|ms|us|ns>_utc")
 
 
 def parse_type(text: str) -> DataType:
@@ -88,9 +86,7 @@ def parse_type(text: str) -> DataType:
     if tree.data == "decimal_type":
         precision, scale = (int(tok) for tok in tree.children[1:3])
         if not 1 <= precision <= MAX_DECIMAL_PRECISION:
-            raise ClauseSyntaxError(
-                f"decimal precision {precision} out of range 1..{MAX_DECIMAL_PRECISION}"
-            )
+            raise ClauseSyntaxError(f"decimal precision {precision} out of range 1..{MAX_DECIMAL_PRECISION}")
         if scale > precision:
             raise ClauseSyntaxError(f"decimal scale {scale} exceeds precision {precision}")
         return DataType(text=written, kind="decimal", precision=precision, scale=scale)

@@ -78,8 +78,14 @@ def registry(declared: tuple[UnitDefinition, ...] = ()) -> pint.UnitRegistry:
 def _units(ureg: pint.UnitRegistry, text: str) -> pint.Unit:
     try:
         return ureg.parse_units(text)
-    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, ValueError,
-            AttributeError, TypeError, AssertionError) as exc:
+    except (
+        pint.errors.UndefinedUnitError,
+        pint.errors.DefinitionSyntaxError,
+        ValueError,
+        AttributeError,
+        TypeError,
+        AssertionError,
+    ) as exc:
         raise UnitError(f"unknown unit {text!r} ({exc})") from None
 
 

@@ -1,0 +1,294 @@
+"""The series catalog: per series its unit, bounds, cadence, zone, venue and calibrations.
+
+Written as YAML (a mapping keyed by series id) or as CSV (one row per series
+and calibration). Both load into the same :class:`Catalog` and fail with file,
+line and column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from itertools import pairwise
+from pathlib import Path
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, PlainValidator, ValidationError, field_validator, model_validator
+
+from tscontract.contract.clauses import Duration
+from tscontract.contract.located import LocatedErrors
+from tscontract.contract.model import DurationText, _Section
+from tscontract.contract.source import NodeInfo, PositionIndex, load_yaml
+from tscontract.contract.units import UnitError, check_unit
+from tscontract.errors import CatalogError, Location, SourceError, display_path
+
+CSV_COLUMNS = (
+    "series_id",
+    "unit",
+    "dimension",
+    "hard_min",
+    "hard_max",
+    "plausibility_min",
+    "plausibility_max",
+    "cadence",
+    "device_zone",
+    "venue",
+    "calendar",
+    "quote_currency",
+    "calibration_id",
+    "calibration_valid_from",
+    "calibration_valid_to",
+    "note",
+)
+_CALIBRATION_COLUMNS = {
+    "calibration_id": "id",
+    "calibration_valid_from": "valid_from",
+    "calibration_valid_to": "valid_to",
+}
+_BOUND_COLUMNS = {
+    "hard_min": ("hard_bounds", 0),
+    "hard_max": ("hard_bounds", 1),
+    "plausibility_min": ("plausibility_bounds", 0),
+    "plausibility_max": ("plausibility_bounds", 1),
+}
+
+
+def parse_instant(value: object) -> datetime:
+    """An RFC 3339 instant with an offset, as UTC; naive times are refused."""
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise ValueError(f"{value!r} is not an RFC 3339 timestamp") from None
+    else:
+        raise ValueError(f"expected an RFC 3339 timestamp, got {value!r}")
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise ValueError(f"{value!r} has no UTC offset; write it as an instant, e.g. with 'Z'")
+    return parsed.astimezone(UTC)
+
+
+Instant = Annotated[datetime, PlainValidator(parse_instant)]
+
+
+def _bounds(value: object) -> tuple[Decimal, Decimal]:
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int | Decimal) and not isinstance(v, bool) for v in value)
+    ):
+        raise ValueError(f"bounds are [low, high] numbers, got {value!r}")
+    low, high = (Decimal(v) for v in value)
+    if low > high:
+        raise ValueError(f"bounds low {low} is above high {high}")
+    return low, high
+
+
+Bounds = Annotated[tuple[Decimal, Decimal], PlainValidator(_bounds)]
+
+
+class Calibration(_Section):
+    """A calibration record and the interval ``[valid_from, valid_to)`` it is in force."""
+
+    id: str
+    valid_from: Instant
+    valid_to: Instant | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _interval(self) -> Calibration:
+        if self.valid_to is not None and self.valid_to <= self.valid_from:
+            raise ValueError(f"calibration {self.id}: valid_to is not after valid_from")
+        return self
+
+    def in_force(self, at: datetime) -> bool:
+        return self.valid_from <= at and (self.valid_to is None or at < self.valid_to)
+
+
+class SeriesEntry(_Section):
+    """What the catalog records of one series."""
+
+    unit: str | None = None
+    dimension: str | None = None
+    hard_bounds: Bounds | None = None
+    plausibility_bounds: Bounds | None = None
+    cadence: DurationText | None = None
+    device_zone: str | None = None
+    venue: str | None = None
+    calendar: str | None = None
+    quote_currency: str | None = None
+    calibrations: list[Calibration] = Field(default_factory=list)
+    description: str | None = None
+    note: str | None = None
+
+    @field_validator("device_zone")
+    @classmethod
+    def _zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
+        return value
+
+    @field_validator("cadence")
+    @classmethod
+    def _fixed(cls, value: Duration | None) -> Duration | None:
+        if value is not None and value.on_trading_calendar:
+            raise ValueError("a series cadence is a fixed interval, not trading days")
+        return value
+
+    @field_validator("calibrations")
+    @classmethod
+    def _no_overlap(cls, value: list[Calibration]) -> list[Calibration]:
+        ordered = sorted(value, key=lambda c: c.valid_from)
+        for before, after in pairwise(ordered):
+            if before.valid_to is None or before.valid_to > after.valid_from:
+                raise ValueError(
+                    f"calibrations {before.id} and {after.id} overlap: only one record may be "
+                    "in force at a time"
+                )
+        ids = [c.id for c in value]
+        if len(set(ids)) != len(ids):
+            raise ValueError("a calibration id is listed twice")
+        return value
+
+    def calibration_at(self, at: datetime) -> Calibration | None:
+        return next((c for c in self.calibrations if c.in_force(at)), None)
+
+
+class Catalog(_Section):
+    """Per-series facts a contract refers to (``unit: per series from catalog``)."""
+
+    catalog: str | None = None  # the contract it serves; CSV catalogs do not say
+    series: dict[str, SeriesEntry]
+    description: str | None = None
+    note: str | None = None
+
+    @field_validator("series")
+    @classmethod
+    def _some(cls, value: dict[str, SeriesEntry]) -> dict[str, SeriesEntry]:
+        if not value:
+            raise ValueError("a catalog lists at least one series")
+        return value
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    """Read a catalog from YAML (``.yaml``/``.yml``) or CSV (``.csv``)."""
+    from tscontract.contract.loader import read_text
+
+    text = read_text(path, "catalog")
+    shown = display_path(path)
+    if str(path).lower().endswith(".csv"):
+        return parse_catalog_csv(text, shown)
+    return parse_catalog(text, shown)
+
+
+def parse_catalog(text: str, path: str = "<catalog>") -> Catalog:
+    try:
+        tree, index = load_yaml(text, path)
+    except SourceError as exc:
+        raise CatalogError(exc.message, exc.location, exc.section, exc.clause) from None
+    if not isinstance(tree, dict):
+        raise CatalogError("a catalog is a YAML mapping with 'catalog' and 'series'", Location(path, 1, 1))
+    return _validate(tree, index)
+
+
+def _validate(tree: dict[str, Any], index: PositionIndex) -> Catalog:
+    errors = LocatedErrors(tree, index, CatalogError)
+    try:
+        catalog = Catalog.model_validate(tree)
+    except ValidationError as exc:
+        raise errors.from_validation(exc) from None
+    for series_id, entry in catalog.series.items():
+        if entry.unit is not None:
+            try:
+                check_unit(entry.unit)
+            except UnitError as exc:
+                raise errors.at(("series", series_id, "unit"), str(exc)) from None
+    return catalog
+
+
+def parse_catalog_csv(text: str, path: str = "<catalog>") -> Catalog:
+    """One row per series and calibration; series attributes repeat identically."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise CatalogError("the catalog CSV is empty", Location(path, 1, 1)) from None
+    for col, name in enumerate(header):
+        if name not in CSV_COLUMNS:
+            raise CatalogError(
+                f"unknown catalog column {name!r}; known: {', '.join(CSV_COLUMNS)}",
+                Location(path, 1, _cell_column(text, 0, col)),
+            )
+    if "series_id" not in header:
+        raise CatalogError("the catalog CSV needs a series_id column", Location(path, 1, 1))
+    index = PositionIndex(path)
+    series: dict[str, dict[str, Any]] = {}
+    lines = text.splitlines()
+    for row_no, row in enumerate(reader, start=1):
+        if not any(cell.strip() for cell in row):
+            continue
+        line = row_no + 1
+
+        def loc(col: int, line: int = line, row_no: int = row_no) -> Location:
+            return Location(path, line, _cell_column(text, row_no, col, lines))
+
+        if len(row) != len(header):
+            raise CatalogError(f"row has {len(row)} cells, the header {len(header)}", loc(0))
+        cells = dict(zip(header, row, strict=True))
+        sid = cells["series_id"].strip()
+        if not sid:
+            raise CatalogError("empty series_id", loc(0))
+        entry = series.setdefault(sid, {})
+        index.nodes.setdefault(("series", sid), NodeInfo(loc(0), loc(0), plain=False))
+        calibration: dict[str, Any] = {}
+        for col, name in enumerate(header):
+            value = cells[name].strip()
+            if name == "series_id" or value == "":
+                continue
+            if name in _CALIBRATION_COLUMNS:
+                calibration[_CALIBRATION_COLUMNS[name]] = value
+                continue
+            key, pos, parsed = name, None, value
+            if name in _BOUND_COLUMNS:
+                key, pos = _BOUND_COLUMNS[name]
+                try:
+                    parsed = Decimal(value)
+                except InvalidOperation:
+                    raise CatalogError(f"{name} {value!r} is not a number", loc(col)) from None
+                bounds = entry.setdefault(key, [None, None])
+                if bounds[pos] is not None and bounds[pos] != parsed:
+                    raise CatalogError(f"{name} differs between rows of series {sid}", loc(col))
+                bounds[pos] = parsed
+            elif key in entry and entry[key] != parsed:
+                raise CatalogError(f"{name} differs between rows of series {sid}", loc(col))
+            else:
+                entry[key] = parsed
+            index.nodes.setdefault(("series", sid, key), NodeInfo(loc(col), loc(col)))
+        if calibration:
+            calibrations = entry.setdefault("calibrations", [])
+            index.nodes[("series", sid, "calibrations", len(calibrations))] = NodeInfo(loc(0), None)
+            calibrations.append(calibration)
+    for sid, entry in series.items():
+        for key in ("hard_bounds", "plausibility_bounds"):
+            if key in entry and None in entry[key]:
+                raise CatalogError(
+                    f"series {sid} gives only one of the {key}", index.location(("series", sid))
+                )
+    index.nodes[()] = NodeInfo(Location(path, 1, 1))
+    return _validate({"series": series}, index)
+
+
+def _cell_column(text: str, row: int, col: int, lines: list[str] | None = None) -> int:
+    """1-based character column of cell ``col`` on data row ``row`` (0 = header)."""
+    source = (lines or text.splitlines())[row] if row < len(lines or text.splitlines()) else ""
+    if '"' in source:
+        return 1
+    cells = source.split(",")
+    return sum(len(c) + 1 for c in cells[:col]) + 1

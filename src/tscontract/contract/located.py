@@ -1,0 +1,79 @@
+"""Positioned errors for any file read through :mod:`tscontract.contract.source`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from tscontract.contract.grammar import ClauseSyntaxError
+from tscontract.contract.source import PositionIndex, format_path
+from tscontract.errors import SourceError
+
+
+class LocatedErrors:
+    """Turns paths of a parsed file into positioned errors of one class."""
+
+    def __init__(self, tree: Any, index: PositionIndex, kind: type[SourceError]) -> None:
+        self.tree = tree
+        self.index = index
+        self.kind = kind
+
+    def clause_at(self, path: tuple[str | int, ...]) -> str | None:
+        node: Any = self.tree
+        for part in path:
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return node if isinstance(node, str) else None
+
+    def at(
+        self,
+        path: tuple[str | int, ...],
+        message: str,
+        *,
+        key: bool = False,
+        offset: int = 0,
+        clause: bool = True,
+    ) -> SourceError:
+        return self.kind(
+            message,
+            self.index.location(path, key=key, offset=offset),
+            format_path(path) or None,
+            self.clause_at(path) if clause else None,
+        )
+
+    def from_validation(self, exc: ValidationError) -> SourceError:
+        found = []
+        for error in exc.errors(include_url=False):
+            path = tuple(p for p in error["loc"] if isinstance(p, str | int))
+            found.append((self._order(path), path, error))
+        found.sort(key=lambda item: item[0])
+        _, path, error = found[0]
+        more = f" (and {len(found) - 1} more error(s))" if len(found) > 1 else ""
+        kind = error["type"]
+        known_path, _ = self.index.nearest(path)
+        if kind == "extra_forbidden":
+            return self.at(
+                path,
+                f"unknown key {path[-1]!r}: tscontract does not know this clause; "
+                f"informational text belongs under 'note' or 'description'{more}",
+                key=True,
+                clause=False,
+            )
+        if kind == "missing":
+            return self.at(path, f"missing required key {path[-1]!r}{more}", clause=False)
+        cause = (error.get("ctx") or {}).get("error")
+        offset = cause.offset if isinstance(cause, ClauseSyntaxError) else 0
+        message = cause.message if isinstance(cause, ClauseSyntaxError) else error["msg"]
+        message = message.removeprefix("Value error, ")
+        target = path if known_path == path else known_path
+        return self.at(target, f"{message}{more}", offset=offset)
+
+    def _order(self, path: tuple[str | int, ...]) -> tuple[int, int]:
+        _, info = self.index.nearest(path)
+        if info is None:
+            return (0, 0)
+        loc = info.key or info.value
+        return (loc.line, loc.column)
