@@ -65,7 +65,7 @@ def parse_contract(text: str, path: str = "<contract>") -> Contract:
         contract = Contract.model_validate(tree)
     except ValidationError as exc:
         raise errors.from_validation(exc) from None
-    return _Checker(contract, tree, errors).run(path)
+    return _Checker(contract, tree, errors).run(path).model_copy(update={"positions": index})
 
 
 class _Checker:

@@ -265,6 +265,7 @@ class Contract(_Section):
     provenance_required: NameList = ()
     # set by the loader
     path: str = Field(default="", exclude=True)
+    positions: Any = Field(default=None, exclude=True)  # PositionIndex of the file
     constraints: dict[str, RowClause] = Field(default_factory=dict, exclude=True)
 
     @field_validator("version")

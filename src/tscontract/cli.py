@@ -1,0 +1,173 @@
+"""The ``tscontract`` command line: thin over the library, strict about exit codes.
+
+Exit codes: 0 ok, 1 the data or contract violates a rule, 2 usage error or
+unreadable input. Errors are one line on stderr (``--debug`` shows the
+traceback); with ``--format json`` the same error is also written to stdout as
+``{"error": {...}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from tscontract import __version__
+from tscontract.errors import SourceError, TscontractError
+
+EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
+
+app = typer.Typer(
+    name="tscontract",
+    help="Executable data contracts for time series.",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+FormatOption = Annotated[
+    OutputFormat, typer.Option("--format", "-f", help="text for people, json for programs.")
+]
+CatalogOption = Annotated[
+    Path | None, typer.Option("--catalog", "-c", help="Series catalog (YAML or CSV).", show_default=False)
+]
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+) -> None:
+    """Executable data contracts for time series: lint, validate, gate, export, evolve."""
+    if debug:
+        os.environ["TSCONTRACT_DEBUG"] = "1"
+
+
+@app.command()
+def version(fmt: FormatOption = OutputFormat.text) -> None:
+    """Print the tscontract version."""
+    if fmt is OutputFormat.json:
+        _emit_json({"tscontract": __version__})
+    else:
+        typer.echo(f"tscontract {__version__}")
+
+
+@app.command()
+def show(contract: Path, fmt: FormatOption = OutputFormat.text) -> None:
+    """Parse CONTRACT and print it as tscontract understands it."""
+    from tscontract.contract.loader import load_contract
+    from tscontract.contract.serialize import contract_to_json
+    from tscontract.report.lint_text import render_contract
+
+    parsed = load_contract(contract)
+    if fmt is OutputFormat.json:
+        _emit_json(contract_to_json(parsed))
+    else:
+        render_contract(parsed, Console())
+
+
+@app.command()
+def lint(
+    contract: Path,
+    catalog: CatalogOption = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Check CONTRACT against the contract checklist. Exit 1 on any error finding."""
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.lint import lint as run_lint
+    from tscontract.contract.loader import load_contract
+    from tscontract.errors import display_path
+    from tscontract.report.lint_text import render_lint
+
+    parsed = load_contract(contract)
+    loaded = load_catalog(catalog) if catalog is not None else None
+    report = run_lint(parsed, loaded, display_path(catalog) if catalog else None)
+    if fmt is OutputFormat.json:
+        _emit_json(report.to_json())
+    else:
+        render_lint(report, Console())
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def _wants_json(argv: list[str]) -> bool:
+    for i, arg in enumerate(argv):
+        if arg in ("--format", "-f") and i + 1 < len(argv) and argv[i + 1] == "json":
+            return True
+        if arg == "--format=json":
+            return True
+    return False
+
+
+def _fail(message: str, argv: list[str], detail: dict[str, Any] | None = None) -> NoReturn:
+    sys.stderr.write(f"error: {message}\n")
+    if _wants_json(argv):
+        _emit_json({"error": {"message": message, **(detail or {})}})
+    raise SystemExit(EXIT_USAGE)
+
+
+def _error_detail(exc: TscontractError) -> dict[str, Any]:
+    if not isinstance(exc, SourceError):
+        return {}
+    loc = exc.location
+    return {
+        "file": loc.path if loc else None,
+        "line": loc.line if loc else None,
+        "column": loc.column if loc else None,
+        "section": exc.section,
+        "clause": exc.clause,
+        "reason": exc.message,
+    }
+
+
+def _is_click(exc: BaseException, name: str) -> bool:
+    # typer vendors click in newer releases and depends on it in older ones;
+    # match the exception class by name so both work.
+    return any(cls.__name__ == name for cls in type(exc).__mro__)
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console entry point: run the app and map every outcome to an exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("TSCONTRACT_DEBUG") == "1"
+    try:
+        result = app(args=args, prog_name="tscontract", standalone_mode=False)
+    except TscontractError as exc:
+        if debug:
+            raise
+        _fail(exc.one_line(), args, _error_detail(exc))
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise SystemExit(130) from None
+    except Exception as exc:
+        if _is_click(exc, "NoArgsIsHelpError") and getattr(exc, "ctx", None) is not None:
+            sys.stderr.write(exc.ctx.get_help() + "\n")  # type: ignore[attr-defined]
+            raise SystemExit(EXIT_USAGE) from None
+        if _is_click(exc, "ClickException"):
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+            _fail(f"{exc.format_message()}{hint}", args)  # type: ignore[attr-defined]
+        if _is_click(exc, "Abort"):
+            _fail("aborted", args)
+        if debug:
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", args)
+    raise SystemExit(result if isinstance(result, int) else EXIT_OK)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

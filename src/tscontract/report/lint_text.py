@@ -1,0 +1,71 @@
+"""Text rendering of lint reports and parsed contracts (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from tscontract.contract.lint import LintReport
+from tscontract.contract.model import Contract
+
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def render_lint(report: LintReport, console: Console) -> None:
+    title = f"lint {report.contract} {report.version} ({report.file})"
+    if report.findings:
+        table = Table(title=escape(title), title_justify="left", show_lines=False)
+        table.add_column("severity")
+        table.add_column("code")
+        table.add_column("where", no_wrap=True)
+        table.add_column("clause")
+        table.add_column("finding", overflow="fold")
+        for f in report.findings:
+            where = f"{f.line}:{f.column}" if f.line is not None else ""
+            table.add_row(
+                f"[{_STYLE[f.severity]}]{f.severity}[/]",
+                f.code,
+                where,
+                escape(f.section or "(contract)"),
+                escape(f.message),
+            )
+        console.print(table)
+    else:
+        console.print(escape(title))
+    verdict = "[green]passed[/]" if report.passed else "[bold red]failed[/]"
+    console.print(
+        f"{report.count('error')} error(s), {report.count('warning')} warning(s), "
+        f"{report.count('info')} info — {verdict}"
+    )
+
+
+def render_contract(contract: Contract, console: Console) -> None:
+    console.print(
+        f"[bold]{escape(contract.contract)}[/] {escape(contract.version)}  "
+        f"owner: {escape(contract.owner or '-')}"
+    )
+    console.print(escape(f"key: {', '.join(contract.key)}   time: {contract.time.column}"))
+    table = Table(title_justify="left")
+    for column in ("field", "type", "nullable", "unit", "dimension", "constraint / value"):
+        table.add_column(column)
+    for name, spec in contract.fields.items():
+        extra = contract.constraints[name].text if name in contract.constraints else ""
+        if spec.has_value:
+            extra = f"value = {spec.value!r}"
+        if spec.implied:
+            extra = "(provenance)"
+        cells = (
+            name,
+            spec.type.text,
+            "yes" if contract.is_nullable(name) else "no",
+            spec.unit or "",
+            spec.dimension or "",
+            extra,
+        )
+        table.add_row(*(escape(cell) for cell in cells))
+    console.print(table)
+    for clause in contract.invariants:
+        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}"))
+    if contract.time.cadence is not None:
+        console.print(escape(f"cadence: {contract.time.cadence.text}"))
