@@ -18,6 +18,7 @@ from typing import Literal
 
 import sqlglot.expressions as exp
 from lark import Token, Transformer, Tree, v_args
+from lark.exceptions import VisitError
 
 from tscontract.contract.grammar import ClauseSyntaxError, parse
 from tscontract.contract.types import DataType
@@ -272,6 +273,18 @@ class RowClause:
     def sql(self) -> str:
         return self.predicate.sql(dialect="duckdb")
 
+    def qualified(self, data_alias: str) -> exp.Expression:
+        """The predicate with every data column qualified by ``data_alias``.
+
+        Needed where the catalog relation is joined and shares column names
+        with the data (``unit = catalog.unit``).
+        """
+        predicate = self.predicate.copy()
+        for column in predicate.find_all(exp.Column):
+            if not column.table:
+                column.set("table", exp.to_identifier(data_alias))
+        return predicate
+
     def to_json(self) -> dict[str, object]:
         return {
             "text": self.text,
@@ -431,7 +444,12 @@ class _RowTransformer(Transformer):
 
 
 def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | None) -> RowClause:
-    predicate = transformer.transform(tree)
+    try:
+        predicate = transformer.transform(tree)
+    except VisitError as exc:
+        if isinstance(exc.orig_exc, ClauseSyntaxError):
+            raise exc.orig_exc from None
+        raise
     if isinstance(predicate, Tree):  # the start rule itself when it has one child
         predicate = predicate.children[0]
     if not isinstance(predicate, exp.Condition) or isinstance(predicate, exp.Column | exp.Literal):

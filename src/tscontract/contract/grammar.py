@@ -44,12 +44,14 @@ def _parser() -> Lark:
 
 def _expected(exc: UnexpectedInput) -> str:
     names = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
-    pretty = []
+    pretty: list[str] = []
     for name in names[:8]:
         pattern = _parser().get_terminal(name).pattern if name in _terminal_names() else None
         literal = getattr(pattern, "value", None) if pattern is not None else None
         is_literal = pattern is not None and type(pattern).__name__ == "PatternStr"
-        pretty.append(repr(literal) if is_literal and literal else name.lower())
+        shown = repr(literal) if is_literal and literal else name.lower()
+        if shown not in pretty:
+            pretty.append(shown)
     return ", ".join(pretty)
 
 

@@ -64,6 +64,18 @@ class LocatedErrors:
             )
         if kind == "missing":
             return self.at(path, f"missing required key {path[-1]!r}{more}", clause=False)
+        if kind == "string_type":
+            got = error.get("input")
+            what = (
+                "a number"
+                if isinstance(got, int | float) or type(got).__name__ == "Decimal"
+                else (f"a {type(got).__name__}")
+            )
+            return self.at(
+                path,
+                f"expected text, got {what} ({got!s}); quote it if YAML read it as something else{more}",
+                clause=False,
+            )
         cause = (error.get("ctx") or {}).get("error")
         offset = cause.offset if isinstance(cause, ClauseSyntaxError) else 0
         message = cause.message if isinstance(cause, ClauseSyntaxError) else error["msg"]
