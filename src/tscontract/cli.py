@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 
 from tscontract import __version__
 from tscontract.errors import SourceError, TscontractError
+from tscontract.report.console import make_console
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
 
@@ -79,7 +79,7 @@ def show(contract: Path, fmt: FormatOption = OutputFormat.text) -> None:
     if fmt is OutputFormat.json:
         _emit_json(contract_to_json(parsed))
     else:
-        render_contract(parsed, Console())
+        render_contract(parsed, make_console())
 
 
 @app.command()
@@ -101,7 +101,7 @@ def lint(
     if fmt is OutputFormat.json:
         _emit_json(report.to_json())
     else:
-        render_lint(report, Console())
+        render_lint(report, make_console())
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
 
 

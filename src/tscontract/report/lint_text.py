@@ -66,6 +66,6 @@ def render_contract(contract: Contract, console: Console) -> None:
         table.add_row(*(escape(cell) for cell in cells))
     console.print(table)
     for clause in contract.invariants:
-        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}"))
+        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}"), soft_wrap=True)
     if contract.time.cadence is not None:
         console.print(escape(f"cadence: {contract.time.cadence.text}"))

@@ -1,0 +1,214 @@
+"""Lint implements the seed's Checklist and Common Mistakes as findings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import EXAMPLES, OHLCV_SEED, SENSOR_SEED, run_cli, write
+from tscontract import lint, load_catalog, load_contract, parse_catalog, parse_contract
+
+TEMPLATE = """contract: t
+version: 1.0.0
+key: [series_id, ts, revision]
+time: {column: ts, precision: ms, timezone: UTC instant, cadence: 10s}
+fields:
+  series_id: {type: string, nullable: false}
+  ts: {type: timestamp_ms_utc, nullable: false}
+FIELDS
+freshness: {max_age: 15m}
+completeness: {window: 1h}
+revision_policy: {allowed: false}
+provenance_required: [source_id, ingest_run_id, transform_version, revision]
+"""
+
+
+def findings(fields: str = "", *, replace: tuple[str, str] | None = None, catalog: str | None = None):
+    text = TEMPLATE.replace("FIELDS", fields)
+    if replace:
+        text = text.replace(*replace)
+    report = lint(parse_contract(text, "t.yaml"), parse_catalog(catalog, "c.yaml") if catalog else None)
+    return report, {(f.code, f.severity) for f in report.findings}
+
+
+def test_clean_template_has_no_findings():
+    report, codes = findings("  value: {type: decimal(9,3), unit: bar, dimension: pressure, nullable: true}")
+    assert codes == set() and report.passed
+
+
+def test_seed_contracts_lint_without_errors_and_show_expected_warnings(seed_dir):
+    ohlcv = lint(load_contract(OHLCV_SEED))
+    assert ohlcv.passed and ohlcv.count("error") == 0
+    assert {f.code for f in ohlcv.findings} == {"TS102", "TS103", "TS107", "TS114", "TS115", "TS130", "TS163"}
+    sensor = lint(load_contract(SENSOR_SEED), load_catalog(EXAMPLES / "plant_sensor" / "catalog.yaml"))
+    assert sensor.passed
+    assert {f.code for f in sensor.findings} == {"TS107", "TS114", "TS115", "TS130"}
+    window = next(f for f in sensor.findings if "without a window" in f.message)
+    assert (window.section, window.line) == ("revision_policy", 21)
+
+
+@pytest.mark.parametrize(
+    ("fields", "code", "severity"),
+    [
+        (
+            "  price: {type: float64, unit: quote_currency, dimension: currency_amount, nullable: false}",
+            "TS101",
+            "error",
+        ),
+        (
+            "  value: {type: float64, unit: per series from catalog, dimension: per series, nullable: true}",
+            "TS101",
+            "error",
+        ),
+        ("  temp: {type: float64, unit: degC, dimension: temperature, nullable: true}", "TS101", "warning"),
+        ("  qty: {type: int64, nullable: true}", "TS102", "warning"),
+        ("  p: {type: decimal(9,3), unit: bar, nullable: true}", "TS103", "warning"),
+        ("  p: {type: decimal(9,3), unit: kPa, dimension: temperature, nullable: true}", "TS104", "error"),
+        (
+            "  value_degc: {type: decimal(9,3), unit: K, dimension: temperature, nullable: true}",
+            "TS105",
+            "error",
+        ),
+        (
+            "  pressure_kpa: {type: decimal(9,3), unit: bar, dimension: pressure, nullable: true}",
+            "TS105",
+            "error",
+        ),
+        ("  pressure_kpa: {type: decimal(9,3), nullable: true}", "TS106", "warning"),
+        ("  p: {type: decimal(9,3), unit: bar, dimension: pressure}", "TS107", "warning"),
+        (
+            "  p: {type: decimal(9,3), unit: bar, dimension: pressure, nullable: false, default: 0}",
+            "TS120",
+            "error",
+        ),
+    ],
+)
+def test_field_findings(fields, code, severity):
+    report, codes = findings(fields)
+    assert (code, severity) in codes, report.findings
+    assert report.passed is (severity != "error")
+
+
+def test_matching_suffix_is_fine():
+    _, codes = findings(
+        "  value_degc: {type: decimal(9,3), unit: degC, dimension: temperature, nullable: true}"
+    )
+    assert codes == set()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "code", "severity"),
+    [
+        (
+            "time: {column: ts, precision: ms, timezone: UTC instant, cadence: 10s}",
+            "time: {column: ts}",
+            "TS111",
+            "warning",
+        ),
+        (
+            "time: {column: ts, precision: ms, timezone: UTC instant, cadence: 10s}",
+            "time: {column: ts}",
+            "TS112",
+            "warning",
+        ),
+        (
+            "time: {column: ts, precision: ms, timezone: UTC instant, cadence: 10s}",
+            "time: {column: ts}",
+            "TS113",
+            "warning",
+        ),
+        ("freshness: {max_age: 15m}\n", "", "TS114", "warning"),
+        ("completeness: {window: 1h}\n", "", "TS115", "warning"),
+        ("revision_policy: {allowed: false}\n", "", "TS131", "warning"),
+        (
+            "revision_policy: {allowed: false}",
+            "revision_policy: {allowed: true, reasons: [x]}",
+            "TS130",
+            "warning",
+        ),
+        (
+            "provenance_required: [source_id, ingest_run_id, transform_version, revision]",
+            "provenance_required: [source_id, revision]",
+            "TS140",
+            "warning",
+        ),
+        (
+            "key: [series_id, ts, revision]",
+            "key: [series_id, ts]\nevolution: {compatibility: NONE}",
+            "TS150",
+            "error",
+        ),
+        (
+            "freshness:",
+            "evolution: {compatibility: NONE, compatibility_reason: migration CHG-1}\nfreshness:",
+            "TS150",
+            "warning",
+        ),
+    ],
+)
+def test_section_findings(old, new, code, severity):
+    report, codes = findings(replace=(old, new))
+    assert (code, severity) in codes, report.findings
+
+
+def test_no_provenance_is_an_error():
+    text = TEMPLATE.replace("FIELDS", "").replace(
+        "provenance_required: [source_id, ingest_run_id, transform_version, revision]\n", ""
+    )
+    text = text.replace("key: [series_id, ts, revision]", "key: [series_id, ts]")
+    report = lint(parse_contract(text, "t.yaml"))
+    assert ("TS140", "error") in {(f.code, f.severity) for f in report.findings}
+    assert not report.passed
+
+
+SENSOR_CATALOG = """catalog: plant_sensor_reading
+series:
+  P1: {unit: kPa, dimension: pressure, hard_bounds: [0, 6000], cadence: 10s, device_zone: UTC,
+       calibrations: [{id: A, valid_from: "2026-01-01T00:00:00Z"}]}
+"""
+
+
+def sensor_with_catalog(catalog: str, rename: str | None = None):
+    text = SENSOR_SEED.read_text()
+    if rename:
+        text = text.replace("  value:  ", f"  {rename}:  ").replace("value is null", f"{rename} is null")
+        text = text.replace("value within", f"{rename} within")
+    return lint(parse_contract(text, "s.yaml"), parse_catalog(catalog, "c.yaml"))
+
+
+def test_catalog_checks(seed_dir):
+    clean = sensor_with_catalog(SENSOR_CATALOG)
+    assert clean.passed, clean.findings
+    # the kPa incident at lint time: the field name promises bar, the catalog says kPa
+    renamed = sensor_with_catalog(SENSOR_CATALOG, rename="value_bar")
+    kpa = next(f for f in renamed.findings if f.code == "TS105")
+    assert "for series P1 is kPa" in kpa.message and not renamed.passed
+    missing = sensor_with_catalog(SENSOR_CATALOG.replace("hard_bounds: [0, 6000], ", ""))
+    assert any(f.code == "TS161" and "hard_bounds" in f.message for f in missing.findings)
+    wrong_dim = sensor_with_catalog(SENSOR_CATALOG.replace("unit: kPa", "unit: degC"))
+    assert any(f.code == "TS162" and "degC is not a pressure unit" in f.message for f in wrong_dim.findings)
+    other = sensor_with_catalog(SENSOR_CATALOG.replace("catalog: plant_sensor_reading", "catalog: other"))
+    assert any(f.code == "TS160" for f in other.findings)
+    no_cal = sensor_with_catalog(
+        SENSOR_CATALOG.replace(',\n       calibrations: [{id: A, valid_from: "2026-01-01T00:00:00Z"}]', "")
+    )
+    assert any(f.code == "TS161" and "calibrations" in f.message for f in no_cal.findings)
+
+
+def test_cli_lint_json_shape_and_exit_codes(tmp_path, seed_dir):
+    ok = run_cli("lint", OHLCV_SEED, "--catalog", EXAMPLES / "ohlcv_1m" / "catalog.yaml", "--format", "json")
+    assert ok.returncode == 0, ok.stderr
+    report = json.loads(ok.stdout)
+    assert set(report) == {"contract", "version", "file", "catalog", "passed", "counts", "findings"}
+    assert report["passed"] is True and report["counts"]["error"] == 0 and report["counts"]["warning"] > 0
+    assert set(report["findings"][0]) == {"code", "severity", "section", "line", "column", "message"}
+    bad = write(
+        tmp_path,
+        OHLCV_SEED.read_text().replace(
+            "decimal(18,8), unit: quote_currency", "float64, unit: quote_currency", 1
+        ),
+    )
+    failed = run_cli("lint", bad)
+    assert failed.returncode == 1
+    assert "TS101" in failed.stdout and "money typed float64" in failed.stdout
