@@ -23,7 +23,7 @@ demo: install
 	$(BIN)/tscontract lint examples/plant_sensor/contract.yaml --catalog examples/plant_sensor/catalog.yaml
 
 lint-code: install
-	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff check src tests examples $(wildcard bench)
 	$(BIN)/ruff format --check src tests
 
 test: lint-code
