@@ -17,6 +17,7 @@ from tscontract.contract.catalog import Catalog, load_catalog, parse_catalog, pa
 from tscontract.contract.lint import LintReport, lint
 from tscontract.contract.loader import load_contract, parse_contract
 from tscontract.contract.model import Contract
+from tscontract.engines import validate
 from tscontract.errors import CatalogError, ContractError, InputError, TscontractError
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "parse_catalog",
     "parse_catalog_csv",
     "parse_contract",
+    "validate",
 ]

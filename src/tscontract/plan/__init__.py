@@ -1,1 +1,5 @@
-"""tscontract.plan."""
+"""Contract (+ catalog, + history bounds) -> CheckPlan."""
+
+from tscontract.plan.checks import Check, CheckPlan, build_plan
+
+__all__ = ["Check", "CheckPlan", "build_plan"]

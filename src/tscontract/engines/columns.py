@@ -1,0 +1,259 @@
+"""Per column: the typed value, and the SQL that says when a value breaks its declared type.
+
+For text sources the value is parsed from its exact text (a decimal's digits,
+an RFC 3339 instant's offset and fraction). For typed sources the physical
+type must fit the declared one; a float where a decimal is declared, a naive
+TIMESTAMP, a string where a number is declared are failures, never coerced.
+All SQL here is DuckDB's and runs inside the one fused scan.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tscontract.contract.types import DataType
+
+EPOCH_PLAUSIBLE = ("1990-01-01", "2100-01-01")  # epochs outside: a changed unit (s read as ms lands in 1970)
+_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+_EPOCH_TO_US = {"s": "* 1000000", "ms": "* 1000", "us": "", "ns": "// 1000"}
+_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INTEGER": 32, "BIGINT": 64, "UTINYINT": 16, "USMALLINT": 32,
+             "UINTEGER": 64, "UBIGINT": 128, "HUGEINT": 128, "UHUGEINT": 256}
+_JSON_NUMBER = "('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT')"
+_RFC3339 = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$"
+_UTC_SUFFIX = r"([Zz]|[+-]00:00)$"
+_DECIMAL_TEXT = r"^[+-]?\d+(\.\d+)?$"
+
+
+def ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def sql_type(dtype: DataType) -> str:
+    return {
+        "string": "VARCHAR",
+        "enum": "VARCHAR",
+        "bool": "BOOLEAN",
+        "int": {8: "TINYINT", 16: "SMALLINT", 32: "INTEGER"}.get(dtype.bits or 64, "BIGINT"),
+        "float": "FLOAT" if dtype.bits == 32 else "DOUBLE",
+        "decimal": f"DECIMAL({dtype.precision},{dtype.scale})",
+        "timestamp": "TIMESTAMPTZ",
+        "date": "DATE",
+        "bytes": "BLOB",
+    }[dtype.kind]
+
+
+@dataclass
+class ColumnSQL:
+    """How one contract column is read and judged in the fused scan."""
+
+    name: str
+    dtype: DataType
+    present: bool
+    typed: str  # typed value expression over the source row
+    raw: str  # what the input held, for examples
+    is_null: str  # the input value is absent
+    type_fail: str | None = None  # row condition: value breaks the declared type
+    type_reason: str | None = None  # CASE expression naming why
+    schema_problem: str | None = None  # the physical type itself is wrong
+    utc_fail: str | None = None
+    precision_fail: str | None = None
+
+
+def _epoch_timestamp(integer: str, unit: str) -> str:
+    # out-of-range epochs become NULL (TRY_CAST), which the type check reports
+    return f"make_timestamptz(TRY_CAST({integer} {_EPOCH_TO_US[unit]} AS BIGINT))"
+
+
+def _decimal_digits_fail(raw: str, dtype: DataType) -> tuple[str, str]:
+    integer_digits = (dtype.precision or 0) - (dtype.scale or 0)
+    int_part = f"length(ltrim(regexp_extract({raw}, '^[+-]?(\\d+)', 1), '0'))"
+    frac_part = f"length(rtrim(regexp_extract({raw}, '\\.(\\d+)$', 1), '0'))"
+    fail = (f"(NOT regexp_full_match({raw}, '{_DECIMAL_TEXT}') OR {int_part} > {integer_digits} "
+            f"OR {frac_part} > {dtype.scale})")
+    reason = (f"CASE WHEN NOT regexp_full_match({raw}, '{_DECIMAL_TEXT}') THEN 'not a plain decimal number' "
+              f"WHEN {frac_part} > {dtype.scale} THEN 'more than {dtype.scale} decimal places' "
+              f"ELSE 'more than {integer_digits} integer digits' END")
+    return fail, reason
+
+
+def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
+    raw = ident(name)
+    jt = ident("__jt_" + name) if json else None
+    col = ColumnSQL(name, dtype, True, typed="", raw=raw, is_null=f"{raw} IS NULL")
+    target = sql_type(dtype)
+    kind = dtype.kind
+    expect_number = kind in ("int", "float", "decimal")
+    json_wrong = None
+    if json and expect_number:
+        json_wrong = f"{jt} NOT IN {_JSON_NUMBER}"
+    elif json and kind == "bool":
+        json_wrong = f"{jt} <> 'BOOLEAN'"
+    elif json and kind in ("string", "enum", "date"):
+        json_wrong = f"{jt} <> 'VARCHAR'"
+    elif json and kind == "timestamp":
+        json_wrong = f"{jt} NOT IN ('VARCHAR', 'BIGINT', 'UBIGINT')"
+    if kind == "decimal":
+        fail, reason = _decimal_digits_fail(raw, dtype)
+        col.typed = f"TRY_CAST({raw} AS {target})"
+    elif kind == "int":
+        bits = dtype.bits or 64
+        low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+        fail = (f"(NOT regexp_full_match({raw}, '^[+-]?\\d+$') OR TRY_CAST({raw} AS HUGEINT) "
+                f"NOT BETWEEN {low} AND {high})")
+        reason = f"CASE WHEN NOT regexp_full_match({raw}, '^[+-]?\\d+$') THEN 'not an integer' " \
+                 f"ELSE 'outside int{bits}' END"
+        col.typed = f"TRY_CAST({raw} AS {target})"
+    elif kind == "float":
+        fail = f"TRY_CAST({raw} AS DOUBLE) IS NULL"
+        reason = "'not a number'"
+        col.typed = f"TRY_CAST({raw} AS {target})"
+    elif kind == "bool":
+        fail = f"lower({raw}) NOT IN ('true', 'false')"
+        reason = "'not true or false'"
+        col.typed = f"CASE lower({raw}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END"
+    elif kind == "enum":
+        members = ", ".join(sql_string(m) for m in dtype.members)
+        fail = f"{raw} NOT IN ({members})"
+        reason = f"'not one of {', '.join(dtype.members)}'"
+        col.typed = raw
+    elif kind == "timestamp":
+        unit = dtype.time_unit or "ms"
+        epoch = f"regexp_full_match({raw}, '^-?\\d+$')"
+        typed = (f"CASE WHEN {epoch} THEN {_epoch_timestamp(f'TRY_CAST({raw} AS HUGEINT)', unit)} "
+                 f"ELSE TRY_CAST({raw} AS TIMESTAMPTZ) END")
+        low, high = EPOCH_PLAUSIBLE
+        implausible = f"({epoch} AND {typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}')"
+        fail = (f"((NOT {epoch} AND NOT regexp_full_match({raw}, '{_RFC3339}')) OR {typed} IS NULL "
+                f"OR {implausible})")
+        reason = (f"CASE WHEN {implausible} THEN 'epoch {unit} outside {low}..{high}: wrong epoch unit?' "
+                  "ELSE 'not an RFC 3339 timestamp or epoch integer' END")
+        col.typed = typed
+        col.utc_fail = f"(NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') " \
+                       f"AND NOT regexp_matches({raw}, '{_UTC_SUFFIX}'))"
+        digits = _FRACTION_DIGITS[unit]
+        col.precision_fail = f"(NOT {epoch} AND length(rtrim(regexp_extract({raw}, '\\.(\\d+)', 1), '0')) > {digits})"
+    elif kind == "date":
+        fail = f"TRY_CAST({raw} AS DATE) IS NULL OR NOT regexp_full_match({raw}, '^\\d{{4}}-\\d{{2}}-\\d{{2}}$')"
+        reason = "'not an ISO date'"
+        col.typed = f"TRY_CAST({raw} AS DATE)"
+    else:
+        fail, reason = "FALSE", "NULL"
+        col.typed = raw
+    if json_wrong is not None:
+        fail = f"({json_wrong} OR {fail})"
+        reason = f"CASE WHEN {json_wrong} THEN 'JSON ' || lower({jt}) || ' where {kind} is declared' ELSE {reason} END"
+        if kind == "bool":
+            col.typed = f"TRY_CAST({raw} AS BOOLEAN)"
+    col.type_fail = f"({raw} IS NOT NULL AND {fail})"
+    col.type_reason = reason
+    return col
+
+
+def _decimal_type(physical: str) -> tuple[int, int] | None:
+    match = re.match(r"^DECIMAL\((\d+),\s*(\d+)\)$", physical)
+    return (int(match[1]), int(match[2])) if match else None
+
+
+def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
+    raw = ident(name)
+    col = ColumnSQL(name, dtype, True, typed=raw, raw=f"CAST({raw} AS VARCHAR)", is_null=f"{raw} IS NULL")
+    kind = dtype.kind
+    target = sql_type(dtype)
+    base = physical.split("(")[0]
+    if kind == "timestamp" and physical == "VARCHAR":
+        text = _text_column(name, dtype, json=False)
+        text.raw = raw
+        return text
+    problem = None
+    row_fail, reason = None, None
+    if kind in ("string",):
+        problem = None if physical == "VARCHAR" else f"column is {physical}, not text"
+    elif kind == "enum":
+        if physical == "VARCHAR" or physical.startswith("ENUM"):
+            members = ", ".join(sql_string(m) for m in dtype.members)
+            row_fail = f"CAST({raw} AS VARCHAR) NOT IN ({members})"
+            reason = f"'not one of {', '.join(dtype.members)}'"
+            col.typed = f"CAST({raw} AS VARCHAR)"
+        else:
+            problem = f"column is {physical}, not text"
+    elif kind == "bool":
+        problem = None if physical == "BOOLEAN" else f"column is {physical}, not BOOLEAN"
+    elif kind == "int":
+        bits = dtype.bits or 64
+        have = _INT_BITS.get(physical)
+        if have is None:
+            problem = f"column is {physical}, not an integer type"
+        elif have > bits:
+            low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+            row_fail = f"{raw} NOT BETWEEN {low} AND {high}"
+            reason = f"'outside int{bits}'"
+    elif kind == "float":
+        if physical not in ("FLOAT", "DOUBLE") and base not in _INT_BITS and base != "DECIMAL":
+            problem = f"column is {physical}, not a number"
+    elif kind == "decimal":
+        found = _decimal_type(physical)
+        integer_digits = (dtype.precision or 0) - (dtype.scale or 0)
+        if physical in ("FLOAT", "DOUBLE"):
+            problem = f"column is {physical} where {dtype.text} is declared: floats are not decimals"
+        elif found is not None or physical in _INT_BITS:
+            p, s = found if found else (39, 0)
+            checks, reasons = [], []
+            if s > (dtype.scale or 0):
+                checks.append(f"{raw} <> round({raw}, {dtype.scale})")
+                reasons.append((checks[-1], f"more than {dtype.scale} decimal places"))
+            if p - s > integer_digits:
+                checks.append(f"abs({raw}) >= 1e{integer_digits}")
+                reasons.append((checks[-1], f"more than {integer_digits} integer digits"))
+            if checks:
+                row_fail = " OR ".join(f"({c})" for c in checks)
+                reason = "CASE " + " ".join(f"WHEN {c} THEN {sql_string(r)}" for c, r in reasons) + " END"
+        else:
+            problem = f"column is {physical} where {dtype.text} is declared"
+        col.typed = f"TRY_CAST({raw} AS {target})"
+    elif kind == "timestamp":
+        unit = dtype.time_unit or "ms"
+        digits = _FRACTION_DIGITS[unit]
+        if physical == "TIMESTAMP WITH TIME ZONE":
+            col.typed = raw
+        elif physical.startswith("TIMESTAMP"):
+            col.typed = f"CAST({raw} AS TIMESTAMP) AT TIME ZONE 'UTC'"
+            col.utc_fail = f"{raw} IS NOT NULL"
+        elif base in _INT_BITS:
+            col.typed = _epoch_timestamp(f"CAST({raw} AS HUGEINT)", unit)
+            low, high = EPOCH_PLAUSIBLE
+            row_fail = f"{col.typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}'"
+            reason = f"'epoch {unit} outside {low}..{high}: wrong epoch unit?'"
+        else:
+            problem = f"column is {physical}, not a UTC timestamp"
+            col.typed = f"TRY_CAST({raw} AS TIMESTAMPTZ)"
+        if digits < 6 and problem is None:
+            col.precision_fail = f"epoch_us({col.typed}) % {10 ** (6 - digits)} <> 0"
+    elif kind == "date":
+        problem = None if physical == "DATE" else f"column is {physical}, not DATE"
+    if problem is not None:
+        col.schema_problem = problem
+        row_fail, reason = "TRUE", sql_string(problem)
+        if col.typed == raw:
+            col.typed = f"TRY_CAST({raw} AS {target})"
+    if row_fail is not None:
+        col.type_fail = f"({raw} IS NOT NULL AND ({row_fail}))"
+        col.type_reason = reason
+    return col
+
+
+def missing_column(name: str, dtype: DataType) -> ColumnSQL:
+    return ColumnSQL(name, dtype, False, typed=f"CAST(NULL AS {sql_type(dtype)})", raw="NULL", is_null="TRUE")
+
+
+def column_sql(name: str, dtype: DataType, physical: str | None, *, text: bool, json: bool) -> ColumnSQL:
+    """The typed value and failure conditions of contract column ``name``."""
+    if physical is None:
+        return missing_column(name, dtype)
+    if text:
+        return _text_column(name, dtype, json)
+    return _typed_column(name, dtype, physical)
