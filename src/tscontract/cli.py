@@ -38,9 +38,7 @@ class OutputFormat(StrEnum):
     json = "json"
 
 
-FormatOption = Annotated[
-    OutputFormat, typer.Option("--format", "-f", help="text for people, json for programs.")
-]
+FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="text for people, json for programs.")]
 CatalogOption = Annotated[
     Path | None, typer.Option("--catalog", "-c", help="Series catalog (YAML or CSV).", show_default=False)
 ]
@@ -103,6 +101,75 @@ def lint(
     else:
         render_lint(report, make_console())
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def _parse_now(text: str | None) -> Any:
+    if text is None:
+        return None
+    from tscontract.contract.catalog import parse_instant
+    from tscontract.errors import InputError
+
+    try:
+        return parse_instant(text)
+    except ValueError as exc:
+        raise InputError(f"--now: {exc}") from None
+
+
+@app.command()
+def validate(
+    contract: Path,
+    data: Annotated[list[str], typer.Argument(help="Parquet, CSV, JSON lines files, or db.duckdb::table.")],
+    catalog: CatalogOption = None,
+    now: Annotated[
+        str | None, typer.Option("--now", help="Instant freshness is judged at (RFC 3339, default: now).")
+    ] = None,
+    engine: Annotated[str, typer.Option("--engine", help="Execution engine.")] = "duckdb",
+    examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
+    bounds: Annotated[
+        Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
+    ] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails."""
+    from tscontract.engines import validate as run_validate
+    from tscontract.report.text import render_validation
+
+    loaded_bounds = None
+    if bounds is not None:
+        from tscontract.plan.bounds import load_bounds
+
+        loaded_bounds = load_bounds(bounds)
+    console = make_console(stderr=True)
+    show_progress = fmt is OutputFormat.text and console.is_terminal
+    with console.status("validating", spinner="dots") if show_progress else _nullcontext() as status:
+
+        def progress(message: str) -> None:
+            if status is not None:
+                status.update(message)
+
+        report = run_validate(
+            contract,
+            data,
+            catalog=catalog,
+            now=_parse_now(now),
+            engine=engine,
+            examples=examples,
+            bounds=loaded_bounds,
+            progress=progress,
+        )
+    if fmt is OutputFormat.json:
+        _emit_json(report.to_json())
+    else:
+        render_validation(report, make_console())
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def _wants_json(argv: list[str]) -> bool:

@@ -40,8 +40,7 @@ def violations(clause_text: str, rows: list[tuple], columns: str) -> list[int]:
     con = duckdb.connect()
     names = [c.strip() for c in columns.split(",")]
     values = ", ".join(
-        "(" + ", ".join("NULL" if v is None else repr(v) for v in row) + f", {i})"
-        for i, row in enumerate(rows, 1)
+        "(" + ", ".join("NULL" if v is None else repr(v) for v in row) + f", {i})" for i, row in enumerate(rows, 1)
     )
     con.execute(f"CREATE TABLE t AS SELECT * FROM (VALUES {values}) v({', '.join(names)}, rn)")
     sql = f"SELECT rn FROM t WHERE NOT ({clause.sql}) ORDER BY rn"
@@ -84,12 +83,10 @@ def test_catalog_clauses_compile_to_catalog_columns():
 def test_catalog_clause_joined_in_duckdb_catches_kpa():
     con = duckdb.connect()
     con.execute(
-        "CREATE TABLE data AS SELECT * FROM (VALUES ('P1', 850.0, 'kPa'), ('P1', 8.5, 'bar')) "
-        "v(series_id, value, unit)"
+        "CREATE TABLE data AS SELECT * FROM (VALUES ('P1', 850.0, 'kPa'), ('P1', 8.5, 'bar')) v(series_id, value, unit)"
     )
     con.execute(
-        "CREATE TABLE catalog AS SELECT 'P1' AS series_id, 'bar' AS unit, "
-        "0 AS hard_bounds_low, 60 AS hard_bounds_high"
+        "CREATE TABLE catalog AS SELECT 'P1' AS series_id, 'bar' AS unit, 0 AS hard_bounds_low, 60 AS hard_bounds_high"
     )
     failed = []
     for text in ("unit equals catalog unit for series_id", "value within catalog hard_bounds for series_id"):
@@ -163,9 +160,7 @@ def test_cadence_forms():
 def test_timezone_rule_and_durations():
     rule = parse_timezone("UTC instant; session boundaries defined per venue calendar")
     assert rule.utc_instant and rule.sessions == "venue"
-    assert (
-        parse_timezone("UTC instant; session boundaries defined by calendar XNYS").session_calendar == "XNYS"
-    )
+    assert parse_timezone("UTC instant; session boundaries defined by calendar XNYS").session_calendar == "XNYS"
     with pytest.raises(ClauseSyntaxError):
         parse_timezone("local time")
     with pytest.raises(ClauseSyntaxError):

@@ -91,9 +91,7 @@ def test_field_findings(fields, code, severity):
 
 
 def test_matching_suffix_is_fine():
-    _, codes = findings(
-        "  value_degc: {type: decimal(9,3), unit: degC, dimension: temperature, nullable: true}"
-    )
+    _, codes = findings("  value_degc: {type: decimal(9,3), unit: degC, dimension: temperature, nullable: true}")
     assert codes == set()
 
 
@@ -205,9 +203,7 @@ def test_cli_lint_json_shape_and_exit_codes(tmp_path, seed_dir):
     assert set(report["findings"][0]) == {"code", "severity", "section", "line", "column", "message"}
     bad = write(
         tmp_path,
-        OHLCV_SEED.read_text().replace(
-            "decimal(18,8), unit: quote_currency", "float64, unit: quote_currency", 1
-        ),
+        OHLCV_SEED.read_text().replace("decimal(18,8), unit: quote_currency", "float64, unit: quote_currency", 1),
     )
     failed = run_cli("lint", bad)
     assert failed.returncode == 1

@@ -349,9 +349,7 @@ CASES = [
 @pytest.mark.parametrize(
     ("seed", "old", "new", "fragment", "needle", "column"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
-def test_malformed_contract_exits_2_with_positioned_error(
-    tmp_path, capsys, seed, old, new, fragment, needle, column
-):
+def test_malformed_contract_exits_2_with_positioned_error(tmp_path, capsys, seed, old, new, fragment, needle, column):
     text = mutate(seed, old, new)
     path = write(tmp_path, text)
     code, out, err = cli(capsys, "lint", str(path))

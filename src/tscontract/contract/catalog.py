@@ -149,8 +149,7 @@ class SeriesEntry(_Section):
         for before, after in pairwise(ordered):
             if before.valid_to is None or before.valid_to > after.valid_from:
                 raise ValueError(
-                    f"calibrations {before.id} and {after.id} overlap: only one record may be "
-                    "in force at a time"
+                    f"calibrations {before.id} and {after.id} overlap: only one record may be in force at a time"
                 )
         ids = [c.id for c in value]
         if len(set(ids)) != len(ids):
@@ -278,9 +277,7 @@ def parse_catalog_csv(text: str, path: str = "<catalog>") -> Catalog:
     for sid, entry in series.items():
         for key in ("hard_bounds", "plausibility_bounds"):
             if key in entry and None in entry[key]:
-                raise CatalogError(
-                    f"series {sid} gives only one of the {key}", index.location(("series", sid))
-                )
+                raise CatalogError(f"series {sid} gives only one of the {key}", index.location(("series", sid)))
     index.nodes[()] = NodeInfo(Location(path, 1, 1))
     return _validate({"series": series}, index)
 

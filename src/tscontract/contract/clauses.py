@@ -173,9 +173,7 @@ def parse_cadence(text: str) -> Cadence:
         interval = _duration(base.children[0], text)  # type: ignore[arg-type]
         if interval.on_trading_calendar:
             raise ClauseSyntaxError("a cadence is a fixed interval, not trading days")
-        cadence = Cadence(
-            text=text.strip(), source="fixed", interval=interval, within_session=len(base.children) > 1
-        )
+        cadence = Cadence(text=text.strip(), source="fixed", interval=interval, within_session=len(base.children) > 1)
     elif base.data == "catalog_cadence":
         cadence = Cadence(text=text.strip(), source="catalog")
     else:
@@ -185,18 +183,14 @@ def parse_cadence(text: str) -> Cadence:
         assert isinstance(option, Tree)
         kind = "tolerance" if option.data.startswith("tolerance") else option.data
         if kind in seen:
-            raise ClauseSyntaxError(
-                f"cadence states its {kind.replace('_', ' ')} twice", option.meta.start_pos
-            )
+            raise ClauseSyntaxError(f"cadence states its {kind.replace('_', ' ')} twice", option.meta.start_pos)
         seen.add(kind)
         if option.data == "no_outside_session":
             cadence = replace(cadence, outside_session_forbidden=True)
         elif option.data == "tolerance_ratio":
             ratio = Decimal(str(option.children[0]).rstrip("%")) / 100
             if not 0 <= ratio < 1:
-                raise ClauseSyntaxError(
-                    "a cadence tolerance must be below 100% of the interval", option.meta.start_pos
-                )
+                raise ClauseSyntaxError("a cadence tolerance must be below 100% of the interval", option.meta.start_pos)
             cadence = replace(cadence, tolerance_ratio=ratio)
         else:
             cadence = replace(cadence, tolerance=_duration(option.children[0], text))  # type: ignore[arg-type]
@@ -292,9 +286,7 @@ class RowClause:
             "sql": self.sql,
             "subject": self.subject,
             "columns": list(self.columns),
-            "catalog": {"attribute": self.catalog.attribute, "key": self.catalog.key}
-            if self.catalog
-            else None,
+            "catalog": {"attribute": self.catalog.attribute, "key": self.catalog.key} if self.catalog else None,
         }
 
 

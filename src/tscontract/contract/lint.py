@@ -334,9 +334,7 @@ class _Linter:
                 (),
                 "freshness not stated: no maximum age at the consumer boundary (freshness: {max_age: 15m})",
             )
-        if self.contract.completeness is None and (
-            time.cadence is None or time.cadence.source != "irregular"
-        ):
+        if self.contract.completeness is None and (time.cadence is None or time.cadence.source != "irregular"):
             self.add(
                 "TS115",
                 "warning",
@@ -353,8 +351,7 @@ class _Linter:
                     "TS131",
                     "warning",
                     (),
-                    "no revision_policy although records carry a revision: "
-                    "say whether points may be restated",
+                    "no revision_policy although records carry a revision: say whether points may be restated",
                 )
             return
         if not policy.allowed:

@@ -80,9 +80,7 @@ class _Checker:
         fields = self._fields()
         contract = self.contract.model_copy(update={"fields": fields, "path": path})
         types = {name: spec.type for name, spec in fields.items()}
-        invariants = [
-            self._resolve(clause, types, ("invariants", i)) for i, clause in enumerate(contract.invariants)
-        ]
+        invariants = [self._resolve(clause, types, ("invariants", i)) for i, clause in enumerate(contract.invariants)]
         constraints = self._constraints(types)
         contract = contract.model_copy(update={"invariants": invariants, "constraints": constraints})
         self._keys(contract)
@@ -97,8 +95,7 @@ class _Checker:
             if not IDENTIFIER.match(name):
                 raise self.errors.at(
                     ("fields", name),
-                    f"field name {name!r} is not an identifier "
-                    "(letters, digits and '_', not starting with a digit)",
+                    f"field name {name!r} is not an identifier (letters, digits and '_', not starting with a digit)",
                     key=True,
                     clause=False,
                 )
@@ -111,9 +108,7 @@ class _Checker:
             fields[name] = spec.model_copy(update={"name": name, "has_value": has_value})
         for i, name in enumerate(self.contract.provenance_required):
             if not IDENTIFIER.match(name):
-                raise self.errors.at(
-                    ("provenance_required", i), f"provenance column {name!r} is not an identifier"
-                )
+                raise self.errors.at(("provenance_required", i), f"provenance column {name!r} is not an identifier")
             if name not in fields:
                 implied = parse_type(_IMPLIED_TYPES.get(name, "string"))
                 fields[name] = FieldSpec(type=implied, nullable=False, name=name, implied=True)
@@ -134,13 +129,9 @@ class _Checker:
             "enum": isinstance(value, str) and value in dtype.members,
         }.get(dtype.kind, False)
         if not ok:
-            raise self.errors.at(
-                ("fields", name, key), f"{key} {value!r} is not a {dtype.text}", clause=False
-            )
+            raise self.errors.at(("fields", name, key), f"{key} {value!r} is not a {dtype.text}", clause=False)
 
-    def _resolve(
-        self, clause: RowClause, types: dict[str, DataType], path: tuple[str | int, ...]
-    ) -> RowClause:
+    def _resolve(self, clause: RowClause, types: dict[str, DataType], path: tuple[str | int, ...]) -> RowClause:
         try:
             return resolve_columns(clause, types)
         except ClauseSyntaxError as exc:
@@ -164,9 +155,7 @@ class _Checker:
             raise self.errors.at(("key",), "the natural key lists at least one column")
         for i, column in enumerate(contract.key):
             if column not in contract.fields:
-                raise self.errors.at(
-                    ("key", i), f"key column {column!r} is neither a field nor a provenance column"
-                )
+                raise self.errors.at(("key", i), f"key column {column!r} is neither a field nor a provenance column")
         if len(set(contract.key)) != len(contract.key):
             raise self.errors.at(("key",), "the key lists a column twice", clause=False)
         if contract.time.column not in contract.key:
@@ -210,9 +199,7 @@ class _Checker:
         if contract.freshness is not None and contract.freshness.column is not None:
             spec = contract.fields.get(contract.freshness.column)
             if spec is None or spec.type.kind != "timestamp":
-                raise self.errors.at(
-                    ("freshness", "column"), "freshness is measured on a UTC timestamp field"
-                )
+                raise self.errors.at(("freshness", "column"), "freshness is measured on a UTC timestamp field")
 
     def _units(self, contract: Contract) -> None:
         declared = contract.unit_declarations
@@ -227,9 +214,7 @@ class _Checker:
         for name, spec in contract.declared_fields.items():
             base = ("fields", name)
             if spec.unit is not None and not spec.type.is_numeric:
-                raise self.errors.at(
-                    (*base, "unit"), f"unit on non-numeric field {name!r} ({spec.type.text})"
-                )
+                raise self.errors.at((*base, "unit"), f"unit on non-numeric field {name!r} ({spec.type.text})")
             if spec.unit is not None and not spec.unit_from_catalog:
                 try:
                     check_unit(spec.unit, declared)
@@ -241,6 +226,4 @@ class _Checker:
                 except UnitError as exc:
                     raise self.errors.at((*base, "dimension"), str(exc)) from None
             if spec.dimension_from_catalog and not spec.unit_from_catalog:
-                raise self.errors.at(
-                    (*base, "dimension"), f"dimension '{PER_SERIES}' needs unit '{FROM_CATALOG}'"
-                )
+                raise self.errors.at((*base, "dimension"), f"dimension '{PER_SERIES}' needs unit '{FROM_CATALOG}'")

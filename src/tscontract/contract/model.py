@@ -279,9 +279,7 @@ class Contract(_Section):
     @classmethod
     def _name(cls, value: str) -> str:
         if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", value):
-            raise ValueError(
-                f"contract name {value!r} must start with a letter and use letters, digits, '_', '.', '-'"
-            )
+            raise ValueError(f"contract name {value!r} must start with a letter and use letters, digits, '_', '.', '-'")
         return value
 
     @field_validator("fields")
@@ -325,6 +323,4 @@ class Contract(_Section):
     def unit_declarations(self) -> tuple[Any, ...]:
         from tscontract.contract.units import UnitDefinition
 
-        return tuple(
-            UnitDefinition(name, decl.dimension, decl.definition) for name, decl in self.units.items()
-        )
+        return tuple(UnitDefinition(name, decl.dimension, decl.definition) for name, decl in self.units.items())

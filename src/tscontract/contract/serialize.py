@@ -18,9 +18,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if hasattr(value, "model_dump"):
-        return {
-            k: _plain(getattr(value, k)) for k in type(value).model_fields if getattr(value, k) is not None
-        }
+        return {k: _plain(getattr(value, k)) for k in type(value).model_fields if getattr(value, k) is not None}
     return value
 
 

@@ -147,9 +147,7 @@ def convert(
     return result
 
 
-def affine(
-    from_unit: str, to_unit: str, *, declared: tuple[UnitDefinition, ...] = ()
-) -> tuple[Decimal, Decimal]:
+def affine(from_unit: str, to_unit: str, *, declared: tuple[UnitDefinition, ...] = ()) -> tuple[Decimal, Decimal]:
     """``(factor, offset)`` with ``to = from * factor + offset``, exact in Decimal.
 
     Every pint conversion is affine, so a whole column converts in one

@@ -17,8 +17,18 @@ from tscontract.contract.types import DataType
 EPOCH_PLAUSIBLE = ("1990-01-01", "2100-01-01")  # epochs outside: a changed unit (s read as ms lands in 1970)
 _FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _EPOCH_TO_US = {"s": "* 1000000", "ms": "* 1000", "us": "", "ns": "// 1000"}
-_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INTEGER": 32, "BIGINT": 64, "UTINYINT": 16, "USMALLINT": 32,
-             "UINTEGER": 64, "UBIGINT": 128, "HUGEINT": 128, "UHUGEINT": 256}
+_INT_BITS = {
+    "TINYINT": 8,
+    "SMALLINT": 16,
+    "INTEGER": 32,
+    "BIGINT": 64,
+    "UTINYINT": 16,
+    "USMALLINT": 32,
+    "UINTEGER": 64,
+    "UBIGINT": 128,
+    "HUGEINT": 128,
+    "UHUGEINT": 256,
+}
 _JSON_NUMBER = "('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT')"
 _RFC3339 = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$"
 _UTC_SUFFIX = r"([Zz]|[+-]00:00)$"
@@ -73,11 +83,15 @@ def _decimal_digits_fail(raw: str, dtype: DataType) -> tuple[str, str]:
     integer_digits = (dtype.precision or 0) - (dtype.scale or 0)
     int_part = f"length(ltrim(regexp_extract({raw}, '^[+-]?(\\d+)', 1), '0'))"
     frac_part = f"length(rtrim(regexp_extract({raw}, '\\.(\\d+)$', 1), '0'))"
-    fail = (f"(NOT regexp_full_match({raw}, '{_DECIMAL_TEXT}') OR {int_part} > {integer_digits} "
-            f"OR {frac_part} > {dtype.scale})")
-    reason = (f"CASE WHEN NOT regexp_full_match({raw}, '{_DECIMAL_TEXT}') THEN 'not a plain decimal number' "
-              f"WHEN {frac_part} > {dtype.scale} THEN 'more than {dtype.scale} decimal places' "
-              f"ELSE 'more than {integer_digits} integer digits' END")
+    fail = (
+        f"(NOT regexp_full_match({raw}, '{_DECIMAL_TEXT}') OR {int_part} > {integer_digits} "
+        f"OR {frac_part} > {dtype.scale})"
+    )
+    reason = (
+        f"CASE WHEN NOT regexp_full_match({raw}, '{_DECIMAL_TEXT}') THEN 'not a plain decimal number' "
+        f"WHEN {frac_part} > {dtype.scale} THEN 'more than {dtype.scale} decimal places' "
+        f"ELSE 'more than {integer_digits} integer digits' END"
+    )
     return fail, reason
 
 
@@ -103,10 +117,12 @@ def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
     elif kind == "int":
         bits = dtype.bits or 64
         low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-        fail = (f"(NOT regexp_full_match({raw}, '^[+-]?\\d+$') OR TRY_CAST({raw} AS HUGEINT) "
-                f"NOT BETWEEN {low} AND {high})")
-        reason = f"CASE WHEN NOT regexp_full_match({raw}, '^[+-]?\\d+$') THEN 'not an integer' " \
-                 f"ELSE 'outside int{bits}' END"
+        fail = (
+            f"(NOT regexp_full_match({raw}, '^[+-]?\\d+$') OR TRY_CAST({raw} AS HUGEINT) NOT BETWEEN {low} AND {high})"
+        )
+        reason = (
+            f"CASE WHEN NOT regexp_full_match({raw}, '^[+-]?\\d+$') THEN 'not an integer' ELSE 'outside int{bits}' END"
+        )
         col.typed = f"TRY_CAST({raw} AS {target})"
     elif kind == "float":
         fail = f"TRY_CAST({raw} AS DOUBLE) IS NULL"
@@ -124,17 +140,21 @@ def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
     elif kind == "timestamp":
         unit = dtype.time_unit or "ms"
         epoch = f"regexp_full_match({raw}, '^-?\\d+$')"
-        typed = (f"CASE WHEN {epoch} THEN {_epoch_timestamp(f'TRY_CAST({raw} AS HUGEINT)', unit)} "
-                 f"ELSE TRY_CAST({raw} AS TIMESTAMPTZ) END")
+        typed = (
+            f"CASE WHEN {epoch} THEN {_epoch_timestamp(f'TRY_CAST({raw} AS HUGEINT)', unit)} "
+            f"ELSE TRY_CAST({raw} AS TIMESTAMPTZ) END"
+        )
         low, high = EPOCH_PLAUSIBLE
         implausible = f"({epoch} AND {typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}')"
-        fail = (f"((NOT {epoch} AND NOT regexp_full_match({raw}, '{_RFC3339}')) OR {typed} IS NULL "
-                f"OR {implausible})")
-        reason = (f"CASE WHEN {implausible} THEN 'epoch {unit} outside {low}..{high}: wrong epoch unit?' "
-                  "ELSE 'not an RFC 3339 timestamp or epoch integer' END")
+        fail = f"((NOT {epoch} AND NOT regexp_full_match({raw}, '{_RFC3339}')) OR {typed} IS NULL OR {implausible})"
+        reason = (
+            f"CASE WHEN {implausible} THEN 'epoch {unit} outside {low}..{high}: wrong epoch unit?' "
+            "ELSE 'not an RFC 3339 timestamp or epoch integer' END"
+        )
         col.typed = typed
-        col.utc_fail = f"(NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') " \
-                       f"AND NOT regexp_matches({raw}, '{_UTC_SUFFIX}'))"
+        col.utc_fail = (
+            f"(NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND NOT regexp_matches({raw}, '{_UTC_SUFFIX}'))"
+        )
         digits = _FRACTION_DIGITS[unit]
         col.precision_fail = f"(NOT {epoch} AND length(rtrim(regexp_extract({raw}, '\\.(\\d+)', 1), '0')) > {digits})"
     elif kind == "date":

@@ -49,8 +49,9 @@ def _json_value(value: Any) -> Any:
 class _Run:
     """State of one validation run on one connection."""
 
-    def __init__(self, plan: CheckPlan, data: Any, now: datetime | None, examples: int,
-                 progress: Progress | None) -> None:
+    def __init__(
+        self, plan: CheckPlan, data: Any, now: datetime | None, examples: int, progress: Progress | None
+    ) -> None:
         self.plan = plan
         self.contract: Contract = plan.contract
         self.now = now or datetime.now(UTC)
@@ -61,20 +62,38 @@ class _Run:
         self.source: Source = open_source(self.con, data)
         self.results: dict[str, CheckResult] = {}
         self.columns: dict[str, ColumnSQL] = {
-            name: column_sql(name, spec.type, self.source.columns.get(name), text=self.source.text,
-                             json=self.source.json_types)
+            name: column_sql(
+                name,
+                spec.type,
+                self.source.columns.get(name),
+                text=self.source.text,
+                json=self.source.json_types,
+            )
             for name, spec in self.contract.fields.items()
         }
         self.series = self.contract.series_column
         self.rows = 0
 
     # ------------------------------------------------------------------ helpers
-    def result(self, check: Check, status: str, failed: int = 0, examples: list[dict[str, Any]] | None = None,
-               message: str | None = None) -> None:
+    def result(
+        self,
+        check: Check,
+        status: str,
+        failed: int = 0,
+        examples: list[dict[str, Any]] | None = None,
+        message: str | None = None,
+    ) -> None:
         self.results[check.id] = CheckResult(
-            id=check.id, kind=check.kind, section=check.section, clause=check.clause, source=check.source,
-            severity=check.severity, status=status, failed_rows=failed,  # type: ignore[arg-type]
-            examples=examples or [], message=message,
+            id=check.id,
+            kind=check.kind,
+            section=check.section,
+            clause=check.clause,
+            source=check.source,
+            severity=check.severity,
+            status=status,
+            failed_rows=failed,  # type: ignore[arg-type]
+            examples=examples or [],
+            message=message,
         )
 
     def missing(self, check: Check) -> list[str]:
@@ -104,17 +123,42 @@ class _Run:
             hard = entry.hard_bounds or (None, None)
             plausible = entry.plausibility_bounds or (None, None)
             cadence = int(entry.cadence.seconds * 1_000_000) if entry.cadence else None
-            rows.append((sid, entry.unit, entry.dimension, hard[0], hard[1], plausible[0], plausible[1],
-                         cadence, entry.device_zone, entry.venue, entry.calendar or entry.venue,
-                         entry.quote_currency))
+            rows.append(
+                (
+                    sid,
+                    entry.unit,
+                    entry.dimension,
+                    hard[0],
+                    hard[1],
+                    plausible[0],
+                    plausible[1],
+                    cadence,
+                    entry.device_zone,
+                    entry.venue,
+                    entry.calendar or entry.venue,
+                    entry.quote_currency,
+                )
+            )
             calibrations.extend((sid, c.id, c.valid_from, c.valid_to) for c in entry.calibrations)
         self.con.executemany(f"INSERT INTO {CATALOG_TABLE_SQL} VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
         if calibrations:
             self.con.executemany(f"INSERT INTO {CALIBRATION_TABLE} VALUES (?,?,?,?)", calibrations)
 
-    def create_typed_view(self) -> None:
+    def create_typed_view(self, view: str = TYPED_VIEW, numbered: bool = False) -> None:
+        """The typed view over the source; ``numbered`` numbers input rows (examples only).
+
+        Row numbers are taken before any join reorders rows; numbering a file that has
+        none costs a window over the whole input, so only the example pass asks for it.
+        """
         time_col = self.contract.time.column
-        selects = ["s.__row AS __row" if self.source.has_row_number else "NULL::BIGINT AS __row"]
+        source = SOURCE_VIEW
+        if self.source.has_row_number:
+            selects = ["s.__row AS __row"]
+        elif numbered:
+            source = f"(SELECT row_number() OVER () AS __row, * FROM {SOURCE_VIEW})"
+            selects = ["s.__row AS __row"]
+        else:
+            selects = ["NULL::BIGINT AS __row"]
         for name, col in self.columns.items():
             selects.append(f"{col.typed} AS {ident(name)}")
             selects.append(f"CAST({col.raw} AS VARCHAR) AS {ident('__raw_' + name)}")
@@ -131,12 +175,11 @@ class _Run:
             if "calibration_id" in self.columns:
                 ts = self.columns[time_col].typed
                 selects.append("k.__cal_id AS __cal_id")
-                joins += (f" LEFT JOIN {CALIBRATION_TABLE} k ON k.__cal_series = {series_sql} AND "
-                          f"k.__cal_from <= {ts} AND (k.__cal_to IS NULL OR {ts} < k.__cal_to)")
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {TYPED_VIEW} AS SELECT {', '.join(selects)} "
-            f"FROM {SOURCE_VIEW} s{joins}"
-        )
+                joins += (
+                    f" LEFT JOIN {CALIBRATION_TABLE} k ON k.__cal_series = {series_sql} AND "
+                    f"k.__cal_from <= {ts} AND (k.__cal_to IS NULL OR {ts} < k.__cal_to)"
+                )
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT {', '.join(selects)} FROM {source} s{joins}")
 
     # ------------------------------------------------------------------ row checks
     def predicate_sql(self, predicate: exp.Expression) -> str:
@@ -166,8 +209,10 @@ class _Run:
         if kind == "catalog_series":
             return f"NOT {ident('__null_' + self.series)} AND __cat_series_id IS NULL" if self.series else None
         if kind == "calibration_in_force":
-            return ("calibration_id IS NOT NULL AND __cat_series_id IS NOT NULL "
-                    "AND calibration_id IS DISTINCT FROM __cal_id")
+            return (
+                "calibration_id IS NOT NULL AND __cat_series_id IS NOT NULL "
+                "AND calibration_id IS DISTINCT FROM __cal_id"
+            )
         if kind == "plausibility":
             return self.plausibility_sql(check)
         raise AssertionError(f"no row SQL for {kind}")  # pragma: no cover
@@ -184,8 +229,7 @@ class _Run:
                 self.result(check, "error", message=f"column(s) {', '.join(missing)} missing; see schema.columns")
                 continue
             if check.params.get("needs_catalog") and not self.catalog_joined:
-                why = "no catalog given (--catalog)" if self.plan.catalog is None else \
-                    "the series column is missing"
+                why = "no catalog given (--catalog)" if self.plan.catalog is None else "the series column is missing"
                 self.result(check, "error", message=f"needs the series catalog: {why}")
                 continue
             sql = self.failure_sql(check)
@@ -221,10 +265,10 @@ class _Run:
     def row_examples(self, failed: list[tuple[Check, str, int]]) -> dict[str, list[dict[str, Any]]]:
         flags = ", ".join(f"({sql}) AS __f{i}" for i, (_, sql, _) in enumerate(failed))
         any_failed = " OR ".join(f"__f{i}" for i in range(len(failed)))
-        row_number = "__row" if self.source.has_row_number else "row_number() OVER () AS __row"
+        self.create_typed_view("__tsc_typed_numbered", numbered=True)
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT * FROM (SELECT {row_number}, * EXCLUDE "
-            f"(__row), {flags} FROM {TYPED_VIEW}) WHERE {any_failed}"
+            f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT * FROM (SELECT *, {flags} "
+            f"FROM __tsc_typed_numbered) WHERE {any_failed}"
         )
         out: dict[str, list[dict[str, Any]]] = {}
         for i, (check, _, _) in enumerate(failed):
@@ -255,15 +299,25 @@ class _Run:
             if check.kind == "required_columns":
                 missing = [c for c in self.contract.fields if c not in present]
                 if missing:
-                    self.result(check, "failed", self.rows, [{"missing": missing}],
-                                f"missing column(s): {', '.join(missing)}")
+                    self.result(
+                        check,
+                        "failed",
+                        self.rows,
+                        [{"missing": missing}],
+                        f"missing column(s): {', '.join(missing)}",
+                    )
                 else:
                     self.result(check, "passed")
             else:
                 unknown = sorted(present - expected)
                 if unknown:
-                    self.result(check, "failed", self.rows, [{"unknown": unknown}],
-                                f"unknown column(s): {', '.join(unknown)}")
+                    self.result(
+                        check,
+                        "failed",
+                        self.rows,
+                        [{"unknown": unknown}],
+                        f"unknown column(s): {', '.join(unknown)}",
+                    )
                 else:
                     self.result(check, "passed")
 
@@ -284,10 +338,9 @@ class _Run:
             self.result(check, "passed")
             return
         rows = self.fetch(f"SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit}")
-        names = list(self.contract.key) + ["count"]
+        names = [*self.contract.key, "count"]
         examples = [{n: _json_value(v) for n, v in zip(names, r, strict=True)} for r in rows]
-        self.result(check, "failed", int(total[0]), examples,
-                    f"{total[1]} key(s) appear more than once")
+        self.result(check, "failed", int(total[0]), examples, f"{total[1]} key(s) appear more than once")
 
     def series_calendar_sql(self) -> str:
         time = self.contract.time
@@ -308,17 +361,23 @@ class _Run:
             assert cadence.interval is not None
             interval = str(int(cadence.interval.seconds * 1_000_000))
         calendar = f", {self.series_calendar_sql()} AS __cal" if with_calendar else ""
-        return (f"SELECT DISTINCT {series} AS __s, {ts} AS __t, {interval} AS __i{calendar} FROM {TYPED_VIEW} "
-                f"WHERE {ts} IS NOT NULL AND NOT {ident('__utc_' + self.contract.time.column)} "
-                f"AND NOT {ident('__tf_' + self.contract.time.column)} "
-                f"AND NOT {ident('__prec_' + self.contract.time.column)}"
-                + (f" AND {series} IS NOT NULL" if self.series else ""))
+        return (
+            f"SELECT DISTINCT {series} AS __s, {ts} AS __t, {interval} AS __i{calendar} FROM {TYPED_VIEW} "
+            f"WHERE {ts} IS NOT NULL AND NOT {ident('__utc_' + self.contract.time.column)} "
+            f"AND NOT {ident('__tf_' + self.contract.time.column)} "
+            f"AND NOT {ident('__prec_' + self.contract.time.column)}"
+            + (f" AND {series} IS NOT NULL" if self.series else "")
+        )
 
     def register_sessions(self) -> bool:
-        bounds = self.fetch(f"SELECT min({ident(self.contract.time.column)}), "
-                            f"max({ident(self.contract.time.column)}) FROM {TYPED_VIEW}")[0]
-        names = [r[0] for r in self.fetch(f"SELECT DISTINCT {self.series_calendar_sql()} FROM {TYPED_VIEW}")
-                 if r[0] is not None]
+        bounds = self.fetch(
+            f"SELECT min({ident(self.contract.time.column)}), max({ident(self.contract.time.column)}) FROM {TYPED_VIEW}"
+        )[0]
+        names = [
+            r[0]
+            for r in self.fetch(f"SELECT DISTINCT {self.series_calendar_sql()} FROM {TYPED_VIEW}")
+            if r[0] is not None
+        ]
         if bounds[0] is None or not names:
             return False
         table = calendars.sessions(names, bounds[0], bounds[1])
@@ -350,13 +409,19 @@ class _Run:
                 return
             if not has_sessions:
                 for check in checks:
-                    self.result(check, "error", message="no exchange calendar known for the series "
-                                "(catalog 'calendar' or 'venue', or time.calendar)")
+                    self.result(
+                        check,
+                        "error",
+                        message="no exchange calendar known for the series "
+                        "(catalog 'calendar' or 'venue', or time.calendar)",
+                    )
                 return
         self.progress("cadence")
         if sessions:
-            located = (f"SELECT p.*, x.open AS __open, x.close AS __close FROM ({self.points_sql(True)}) p "
-                       f"ASOF LEFT JOIN {SESSIONS_TABLE} x ON p.__cal = x.calendar AND p.__t >= x.open")
+            located = (
+                f"SELECT p.*, x.open AS __open, x.close AS __close FROM ({self.points_sql(True)}) p "
+                f"ASOF LEFT JOIN {SESSIONS_TABLE} x ON p.__cal = x.calendar AND p.__t >= x.open"
+            )
             flagged = f"SELECT *, (__open IS NULL OR __t >= __close) AS __outside FROM ({located})"
             partition = "__s, __open"
         else:
@@ -382,20 +447,35 @@ class _Run:
             if count:
                 rows = self.fetch(
                     f"SELECT __s, __t, __prev, __gap_us / 1e6, __i / 1e6 FROM __tsc_points WHERE {condition} "
-                    f"ORDER BY __s, __t LIMIT {self.limit}")
-                examples = [{series_name: r[0], time_col: _json_value(r[1]), "previous": _json_value(r[2]),
-                             "gap_s": r[3], "expected_s": r[4]} for r in rows]
+                    f"ORDER BY __s, __t LIMIT {self.limit}"
+                )
+                examples = [
+                    {
+                        series_name: r[0],
+                        time_col: _json_value(r[1]),
+                        "previous": _json_value(r[2]),
+                        "gap_s": r[3],
+                        "expected_s": r[4],
+                    }
+                    for r in rows
+                ]
                 self.result(cadence_check, "failed", int(count), examples)
             else:
                 self.result(cadence_check, "passed")
         if session_check is not None:
             count = self.fetch("SELECT count(*) FROM __tsc_points WHERE __outside")[0][0]
             if count and session_check.params["cadence"].outside_session_forbidden:
-                rows = self.fetch(f"SELECT __s, __t, __cal FROM __tsc_points WHERE __outside ORDER BY __s, __t "
-                                  f"LIMIT {self.limit}")
+                rows = self.fetch(
+                    f"SELECT __s, __t, __cal FROM __tsc_points WHERE __outside ORDER BY __s, __t LIMIT {self.limit}"
+                )
                 examples = [{series_name: r[0], time_col: _json_value(r[1]), "calendar": r[2]} for r in rows]
-                self.result(session_check, "failed", int(count), examples,
-                            "points outside the venue's trading session")
+                self.result(
+                    session_check,
+                    "failed",
+                    int(count),
+                    examples,
+                    "points outside the venue's trading session",
+                )
             else:
                 self.result(session_check, "passed")
 
@@ -412,15 +492,28 @@ class _Run:
         rows = self.fetch(
             f"SELECT {series}, max({ident(column)}), epoch_us(CAST({now} AS TIMESTAMPTZ)) - "
             f"epoch_us(max({ident(column)})) AS age FROM {TYPED_VIEW} GROUP BY 1 "
-            f"HAVING age > {max_age_us} OR max({ident(column)}) IS NULL ORDER BY 1")
+            f"HAVING age > {max_age_us} OR max({ident(column)}) IS NULL ORDER BY 1"
+        )
         if not rows:
             self.result(check, "passed")
             return
         name = self.series or "series"
-        examples = [{name: r[0], "newest": _json_value(r[1]), "age_s": None if r[2] is None else r[2] / 1e6,
-                     "max_age_s": max_age_us / 1e6} for r in rows[: self.limit]]
-        self.result(check, "failed", len(rows), examples,
-                    f"{len(rows)} series older than {freshness.max_age.text} at {self.now.isoformat()}")
+        examples = [
+            {
+                name: r[0],
+                "newest": _json_value(r[1]),
+                "age_s": None if r[2] is None else r[2] / 1e6,
+                "max_age_s": max_age_us / 1e6,
+            }
+            for r in rows[: self.limit]
+        ]
+        self.result(
+            check,
+            "failed",
+            len(rows),
+            examples,
+            f"{len(rows)} series older than {freshness.max_age.text} at {self.now.isoformat()}",
+        )
 
     def plausibility_sql(self, check: Check) -> str:  # pragma: no cover - replaced when bounds land
         raise NotImplementedError
@@ -463,6 +556,13 @@ class DuckDBEngine:
 
     name = "duckdb"
 
-    def run(self, plan: CheckPlan, data: Any, *, now: datetime | None = None, examples: int = 5,
-            progress: Progress | None = None) -> ValidationReport:
+    def run(
+        self,
+        plan: CheckPlan,
+        data: Any,
+        *,
+        now: datetime | None = None,
+        examples: int = 5,
+        progress: Progress | None = None,
+    ) -> ValidationReport:
         return _Run(plan, data, now, examples, progress).run()

@@ -120,9 +120,7 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
     for key in keys:
         path = _quote("$." + '"' + key.replace('"', '\\"') + '"')
         # the literal number text, read from the raw document: JSON numbers never pass through double
-        number = (
-            f"regexp_extract(__doc::VARCHAR, {_quote(_number_pattern(key))}, 1)"
-        )
+        number = f"regexp_extract(__doc::VARCHAR, {_quote(_number_pattern(key))}, 1)"
         selects.append(
             f"CASE WHEN json_type(__doc, {path}) IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT') "
             f"THEN {number} WHEN json_type(__doc, {path}) = 'BOOLEAN' THEN json_extract(__doc, {path})::VARCHAR "

@@ -86,90 +86,259 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
     provenance = set(contract.provenance_required)
     all_columns = tuple(contract.fields)
 
-    add(Check("schema.columns", "required_columns", "schema", f"fields: {', '.join(all_columns)}",
-              "fields", "schema", all_columns))
-    add(Check("schema.strict", "unknown_columns", "schema",
-              "unknown columns fail (additionalProperties: false)", "fields", "schema", all_columns))
+    add(
+        Check(
+            "schema.columns",
+            "required_columns",
+            "schema",
+            f"fields: {', '.join(all_columns)}",
+            "fields",
+            "schema",
+            all_columns,
+        )
+    )
+    add(
+        Check(
+            "schema.strict",
+            "unknown_columns",
+            "schema",
+            "unknown columns fail (additionalProperties: false)",
+            "fields",
+            "schema",
+            all_columns,
+        )
+    )
 
     for name, spec in contract.fields.items():
         source = f"fields.{name}" if not spec.implied else "provenance_required"
-        add(Check(f"field.{name}.type", "type", "fields", spec.type.text, f"{source}.type"
-                  if not spec.implied else source, "row", (name,), params={"dtype": spec.type}))
+        add(
+            Check(
+                f"field.{name}.type",
+                "type",
+                "fields",
+                spec.type.text,
+                f"{source}.type" if not spec.implied else source,
+                "row",
+                (name,),
+                params={"dtype": spec.type},
+            )
+        )
         if not contract.is_nullable(name):
             if name in provenance:
                 clause = f"provenance_required: [{', '.join(contract.provenance_required)}]"
-                add(Check(f"provenance.{name}", "not_null", "provenance", clause, "provenance_required",
-                          "row", (name,)))
+                add(
+                    Check(
+                        f"provenance.{name}",
+                        "not_null",
+                        "provenance",
+                        clause,
+                        "provenance_required",
+                        "row",
+                        (name,),
+                    )
+                )
             else:
                 why = "nullable: false" if spec.nullable is False else f"key: [{', '.join(contract.key)}]"
-                add(Check(f"field.{name}.nullable", "not_null", "fields", why, f"fields.{name}.nullable",
-                          "row", (name,)))
+                add(
+                    Check(
+                        f"field.{name}.nullable",
+                        "not_null",
+                        "fields",
+                        why,
+                        f"fields.{name}.nullable",
+                        "row",
+                        (name,),
+                    )
+                )
         if spec.has_value:
             literal = _literal(spec.value)
-            add(Check(f"field.{name}.value", "fixed_value", "fields",
-                      f"value: {str(spec.value).lower() if isinstance(spec.value, bool) else spec.value}",
-                      f"fields.{name}.value", "row", (name,),
-                      predicate=exp.EQ(this=exp.column(name), expression=literal)))
+            add(
+                Check(
+                    f"field.{name}.value",
+                    "fixed_value",
+                    "fields",
+                    f"value: {str(spec.value).lower() if isinstance(spec.value, bool) else spec.value}",
+                    f"fields.{name}.value",
+                    "row",
+                    (name,),
+                    predicate=exp.EQ(this=exp.column(name), expression=literal),
+                )
+            )
         if name in contract.constraints:
             clause = contract.constraints[name]
-            add(Check(f"field.{name}.constraint", "constraint", "fields", clause.text,
-                      f"fields.{name}.constraint", "row", clause.columns, predicate=clause.predicate,
-                      params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog}))
+            add(
+                Check(
+                    f"field.{name}.constraint",
+                    "constraint",
+                    "fields",
+                    clause.text,
+                    f"fields.{name}.constraint",
+                    "row",
+                    clause.columns,
+                    predicate=clause.predicate,
+                    params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog},
+                )
+            )
 
     time_type = contract.fields[time.column].type
     tz_clause = time.timezone.text if time.timezone else f"type: {time_type.text}"
     timestamp_columns = tuple(n for n, s in contract.fields.items() if s.type.kind == "timestamp")
     add(Check("time.timezone", "utc_instant", "time", tz_clause, "time.timezone", "row", timestamp_columns))
     unit = time.precision or time_type.time_unit
-    add(Check("time.precision", "time_precision", "time", f"precision: {unit}", "time.precision", "row",
-              timestamp_columns, params={"unit": unit}))
+    add(
+        Check(
+            "time.precision",
+            "time_precision",
+            "time",
+            f"precision: {unit}",
+            "time.precision",
+            "row",
+            timestamp_columns,
+            params={"unit": unit},
+        )
+    )
 
-    add(Check("key.unique", "unique_key", "key", f"key: [{', '.join(contract.key)}]", "key", "window",
-              tuple(contract.key)))
+    add(
+        Check(
+            "key.unique",
+            "unique_key",
+            "key",
+            f"key: [{', '.join(contract.key)}]",
+            "key",
+            "window",
+            tuple(contract.key),
+        )
+    )
 
     for i, clause in enumerate(contract.invariants):
-        add(Check(f"invariants[{i}]", "invariant", "invariants", clause.text, f"invariants[{i}]", "row",
-                  clause.columns, predicate=clause.predicate,
-                  params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog}))
+        add(
+            Check(
+                f"invariants[{i}]",
+                "invariant",
+                "invariants",
+                clause.text,
+                f"invariants[{i}]",
+                "row",
+                clause.columns,
+                predicate=clause.predicate,
+                params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog},
+            )
+        )
 
     series = contract.series_column
     catalog_needed = any(c.params.get("needs_catalog") for c in checks) or (
         time.cadence is not None and time.cadence.source == "catalog"
     )
     if catalog_needed or catalog is not None:
-        add(Check("catalog.series", "catalog_series", "catalog", f"every {series} is in the series catalog",
-                  "catalog", "row", (series,) if series else (), params={"needs_catalog": True}))
-    if "calibration_id" in contract.fields and (catalog is None or any(
-        e.calibrations for e in catalog.series.values()
-    )):
+        add(
+            Check(
+                "catalog.series",
+                "catalog_series",
+                "catalog",
+                f"every {series} is in the series catalog",
+                "catalog",
+                "row",
+                (series,) if series else (),
+                params={"needs_catalog": True},
+            )
+        )
+    if "calibration_id" in contract.fields and (
+        catalog is None or any(e.calibrations for e in catalog.series.values())
+    ):
         note = contract.fields["calibration_id"].note or f"calibration record in force at {time.column}"
-        add(Check("catalog.calibration", "calibration_in_force", "catalog", note, "fields.calibration_id",
-                  "row", ("calibration_id", time.column), params={"needs_catalog": True}))
+        add(
+            Check(
+                "catalog.calibration",
+                "calibration_in_force",
+                "catalog",
+                note,
+                "fields.calibration_id",
+                "row",
+                ("calibration_id", time.column),
+                params={"needs_catalog": True},
+            )
+        )
 
     cadence = time.cadence
     if cadence is not None and cadence.source != "irregular":
-        add(Check("time.cadence", "cadence", "time", cadence.text, "time.cadence", "window",
-                  (series, time.column) if series else (time.column,),
-                  params={"cadence": cadence, "needs_catalog": cadence.source == "catalog"}))
+        add(
+            Check(
+                "time.cadence",
+                "cadence",
+                "time",
+                cadence.text,
+                "time.cadence",
+                "window",
+                (series, time.column) if series else (time.column,),
+                params={"cadence": cadence, "needs_catalog": cadence.source == "catalog"},
+            )
+        )
         if cadence.outside_session_forbidden or cadence.within_session:
-            add(Check("time.session", "session", "time", cadence.text, "time.cadence", "window",
-                      (series, time.column) if series else (time.column,),
-                      params={"cadence": cadence, "timezone": time.timezone}))
+            add(
+                Check(
+                    "time.session",
+                    "session",
+                    "time",
+                    cadence.text,
+                    "time.cadence",
+                    "window",
+                    (series, time.column) if series else (time.column,),
+                    params={"cadence": cadence, "timezone": time.timezone},
+                )
+            )
     if contract.completeness is not None:
-        add(Check("completeness", "completeness", "completeness", _section_text(contract.completeness),
-                  "completeness", "window", (time.column,), params={"completeness": contract.completeness}))
+        add(
+            Check(
+                "completeness",
+                "completeness",
+                "completeness",
+                _section_text(contract.completeness),
+                "completeness",
+                "window",
+                (time.column,),
+                params={"completeness": contract.completeness},
+            )
+        )
     if contract.freshness is not None:
-        add(Check("freshness", "freshness", "freshness", f"max_age: {contract.freshness.max_age.text}",
-                  "freshness", "batch", (contract.freshness.column or time.column,),
-                  params={"freshness": contract.freshness}))
+        add(
+            Check(
+                "freshness",
+                "freshness",
+                "freshness",
+                f"max_age: {contract.freshness.max_age.text}",
+                "freshness",
+                "batch",
+                (contract.freshness.column or time.column,),
+                params={"freshness": contract.freshness},
+            )
+        )
     if bounds is not None:
         for field_name in bounds.fields:
-            add(Check(f"plausibility.{field_name}", "plausibility", "plausibility",
-                      f"{field_name} within history-derived plausibility bounds", "bounds", "row",
-                      (field_name,), severity="warning", params={"field": field_name}))
-            add(Check(f"plausibility.{field_name}.scale", "scale_shift", "plausibility",
-                      f"{field_name} typical magnitude matches history", "bounds", "batch",
-                      (field_name,), params={"field": field_name}))
+            add(
+                Check(
+                    f"plausibility.{field_name}",
+                    "plausibility",
+                    "plausibility",
+                    f"{field_name} within history-derived plausibility bounds",
+                    "bounds",
+                    "row",
+                    (field_name,),
+                    severity="warning",
+                    params={"field": field_name},
+                )
+            )
+            add(
+                Check(
+                    f"plausibility.{field_name}.scale",
+                    "scale_shift",
+                    "plausibility",
+                    f"{field_name} typical magnitude matches history",
+                    "bounds",
+                    "batch",
+                    (field_name,),
+                    params={"field": field_name},
+                )
+            )
     return CheckPlan(contract=contract, catalog=catalog, checks=tuple(checks), bounds=bounds)
 
 

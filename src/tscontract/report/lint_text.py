@@ -42,8 +42,7 @@ def render_lint(report: LintReport, console: Console) -> None:
 
 def render_contract(contract: Contract, console: Console) -> None:
     console.print(
-        f"[bold]{escape(contract.contract)}[/] {escape(contract.version)}  "
-        f"owner: {escape(contract.owner or '-')}"
+        f"[bold]{escape(contract.contract)}[/] {escape(contract.version)}  owner: {escape(contract.owner or '-')}"
     )
     console.print(escape(f"key: {', '.join(contract.key)}   time: {contract.time.column}"))
     table = Table(title_justify="left")
