@@ -172,6 +172,58 @@ class _nullcontext:
         return None
 
 
+@app.command()
+def profile(
+    contract: Path,
+    history: Annotated[list[str], typer.Argument(help="Historical data files (same formats as validate).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the bounds YAML.")],
+    catalog: CatalogOption = None,
+    fields: Annotated[
+        str | None, typer.Option("--fields", help="Comma-separated fields (default: measurement fields).")
+    ] = None,
+    margin: Annotated[str, typer.Option("--margin", help="Widen [p01, p99] by this many spreads.")] = "0.5",
+    scale_factor: Annotated[
+        str, typer.Option("--scale-factor", help="Flag a typical magnitude moved by more than this factor.")
+    ] = "10",
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Derive per-series plausibility bounds from HISTORY for 'validate --bounds'."""
+    from decimal import Decimal, InvalidOperation
+
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.loader import load_contract
+    from tscontract.engines.duckdb import profile as run_profile
+    from tscontract.errors import InputError, display_path
+    from tscontract.plan.bounds import save_bounds
+
+    try:
+        margin_value, factor_value = Decimal(margin), Decimal(scale_factor)
+    except InvalidOperation:
+        raise InputError("--margin and --scale-factor take numbers") from None
+    if margin_value < 0 or factor_value <= 1:
+        raise InputError("--margin must be >= 0 and --scale-factor > 1")
+    bounds = run_profile(
+        load_contract(contract),
+        history,
+        catalog=load_catalog(catalog) if catalog else None,
+        fields=[f.strip() for f in fields.split(",")] if fields else None,
+        margin=margin_value,
+        scale_factor=factor_value,
+    )
+    save_bounds(bounds, out)
+    summary = {
+        "contract": bounds.contract,
+        "out": display_path(out),
+        "rows": bounds.rows,
+        "fields": {name: len(series) for name, series in bounds.fields.items()},
+    }
+    if fmt is OutputFormat.json:
+        _emit_json(summary)
+    else:
+        per_field = ", ".join(f"{n} ({k} series)" for n, k in summary["fields"].items())
+        typer.echo(f"profiled {bounds.rows} rows of {bounds.contract}: {per_field} -> {summary['out']}")
+
+
 def _wants_json(argv: list[str]) -> bool:
     for i, arg in enumerate(argv):
         if arg in ("--format", "-f") and i + 1 < len(argv) and argv[i + 1] == "json":

@@ -46,7 +46,7 @@ COMPATIBILITY_MODES = (
     "FULL_TRANSITIVE",
     "NONE",
 )
-GAP_TYPES = ("outside_session", "exchange_holiday", "maintenance", "device_offline")
+GAP_TYPES = ("outside_session", "exchange_holiday")
 
 
 def _text_parser(parse: Any, what: str) -> Any:
@@ -201,7 +201,7 @@ class Completeness(_Section):
     window: DurationText
     expected_count: int | Literal["per cadence"] = "per cadence"
     min_ratio: Number = Decimal(1)
-    allowed_gaps: list[Literal["outside_session", "exchange_holiday", "maintenance", "device_offline"]] = []
+    allowed_gaps: list[Literal["outside_session", "exchange_holiday"]] = []
     description: str | None = None
     note: str | None = None
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
 
 from tscontract.contract.types import DataType
 
@@ -41,6 +44,15 @@ def ident(name: str) -> str:
 
 def sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def json_value(value: Any) -> Any:
+    """A fetched SQL value as JSON-safe data: decimals as exact text, instants as RFC 3339 UTC."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return value
 
 
 def sql_type(dtype: DataType) -> str:

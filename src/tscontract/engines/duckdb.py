@@ -24,26 +24,19 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
-from tscontract.engines import calendars
-from tscontract.engines.columns import ColumnSQL, column_sql, ident, sql_string
+from tscontract.engines.columns import ColumnSQL, column_sql, ident, json_value, sql_string
+from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.sources import SOURCE_VIEW, Source, open_source
-from tscontract.plan.checks import Check, CheckPlan
+from tscontract.errors import InputError
+from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
+from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.report.model import CheckResult, ValidationReport
 
 TYPED_VIEW = "__tsc_typed"
 CATALOG_TABLE_SQL = "__tsc_catalog"
 CALIBRATION_TABLE = "__tsc_calibrations"
-SESSIONS_TABLE = "__tsc_sessions"
 
 Progress = Callable[[str], None]
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-    return value
 
 
 class _Run:
@@ -144,6 +137,27 @@ class _Run:
         if calibrations:
             self.con.executemany(f"INSERT INTO {CALIBRATION_TABLE} VALUES (?,?,?,?)", calibrations)
 
+    def register_bounds(self) -> None:
+        bounds = self.plan.bounds
+        if bounds is None:
+            return
+        names = list(bounds.fields)
+        columns = ", ".join(
+            f"{ident(f'__b_{n}_{part}')} DECIMAL(38,10)" for n in names for part in ("low", "high", "mabs")
+        )
+        self.con.execute(f"CREATE TEMP TABLE __tsc_bounds (__b_series VARCHAR, {columns})")
+        series_ids = sorted({sid for per_series in bounds.fields.values() for sid in per_series})
+        rows = []
+        for sid in series_ids:
+            row: list[Any] = [sid]
+            for name in names:
+                profile = bounds.fields[name].get(sid)
+                low, high = profile.limits(bounds.margin) if profile else (None, None)
+                row.extend([low, high, profile.median_abs if profile else None])
+            rows.append(tuple(row))
+        marks = ", ".join("?" * (1 + 3 * len(names)))
+        self.con.executemany(f"INSERT INTO __tsc_bounds VALUES ({marks})", rows)
+
     def create_typed_view(self, view: str = TYPED_VIEW, numbered: bool = False) -> None:
         """The typed view over the source; ``numbered`` numbers input rows (examples only).
 
@@ -172,6 +186,9 @@ class _Run:
             series_sql = self.columns[self.series].typed
             selects.append("c.*")
             joins += f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = {series_sql}"
+            if self.plan.bounds is not None:
+                selects.append("b.* EXCLUDE (__b_series)")
+                joins += f" LEFT JOIN __tsc_bounds b ON b.__b_series = {series_sql}"
             if "calibration_id" in self.columns:
                 ts = self.columns[time_col].typed
                 selects.append("k.__cal_id AS __cal_id")
@@ -339,145 +356,8 @@ class _Run:
             return
         rows = self.fetch(f"SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit}")
         names = [*self.contract.key, "count"]
-        examples = [{n: _json_value(v) for n, v in zip(names, r, strict=True)} for r in rows]
+        examples = [{n: json_value(v) for n, v in zip(names, r, strict=True)} for r in rows]
         self.result(check, "failed", int(total[0]), examples, f"{total[1]} key(s) appear more than once")
-
-    def series_calendar_sql(self) -> str:
-        time = self.contract.time
-        default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
-        if self.catalog_joined:
-            return f"coalesce(__cat_calendar, {sql_string(default) if default else 'NULL'})"
-        return sql_string(default) if default else "NULL"
-
-    def points_sql(self, with_calendar: bool) -> str:
-        """Distinct (series, time) points with their interval; revisions share a point."""
-        ts = ident(self.contract.time.column)
-        series = ident(self.series) if self.series else "'*'"
-        cadence = self.contract.time.cadence
-        assert cadence is not None
-        if cadence.source == "catalog":
-            interval = "__cat_cadence_us"
-        else:
-            assert cadence.interval is not None
-            interval = str(int(cadence.interval.seconds * 1_000_000))
-        calendar = f", {self.series_calendar_sql()} AS __cal" if with_calendar else ""
-        return (
-            f"SELECT DISTINCT {series} AS __s, {ts} AS __t, {interval} AS __i{calendar} FROM {TYPED_VIEW} "
-            f"WHERE {ts} IS NOT NULL AND NOT {ident('__utc_' + self.contract.time.column)} "
-            f"AND NOT {ident('__tf_' + self.contract.time.column)} "
-            f"AND NOT {ident('__prec_' + self.contract.time.column)}"
-            + (f" AND {series} IS NOT NULL" if self.series else "")
-        )
-
-    def register_sessions(self) -> bool:
-        bounds = self.fetch(
-            f"SELECT min({ident(self.contract.time.column)}), max({ident(self.contract.time.column)}) FROM {TYPED_VIEW}"
-        )[0]
-        names = [
-            r[0]
-            for r in self.fetch(f"SELECT DISTINCT {self.series_calendar_sql()} FROM {TYPED_VIEW}")
-            if r[0] is not None
-        ]
-        if bounds[0] is None or not names:
-            return False
-        table = calendars.sessions(names, bounds[0], bounds[1])
-        self.con.register("__tsc_sessions_arrow", table)
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {SESSIONS_TABLE} AS SELECT * FROM __tsc_sessions_arrow")
-        return True
-
-    def cadence_checks(self, cadence_check: Check | None, session_check: Check | None) -> None:
-        checks = [c for c in (cadence_check, session_check) if c is not None]
-        time_col = self.contract.time.column
-        if not self.columns[time_col].present or (self.series and not self.columns[self.series].present):
-            for check in checks:
-                self.result(check, "error", message="time or series column missing")
-            return
-        if any(c.params.get("needs_catalog") for c in checks) and not self.catalog_joined:
-            for check in checks:
-                self.result(check, "error", message="needs the series catalog (--catalog) for the cadence")
-            return
-        cadence = self.contract.time.cadence
-        assert cadence is not None
-        sessions = session_check is not None
-        if sessions:
-            self.progress("exchange sessions")
-            try:
-                has_sessions = self.register_sessions()
-            except Exception as exc:
-                for check in checks:
-                    self.result(check, "error", message=str(exc))
-                return
-            if not has_sessions:
-                for check in checks:
-                    self.result(
-                        check,
-                        "error",
-                        message="no exchange calendar known for the series "
-                        "(catalog 'calendar' or 'venue', or time.calendar)",
-                    )
-                return
-        self.progress("cadence")
-        if sessions:
-            located = (
-                f"SELECT p.*, x.open AS __open, x.close AS __close FROM ({self.points_sql(True)}) p "
-                f"ASOF LEFT JOIN {SESSIONS_TABLE} x ON p.__cal = x.calendar AND p.__t >= x.open"
-            )
-            flagged = f"SELECT *, (__open IS NULL OR __t >= __close) AS __outside FROM ({located})"
-            partition = "__s, __open"
-        else:
-            flagged = f"SELECT *, FALSE AS __outside FROM ({self.points_sql(False)})"
-            partition = "__s"
-        if cadence.tolerance_ratio is not None:
-            tolerance = f"__i * {cadence.tolerance_ratio}"
-        elif cadence.tolerance is not None:
-            tolerance = str(int(cadence.tolerance.seconds * 1_000_000))
-        else:
-            tolerance = "0"
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_points AS SELECT *, "
-            f"epoch_us(__t) - epoch_us(lag(__t) OVER (PARTITION BY {partition} ORDER BY __t)) AS __gap_us, "
-            f"lag(__t) OVER (PARTITION BY {partition} ORDER BY __t) AS __prev "
-            f"FROM ({flagged}) WHERE NOT __outside "
-            f"UNION ALL BY NAME SELECT *, NULL AS __gap_us, NULL AS __prev FROM ({flagged}) WHERE __outside"
-        )
-        series_name = self.series or "series"
-        if cadence_check is not None:
-            condition = f"NOT __outside AND __gap_us IS NOT NULL AND abs(__gap_us - __i) > {tolerance}"
-            count = self.fetch(f"SELECT count(*) FROM __tsc_points WHERE {condition}")[0][0]
-            if count:
-                rows = self.fetch(
-                    f"SELECT __s, __t, __prev, __gap_us / 1e6, __i / 1e6 FROM __tsc_points WHERE {condition} "
-                    f"ORDER BY __s, __t LIMIT {self.limit}"
-                )
-                examples = [
-                    {
-                        series_name: r[0],
-                        time_col: _json_value(r[1]),
-                        "previous": _json_value(r[2]),
-                        "gap_s": r[3],
-                        "expected_s": r[4],
-                    }
-                    for r in rows
-                ]
-                self.result(cadence_check, "failed", int(count), examples)
-            else:
-                self.result(cadence_check, "passed")
-        if session_check is not None:
-            count = self.fetch("SELECT count(*) FROM __tsc_points WHERE __outside")[0][0]
-            if count and session_check.params["cadence"].outside_session_forbidden:
-                rows = self.fetch(
-                    f"SELECT __s, __t, __cal FROM __tsc_points WHERE __outside ORDER BY __s, __t LIMIT {self.limit}"
-                )
-                examples = [{series_name: r[0], time_col: _json_value(r[1]), "calendar": r[2]} for r in rows]
-                self.result(
-                    session_check,
-                    "failed",
-                    int(count),
-                    examples,
-                    "points outside the venue's trading session",
-                )
-            else:
-                self.result(session_check, "passed")
 
     # ------------------------------------------------------------------ batch checks
     def freshness_check(self, check: Check) -> None:
@@ -501,7 +381,7 @@ class _Run:
         examples = [
             {
                 name: r[0],
-                "newest": _json_value(r[1]),
+                "newest": json_value(r[1]),
                 "age_s": None if r[2] is None else r[2] / 1e6,
                 "max_age_s": max_age_us / 1e6,
             }
@@ -515,26 +395,64 @@ class _Run:
             f"{len(rows)} series older than {freshness.max_age.text} at {self.now.isoformat()}",
         )
 
-    def plausibility_sql(self, check: Check) -> str:  # pragma: no cover - replaced when bounds land
-        raise NotImplementedError
+    def plausibility_sql(self, check: Check) -> str:
+        name = check.params["field"]
+        return f"{ident(name)} NOT BETWEEN {ident(f'__b_{name}_low')} AND {ident(f'__b_{name}_high')}"
+
+    def scale_check(self, check: Check) -> None:
+        """Typical magnitude per series against history: a unit switch moves it by orders of magnitude."""
+        name = check.params["field"]
+        if not self.columns[name].present or not self.series or not self.columns[self.series].present:
+            self.result(check, "error", message="field or series column missing")
+            return
+        factor = self.plan.bounds.scale_factor
+        series = ident(self.series)
+        rows = self.fetch(
+            f"SELECT {series}, now_mabs, hist_mabs, now_mabs / hist_mabs AS ratio, n FROM ("
+            f"SELECT {series}, median(abs({ident(name)})) AS now_mabs, any_value({ident(f'__b_{name}_mabs')}) "
+            f"AS hist_mabs, count(*) AS n FROM {TYPED_VIEW} GROUP BY 1) WHERE hist_mabs > 0 AND now_mabs IS NOT NULL "
+            f"AND (now_mabs > hist_mabs * {factor} OR now_mabs * {factor} < hist_mabs) ORDER BY 1"
+        )
+        if not rows:
+            self.result(check, "passed")
+            return
+        examples = [
+            {
+                self.series: r[0],
+                "median_abs": json_value(r[1]),
+                "history_median_abs": json_value(r[2]),
+                "ratio": float(r[3]),
+            }
+            for r in rows[: self.limit]
+        ]
+        self.result(
+            check,
+            "failed",
+            int(sum(r[4] for r in rows)),
+            examples,
+            f"typical {name} moved by more than {factor}x against history in {len(rows)} series: "
+            "a unit or scale change?",
+        )
 
     # ------------------------------------------------------------------ run
     def run(self) -> ValidationReport:
         started = time.perf_counter()
         self.register_catalog()
+        self.register_bounds()
         self.create_typed_view()
         self.row_checks()
         self.schema_checks()
         for check in self.plan.of_scope("window"):
             if check.kind == "unique_key":
                 self.key_check(check)
-        cadence = next((c for c in self.plan.checks if c.kind == "cadence"), None)
-        session = next((c for c in self.plan.checks if c.kind == "session"), None)
-        if cadence or session:
-            self.cadence_checks(cadence, session)
-        for check in self.plan.checks:
+        time_checks = [c for c in self.plan.checks if c.kind in ("cadence", "session", "completeness")]
+        if time_checks:
+            TimeChecks(self).execute(time_checks)
+        for check in self.plan.of_scope("batch"):
             if check.kind == "freshness":
                 self.freshness_check(check)
+            elif check.kind == "scale_shift":
+                self.scale_check(check)
         for check in self.plan.checks:
             if check.id not in self.results:
                 self.result(check, "error", message="not implemented by the duckdb engine yet")
@@ -566,3 +484,58 @@ class DuckDBEngine:
         progress: Progress | None = None,
     ) -> ValidationReport:
         return _Run(plan, data, now, examples, progress).run()
+
+
+def measurement_fields(contract: Contract) -> list[str]:
+    """Numeric fields that measure something: declared, not key or provenance."""
+    skip = {*contract.key, *contract.provenance_required}
+    numeric = [n for n, f in contract.declared_fields.items() if f.type.is_numeric and n not in skip]
+    measured = [n for n in numeric if contract.fields[n].unit or contract.fields[n].dimension]
+    return measured or numeric
+
+
+def profile(
+    contract: Contract,
+    data: Any,
+    *,
+    catalog: Any = None,
+    fields: list[str] | None = None,
+    margin: Decimal = DEFAULT_MARGIN,
+    scale_factor: Decimal = DEFAULT_SCALE_FACTOR,
+) -> Bounds:
+    """Per series robust quantiles and typical magnitude of each measurement field of ``data``."""
+    series = contract.series_column
+    if series is None:
+        raise InputError("profiling needs a series column (series.column in the contract)")
+    chosen = fields or measurement_fields(contract)
+    for name in chosen:
+        if name not in contract.fields or not contract.fields[name].type.is_numeric:
+            raise InputError(f"cannot profile {name!r}: not a numeric field of {contract.contract}")
+    run = _Run(build_plan(contract, catalog), data, None, 0, None)
+    run.register_catalog()
+    run.create_typed_view()
+    for name in (*chosen, series):
+        if not run.columns[name].present:
+            raise InputError(f"the history has no column {name!r}")
+    profiles: dict[str, dict[str, SeriesProfile]] = {}
+    for name in chosen:
+        f = ident(name)
+        rows = run.fetch(
+            f"SELECT {ident(series)}, count({f}), quantile_disc({f}, 0.01), quantile_disc({f}, 0.5), "
+            f"quantile_disc({f}, 0.99), quantile_disc(abs({f}), 0.5) FROM {TYPED_VIEW} "
+            f"WHERE NOT {ident('__tf_' + name)} AND {f} IS NOT NULL AND {ident(series)} IS NOT NULL "
+            "GROUP BY 1 ORDER BY 1"
+        )
+        profiles[name] = {str(r[0]): SeriesProfile(int(r[1]), *(Decimal(str(v)) for v in r[2:])) for r in rows}
+    total = run.fetch(f"SELECT count(*) FROM {TYPED_VIEW}")[0][0]
+    run.con.close()
+    return Bounds(
+        contract=contract.contract,
+        version=contract.version,
+        series_column=series,
+        fields=profiles,
+        margin=margin,
+        scale_factor=scale_factor,
+        sources=run.source.description,
+        rows=int(total),
+    )

@@ -25,6 +25,7 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
+from tscontract.errors import InputError
 
 Scope = Literal["schema", "row", "window", "batch"]
 Severity = Literal["error", "warning"]
@@ -313,7 +314,12 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
             )
         )
     if bounds is not None:
+        if bounds.series_column != series:
+            raise InputError(f"the bounds are per {bounds.series_column}, the contract's series column is {series}")
         for field_name in bounds.fields:
+            if field_name not in contract.fields:
+                raise InputError(f"the bounds profile field {field_name!r}, which the contract does not declare")
+            columns = (field_name, series)
             add(
                 Check(
                     f"plausibility.{field_name}",
@@ -322,7 +328,7 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
                     f"{field_name} within history-derived plausibility bounds",
                     "bounds",
                     "row",
-                    (field_name,),
+                    columns,
                     severity="warning",
                     params={"field": field_name},
                 )
@@ -332,10 +338,10 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
                     f"plausibility.{field_name}.scale",
                     "scale_shift",
                     "plausibility",
-                    f"{field_name} typical magnitude matches history",
+                    f"{field_name} typical magnitude within {bounds.scale_factor}x of history",
                     "bounds",
                     "batch",
-                    (field_name,),
+                    columns,
                     params={"field": field_name},
                 )
             )
@@ -357,5 +363,7 @@ def _section_text(section: Any) -> str:
         if value in (None, [], ()) or key in ("description", "note"):
             continue
         shown = getattr(value, "text", value)
+        if isinstance(shown, list):
+            shown = "[" + ", ".join(map(str, shown)) + "]"
         parts.append(f"{key}: {shown}")
     return ", ".join(parts)
