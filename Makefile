@@ -14,13 +14,24 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The main job on the bundled examples: parse and lint both worked contracts
-# with their catalogs.
+# The main job on the bundled examples: lint both worked contracts, validate the
+# good files (exit 0) and the bad ones (exit 1, a report of every violation; the
+# leading '-' lets the demo go on), then catch the shares->lots incident with
+# bounds profiled from history.
+OHLCV := examples/ohlcv_1m
+SENSOR := examples/plant_sensor
+NOW := --now 2026-11-30T21:05:00Z
 demo: install
-	$(BIN)/tscontract show examples/ohlcv_1m/contract.yaml
-	$(BIN)/tscontract lint examples/ohlcv_1m/contract.yaml --catalog examples/ohlcv_1m/catalog.yaml
-	$(BIN)/tscontract show examples/plant_sensor/contract.yaml
-	$(BIN)/tscontract lint examples/plant_sensor/contract.yaml --catalog examples/plant_sensor/catalog.yaml
+	$(BIN)/tscontract lint $(OHLCV)/contract.yaml --catalog $(OHLCV)/catalog.yaml
+	$(BIN)/tscontract lint $(SENSOR)/contract.yaml --catalog $(SENSOR)/catalog.yaml
+	$(BIN)/tscontract validate $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --catalog $(OHLCV)/catalog.yaml $(NOW)
+	-$(BIN)/tscontract validate $(OHLCV)/contract.yaml $(OHLCV)/data/bad.csv --catalog $(OHLCV)/catalog.yaml $(NOW)
+	$(BIN)/tscontract validate $(SENSOR)/contract.yaml $(SENSOR)/data/good.csv --catalog $(SENSOR)/catalog.yaml $(NOW)
+	-$(BIN)/tscontract validate $(SENSOR)/contract.yaml $(SENSOR)/data/bad_kpa.csv --catalog $(SENSOR)/catalog.yaml $(NOW)
+	mkdir -p out
+	$(BIN)/tscontract profile $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --out out/ohlcv_bounds.yaml
+	-$(BIN)/tscontract validate $(OHLCV)/contract.yaml $(OHLCV)/data/bad_lots.csv --catalog $(OHLCV)/catalog.yaml \
+		--bounds out/ohlcv_bounds.yaml $(NOW)
 
 lint-code: install
 	$(BIN)/ruff check src tests examples $(wildcard bench)

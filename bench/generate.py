@@ -51,7 +51,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peers.common import CHECKS, NOT_NULL_COLUMNS, UNIQUE_KEY, check_not_null, check_unique  # noqa: E402
+from peers.common import CHECKS, NOT_NULL_COLUMNS, UNIQUE_KEY, check_not_null, check_unique
 
 SEED = 20261130
 SYMBOLS = 500
@@ -137,7 +137,9 @@ def _price_cents(base_cents: np.ndarray, symbol: np.ndarray, minute: np.ndarray)
     return np.maximum(np.rint(base_cents[symbol] * np.exp(log_move)).astype(np.int64), 100)
 
 
-def _decimal_array(unscaled: np.ndarray, type_: pa.Decimal128Type, valid: np.ndarray | None = None) -> pa.Array:
+def _decimal_array(
+    unscaled: np.ndarray, type_: pa.Decimal128Type, valid: np.ndarray | None = None
+) -> pa.Array:
     """Build a decimal128 array from int64 unscaled values without Python objects."""
     words = np.empty((len(unscaled), 2), dtype=np.int64)
     words[:, 0] = unscaled  # little-endian two's complement: low word, then sign extension
@@ -215,7 +217,9 @@ def _chunk(
             "adjusted": pa.array(np.zeros(base, dtype=bool)),
             "source_id": _string_column(["vendor-x"], np.zeros(base, dtype=np.int32)),
             "ingest_run_id": pc.cast(
-                pc.binary_join_element_wise("run-", pc.utf8_lpad(pa.array(day + 1).cast(pa.string()), 5, "0"), ""),
+                pc.binary_join_element_wise(
+                    "run-", pc.utf8_lpad(pa.array(day + 1).cast(pa.string()), 5, "0"), ""
+                ),
                 pa.string(),
             ),
             "transform_version": _string_column(["1.0.0"], np.zeros(base, dtype=np.int32)),

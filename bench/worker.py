@@ -11,6 +11,7 @@ interpreter; standard library only, apart from what the peer module imports.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.metadata
 import json
@@ -36,10 +37,8 @@ DISTRIBUTIONS = ("tscontract", "duckdb", "pyarrow", "pandas", "numpy", "pandera"
 def versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
     for name in DISTRIBUTIONS:
-        try:
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             found[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            pass
     return found
 
 
@@ -54,8 +53,8 @@ def main() -> int:
     try:
         started = time.perf_counter()
         module = importlib.import_module(MODULES[args.peer])
+        ok, reason = getattr(module, "available", lambda: (True, ""))()  # imports the library
         result["import_s"] = time.perf_counter() - started
-        ok, reason = getattr(module, "available", lambda: (True, ""))()
         if not ok:
             result["skipped"] = reason
         else:

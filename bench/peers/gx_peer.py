@@ -37,11 +37,11 @@ from typing import Any
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
-import great_expectations as gx  # noqa: E402
-import great_expectations.expectations as gxe  # noqa: E402
-from great_expectations.data_context.types.base import ProgressBarsConfig  # noqa: E402
+import great_expectations as gx
+import great_expectations.expectations as gxe
+from great_expectations.data_context.types.base import ProgressBarsConfig
 
-from peers.common import (  # noqa: E402
+from peers.common import (
     ADJUSTED_CHECK,
     ALL_COLUMNS,
     NOT_NULL_COLUMNS,
@@ -49,7 +49,7 @@ from peers.common import (  # noqa: E402
     check_not_null,
     check_unique,
 )
-from peers.pandas_io import read  # noqa: E402
+from peers.pandas_io import read
 
 STRICT_CHECK = "gx:columns_match_set"
 
@@ -83,7 +83,9 @@ def expectations() -> list[gxe.Expectation]:
     result += [
         gxe.ExpectColumnValuesToBeInSet(column="adjusted", value_set=[False], meta={"check": ADJUSTED_CHECK}),
         gxe.ExpectCompoundColumnsToBeUnique(column_list=list(UNIQUE_KEY), meta={"check": check_unique()}),
-        gxe.ExpectTableColumnsToMatchSet(column_set=list(ALL_COLUMNS), exact_match=True, meta={"check": STRICT_CHECK}),
+        gxe.ExpectTableColumnsToMatchSet(
+            column_set=list(ALL_COLUMNS), exact_match=True, meta={"check": STRICT_CHECK}
+        ),
     ]
     return result
 

@@ -5,10 +5,11 @@
 
 ``report.checks`` is a list of results, each with ``.id``, ``.clause`` (verbatim contract
 text) and ``.failed_rows``. Invariants map to the common keys by their clause text, which
-is the contract's own. Nullability, the fixed ``adjusted`` value and key uniqueness are
-recognised from the check id, kind and clause (the engine names the column and the
-section). Checks with no common key -- types, cadence, session, revision policy -- are
-returned under ``unmapped`` with their failing-row counts, for the report.
+is the contract's own. Nullability (``field.close.nullable``, ``provenance.source_id``),
+the fixed ``adjusted`` value and key uniqueness are recognised by the result's ``.kind``
+and the column its id names. Checks with no common key -- types, UTC rule, precision,
+catalog, cadence, session -- are returned under ``unmapped`` with their failing-row
+counts, for the report.
 
 The benchmark data ignores exchange holidays and early closes (bench/generate.py), so a
 calendar-aware cadence or session check may report bars on those days; they are not
@@ -24,6 +25,7 @@ from typing import Any
 
 from peers.common import (
     ADJUSTED_CHECK,
+    ALL_COLUMNS,
     CONTRACT_PATH,
     INVARIANTS,
     NOT_NULL_COLUMNS,
@@ -53,26 +55,40 @@ def _words(*texts: Any) -> set[str]:
     return found
 
 
+def _column(check_id: str) -> str | None:
+    """The column a check id names (``field.close.nullable``, ``provenance.source_id``)."""
+    named = [part for part in re.split(r"[.\[\]]", check_id) if part in ALL_COLUMNS]
+    return named[0] if len(named) == 1 else None
+
+
 def common_key(check: Any) -> str | None:
-    """The common key a tscontract check result answers for, or None."""
+    """The common key a tscontract check result answers for, or None.
+
+    By the check's ``kind`` (``invariant``, ``not_null``, ``fixed_value``, ``unique_key``)
+    and the column its id names; invariants by their verbatim clause text. Falls back to
+    the words of id, kind and clause for results that carry no recognised kind.
+    """
     clause = " ".join(str(getattr(check, "clause", "") or "").split())
     if clause in INVARIANTS:
         return clause
     check_id = str(getattr(check, "id", "") or "")
-    kind = getattr(check, "kind", None)
-    columns = getattr(check, "columns", None) or getattr(check, "column", None) or getattr(check, "subject", None)
-    if isinstance(columns, str):
-        columns = [columns]
-    words = _words(check_id, kind, clause)
-    named = [c for c in (columns or []) if isinstance(c, str)] or [c for c in NOT_NULL_COLUMNS if c in words]
-    nullish = words & {"null", "nullable", "not_null", "nonnull", "non_null", "notnull", "nullability"}
-    if nullish and len(named) == 1 and named[0] in NOT_NULL_COLUMNS:
-        return check_not_null(named[0])
-    if "adjusted" in words and words & {"value", "false", "fixed"}:
+    kind = str(getattr(check, "kind", "") or "")
+    column = _column(check_id)
+    if kind == "not_null" and column in NOT_NULL_COLUMNS:
+        return check_not_null(column)
+    if kind == "fixed_value" and column == "adjusted":
         return ADJUSTED_CHECK
-    if not nullish and words & {"unique", "uniqueness", "duplicate", "duplicates", "key"}:
-        if set(UNIQUE_KEY) <= words or words & {"unique", "uniqueness", "duplicate", "duplicates"}:
-            return check_unique(UNIQUE_KEY)
+    if kind == "unique_key":
+        return check_unique(UNIQUE_KEY)
+    if kind:
+        return None
+    words = _words(check_id, clause)
+    if words & {"null", "nullable", "not_null"} and column in NOT_NULL_COLUMNS:
+        return check_not_null(column)
+    if column == "adjusted" and "value" in words:
+        return ADJUSTED_CHECK
+    if words & {"unique", "uniqueness", "duplicate", "duplicates"}:
+        return check_unique(UNIQUE_KEY)
     return None
 
 

@@ -7,6 +7,7 @@ calendar lookups in Python.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
@@ -30,22 +31,26 @@ def _calendar_module():  # type: ignore[no-untyped-def]
 def sessions(calendars: Iterable[str], start: datetime, end: datetime) -> pa.Table:
     """``calendar, open, close`` (UTC) for every session of ``calendars`` around ``[start, end]``."""
     xcals = _calendar_module()
-    names, opens, closes = [], [], []
+    tables = []
     first, last = (start - _MARGIN).date().isoformat(), (end + _MARGIN).date().isoformat()
+    timestamp = pa.timestamp("us", tz="UTC")
     for name in sorted(set(calendars)):
         try:
-            calendar = xcals.get_calendar(name, start=first, end=last)
+            with warnings.catch_warnings():
+                # exchange-calendars' own use of a pandas API pandas 3 deprecates; not ours to fix
+                warnings.simplefilter("ignore", FutureWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                calendar = xcals.get_calendar(name, start=first, end=last)
         except Exception as exc:  # exchange_calendars raises several types for unknown names and ranges
             raise InputError(f"exchange calendar {name!r} is not available: {exc}") from None
         schedule = calendar.schedule
-        names.extend([name] * len(schedule))
-        opens.extend(schedule["open"].dt.to_pydatetime())
-        closes.extend(schedule["close"].dt.to_pydatetime())
-    timestamp = pa.timestamp("us", tz="UTC")
-    return pa.table(
-        {
-            "calendar": pa.array(names, pa.string()),
-            "open": pa.array(opens, timestamp),
-            "close": pa.array(closes, timestamp),
-        }
-    )
+        tables.append(
+            pa.table(
+                {
+                    "calendar": pa.array([name] * len(schedule), pa.string()),
+                    "open": pa.Array.from_pandas(schedule["open"]).cast(timestamp),
+                    "close": pa.Array.from_pandas(schedule["close"]).cast(timestamp),
+                }
+            )
+        )
+    return pa.concat_tables(tables)
