@@ -52,6 +52,7 @@ class _Run:
         self.progress = progress or (lambda _msg: None)
         self.con = duckdb.connect()
         self.con.execute("SET TimeZone = 'UTC'")
+        self.con.execute("SET enable_progress_bar = false")
         self.source: Source = open_source(self.con, data)
         self.results: dict[str, CheckResult] = {}
         self.columns: dict[str, ColumnSQL] = {

@@ -79,6 +79,11 @@ class TimeChecks:
         return None
 
     def build_points(self, sessions: bool) -> None:
+        """One window pass: each point with the gap to the previous point of its series (and session).
+
+        Revisions and duplicates of a point share its instant: their gap is 0 and is not a cadence
+        fault; counts of points use ``count(DISTINCT __t)``.
+        """
         run = self.run
         ts = ident(self.time_col)
         series = ident(run.series) if run.series else "'*'"
@@ -89,25 +94,21 @@ class TimeChecks:
         if run.series:
             valid += f" AND {series} IS NOT NULL"
         points = (
-            f"SELECT DISTINCT {series} AS __s, {ts} AS __t, {self.interval_sql()} AS __i, "
+            f"SELECT {series} AS __s, {ts} AS __t, {self.interval_sql()} AS __i, "
             f"{self.calendar_sql()} AS __cal FROM __tsc_typed WHERE {valid}"
         )
         if sessions:
-            located = (
-                f"SELECT p.*, x.open AS __open, x.close AS __close FROM ({points}) p "
-                f"ASOF LEFT JOIN {SESSIONS} x ON p.__cal = x.calendar AND p.__t >= x.open"
+            flagged = (
+                f"SELECT p.*, x.open AS __open, (x.open IS NULL OR p.__t >= x.close) AS __outside "
+                f"FROM ({points}) p ASOF LEFT JOIN {SESSIONS} x ON p.__cal = x.calendar AND p.__t >= x.open"
             )
-            flagged = f"SELECT *, (__open IS NULL OR __t >= __close) AS __outside FROM ({located})"
-            partition = "__s, __open"
         else:
             flagged = f"SELECT *, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points})"
-            partition = "__s"
-        previous = f"lag(__t) OVER (PARTITION BY {partition} ORDER BY __t)"
+        previous = "lag(__t) OVER (PARTITION BY __s, __outside, __open ORDER BY __t)"
         run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {POINTS} AS "
-            f"SELECT *, {previous} AS __prev, epoch_us(__t) - epoch_us({previous}) AS __gap_us "
-            f"FROM ({flagged}) WHERE NOT __outside "
-            f"UNION ALL BY NAME SELECT *, NULL AS __prev, NULL AS __gap_us FROM ({flagged}) WHERE __outside"
+            f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT *, "
+            f"CASE WHEN NOT __outside THEN {previous} END AS __prev, "
+            f"CASE WHEN NOT __outside THEN epoch_us(__t) - epoch_us({previous}) END AS __gap_us FROM ({flagged})"
         )
 
     # ------------------------------------------------------------ run
@@ -135,7 +136,7 @@ class TimeChecks:
             getattr(self, check.kind)(check)
 
     def cadence(self, check: Check) -> None:
-        condition = f"NOT __outside AND __gap_us IS NOT NULL AND abs(__gap_us - __i) > {self.tolerance_sql()}"
+        condition = f"NOT __outside AND __gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
         count = self.run.fetch(f"SELECT count(*) FROM {POINTS} WHERE {condition}")[0][0]
         if not count:
             self.run.result(check, "passed")
@@ -157,7 +158,7 @@ class TimeChecks:
         self.run.result(check, "failed", int(count), examples)
 
     def session(self, check: Check) -> None:
-        count = self.run.fetch(f"SELECT count(*) FROM {POINTS} WHERE __outside")[0][0]
+        count = self.run.fetch(f"SELECT count(DISTINCT (__s, __t)) FROM {POINTS} WHERE __outside")[0][0]
         if not count or not check.params["cadence"].outside_session_forbidden:
             self.run.result(check, "passed")
             return
@@ -197,7 +198,9 @@ class TimeChecks:
                 f"{POINTS} GROUP BY __s) b USING (__s) WHERE e.__w >= lo AND "
                 f"e.__w + to_microseconds({window_us}) <= hi"
             )
-        actual = f"SELECT __s, {bucket} AS __w, count(*) AS __actual FROM {POINTS} WHERE {in_points} GROUP BY ALL"
+        actual = (
+            f"SELECT __s, {bucket} AS __w, count(DISTINCT __t) AS __actual FROM {POINTS} WHERE {in_points} GROUP BY ALL"
+        )
         ratio = str(spec.min_ratio)
         self.run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_windows AS SELECT e.__s, e.__w, e.__expected, "
