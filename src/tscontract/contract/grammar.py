@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from importlib.resources import files
 
 from lark import Lark, Tree
@@ -60,8 +60,13 @@ def _terminal_names() -> frozenset[str]:
     return frozenset(t.name for t in _parser().terminals)
 
 
+@lru_cache(maxsize=4096)
 def parse(start: str, text: str) -> Tree:
-    """Parse ``text`` with the start rule ``start``; raise :class:`ClauseSyntaxError`."""
+    """Parse ``text`` with the start rule ``start``; raise :class:`ClauseSyntaxError`.
+
+    Cached: catalogs repeat the same few cadences and units across thousands of series.
+    Callers only read the tree (transformers build new objects).
+    """
     what = _WHAT[start]
     if not text.strip():
         raise ClauseSyntaxError(f"empty {what}")
