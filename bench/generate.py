@@ -13,7 +13,7 @@ For each N it writes, under ``bench/data/``:
 
 Layout: ``SYMBOLS`` symbols, 1-minute bars in the XNAS regular session in winter
 (14:30:00Z <= bar_start < 21:00:00Z, 390 bars a session), consecutive weekdays from
-``FIRST_SESSION`` (holidays and early closes are ignored), rows ordered by bar_start then
+``FIRST_SESSION`` (full XNAS sessions from exchange-calendars: holidays and early closes skipped), rows ordered by bar_start then
 symbol. Prices are whole cents, volumes whole shares; both are written as exact decimals.
 
 Every number comes from numpy's PCG64 seeded with ``(SEED, chunk number)``, so the
@@ -103,11 +103,39 @@ def symbol_names(count: int = SYMBOLS) -> list[str]:
     return names
 
 
+def _full_sessions() -> np.ndarray:
+    """Epoch days of the XNAS full sessions opening 14:30Z from FIRST_SESSION (exchange-calendars).
+
+    Holidays and early closes are skipped, so every generated bar lies inside a real session.
+    """
+    import exchange_calendars as xcals
+
+    calendar = xcals.get_calendar("XNAS", start=FIRST_SESSION.isoformat(), end="2027-03-05")
+    schedule = calendar.schedule
+    opens = schedule["open"].dt.tz_convert("UTC")
+    closes = schedule["close"].dt.tz_convert("UTC")
+    full = (opens.dt.hour == 14) & (opens.dt.minute == 30) & ((closes - opens) == pd_timedelta(hours=6.5))
+    days = [(ts.date() - dt.date(1970, 1, 1)).days for ts in opens[full]]
+    return np.array(days, dtype=np.int64)
+
+
+def pd_timedelta(**kwargs: float):  # type: ignore[no-untyped-def]
+    import pandas as pd
+
+    return pd.Timedelta(**kwargs)
+
+
+_SESSION_DAYS: np.ndarray | None = None
+
+
 def _session_midnight_ms(day_index: np.ndarray) -> np.ndarray:
-    """Epoch milliseconds of UTC midnight of the n-th weekday session from FIRST_SESSION."""
-    first = (FIRST_SESSION - dt.date(1970, 1, 1)).days
-    weeks, weekday = np.divmod(day_index, 5)
-    return (first + weeks * 7 + weekday) * 86_400_000
+    """Epoch milliseconds of UTC midnight of the n-th full XNAS session from FIRST_SESSION."""
+    global _SESSION_DAYS
+    if _SESSION_DAYS is None:
+        _SESSION_DAYS = _full_sessions()
+    if int(np.max(day_index, initial=0)) >= len(_SESSION_DAYS):
+        raise SystemExit("too many rows for the winter sessions this generator knows; use fewer rows")
+    return _SESSION_DAYS[day_index] * 86_400_000
 
 
 def _hash_unit(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -301,6 +301,24 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {mem}, {platform.system()} {platform.release()}"
 
 
+def git_state() -> str:
+    """The commit the measured tscontract came from, and whether src/ had local changes."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "src"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return f"{commit}" + (" with uncommitted changes in src/" if dirty else "")
+
+
 def write_results(
     path: Path, sections: list[str], outcomes_all: list[Outcome], argv: list[str], args: Any
 ) -> None:
@@ -319,6 +337,7 @@ def write_results(
         f"- command: `{' '.join(['.venv/bin/python', 'bench/run.py', *argv])}`",
         f"- date: {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"- machine: {machine()}",
+        f"- tscontract source: commit {git_state()}",
         f"- repetitions per peer: {args.repeat} (times are medians; peak RSS is the maximum)",
         f"- pandas dtypes for pandera and GX: `{args.pandas_dtypes}` (see bench/peers/pandas_io.py)",
         "- wall s: `peer.run(path)` inside a fresh process: read the Parquet file and validate it."

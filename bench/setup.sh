@@ -41,6 +41,6 @@ fi
 echo "ok: $REPO/.venv"
 
 make_venv "$BENCH/.venv-pandera" "import pandera.pandas, pandas, pyarrow" \
-  "pandera>=0.20" "pandas>=2.2" "pyarrow>=15" psutil
+  "pandera>=0.20" "pandas>=2.2" "pyarrow>=15"
 make_venv "$BENCH/.venv-gx" "import great_expectations as gx; assert gx.__version__.startswith('1.')" \
-  "great_expectations>=1.0,<2" "pandas>=2.2" "pyarrow>=15" psutil
+  "great_expectations>=1.0,<2" "pandas>=2.2" "pyarrow>=15"

@@ -39,21 +39,39 @@ CALIBRATION_TABLE = "__tsc_calibrations"
 Progress = Callable[[str], None]
 
 
-class _Run:
-    """State of one validation run on one connection."""
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection set up the way every check expects (UTC, quiet)."""
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")
+    return con
+
+
+class ValidationRun:
+    """State of one validation run on one connection.
+
+    With ``con`` the run uses a caller's connection and leaves its temporary
+    tables there (the ingest gate reads the typed view and the failing rows);
+    ``data`` may then be a :class:`Source` already registered on it.
+    """
 
     def __init__(
-        self, plan: CheckPlan, data: Any, now: datetime | None, examples: int, progress: Progress | None
+        self,
+        plan: CheckPlan,
+        data: Any,
+        now: datetime | None,
+        examples: int,
+        progress: Progress | None,
+        con: duckdb.DuckDBPyConnection | None = None,
     ) -> None:
         self.plan = plan
         self.contract: Contract = plan.contract
         self.now = now or datetime.now(UTC)
         self.limit = examples
         self.progress = progress or (lambda _msg: None)
-        self.con = duckdb.connect()
-        self.con.execute("SET TimeZone = 'UTC'")
-        self.con.execute("SET enable_progress_bar = false")
-        self.source: Source = open_source(self.con, data)
+        self.owns_connection = con is None
+        self.con = con or connect()
+        self.source: Source = data if isinstance(data, Source) else open_source(self.con, data)
         self.results: dict[str, CheckResult] = {}
         self.columns: dict[str, ColumnSQL] = {
             name: column_sql(
@@ -346,9 +364,11 @@ class _Run:
             self.result(check, "error", message=f"key column(s) {', '.join(missing)} missing")
             return
         keys = ", ".join(ident(k) for k in self.contract.key)
+        typed_keys = ", ".join(f"{self.columns[k].typed} AS {ident(k)}" for k in self.contract.key)
         self.progress("key uniqueness")
+        # straight from the source: the catalog joins of the typed view are not needed to group keys
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {keys}, count(*) AS n FROM {TYPED_VIEW} "
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {typed_keys}, count(*) AS n FROM {SOURCE_VIEW} "
             f"GROUP BY ALL HAVING count(*) > 1"
         )
         total = self.fetch("SELECT coalesce(sum(n), 0), count(*) FROM __tsc_dups")[0]
@@ -456,9 +476,10 @@ class _Run:
                 self.scale_check(check)
         for check in self.plan.checks:
             if check.id not in self.results:
-                self.result(check, "error", message="not implemented by the duckdb engine yet")
+                self.result(check, "error", message="no step of the duckdb engine ran this check")
         ordered = [self.results[c.id] for c in self.plan.checks]
-        self.con.close()
+        if self.owns_connection:
+            self.con.close()
         return ValidationReport(
             contract=self.contract.contract,
             version=self.contract.version,
@@ -484,7 +505,7 @@ class DuckDBEngine:
         examples: int = 5,
         progress: Progress | None = None,
     ) -> ValidationReport:
-        return _Run(plan, data, now, examples, progress).run()
+        return ValidationRun(plan, data, now, examples, progress).run()
 
 
 def measurement_fields(contract: Contract) -> list[str]:
@@ -512,7 +533,7 @@ def profile(
     for name in chosen:
         if name not in contract.fields or not contract.fields[name].type.is_numeric:
             raise InputError(f"cannot profile {name!r}: not a numeric field of {contract.contract}")
-    run = _Run(build_plan(contract, catalog), data, None, 0, None)
+    run = ValidationRun(build_plan(contract, catalog), data, None, 0, None)
     run.register_catalog()
     run.create_typed_view()
     for name in (*chosen, series):

@@ -15,7 +15,7 @@ from tscontract.engines.columns import ident, json_value, sql_string
 from tscontract.plan.checks import Check
 
 if TYPE_CHECKING:
-    from tscontract.engines.duckdb import _Run
+    from tscontract.engines.duckdb import ValidationRun
 
 POINTS = "__tsc_points"
 SESSIONS = "__tsc_sessions"
@@ -23,7 +23,7 @@ _SESSION_GAPS = ("outside_session", "exchange_holiday")
 
 
 class TimeChecks:
-    def __init__(self, run: _Run) -> None:
+    def __init__(self, run: ValidationRun) -> None:
         self.run = run
         self.contract = run.contract
         self.time_col = run.contract.time.column
@@ -67,22 +67,45 @@ class TimeChecks:
     def register_sessions(self) -> str | None:
         """Load sessions for the batch; an error message when that is impossible."""
         run = self.run
-        ts = ident(self.time_col)
-        bounds = run.fetch(f"SELECT min({ts}), max({ts}) FROM __tsc_typed")[0]
-        names = [r[0] for r in run.fetch(f"SELECT DISTINCT {self.calendar_sql()} FROM __tsc_typed") if r[0] is not None]
+        # the time range from the source alone (no catalog join); calendars from the catalog, which is small
+        typed_time = run.columns[self.time_col].typed
+        bounds = run.fetch(f"SELECT min({typed_time}), max({typed_time}) FROM __tsc_source")[0]
+        names = [
+            r[0]
+            for r in run.fetch(
+                f"SELECT DISTINCT {self.calendar_sql()} FROM (SELECT * FROM "
+                f"__tsc_catalog UNION ALL BY NAME SELECT NULL AS __cat_calendar)"
+            )
+            if r[0] is not None
+        ]
         if bounds[0] is None:
             return "no valid timestamps"
         if not names:
             return "no exchange calendar known for the series (catalog 'calendar' or 'venue', or time.calendar)"
         run.con.register("__tsc_sessions_arrow", calendars.sessions(names, bounds[0], bounds[1]))
-        run.con.execute(f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT * FROM __tsc_sessions_arrow")
+        # one row per UTC day a session touches: points find their session by an equi-join on
+        # (calendar, day) instead of an ASOF join, twice as fast on large batches
+        run.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, open, close, "
+            "unnest(generate_series(date_trunc('day', open), date_trunc('day', close - INTERVAL 1 MICROSECOND), "
+            "INTERVAL 1 DAY)) AS day FROM __tsc_sessions_arrow"
+        )
         return None
 
-    def build_points(self, sessions: bool) -> None:
+    @staticmethod
+    def in_session_join(alias: str) -> str:
+        """``LEFT JOIN`` of the session (if any) that contains ``alias.__t``."""
+        return (
+            f"LEFT JOIN {SESSIONS} x ON x.calendar = {alias}.__cal AND x.day = date_trunc('day', {alias}.__t) "
+            f"AND {alias}.__t >= x.open AND {alias}.__t < x.close"
+        )
+
+    def build_points(self, sessions: bool, keep_all: bool) -> None:
         """One window pass: each point with the gap to the previous point of its series (and session).
 
         Revisions and duplicates of a point share its instant: their gap is 0 and is not a cadence
-        fault; counts of points use ``count(DISTINCT __t)``.
+        fault; counts of points use ``count(DISTINCT __t)``. Only completeness needs every point;
+        otherwise only the points that break the cadence or stand outside a session are kept.
         """
         run = self.run
         ts = ident(self.time_col)
@@ -99,16 +122,21 @@ class TimeChecks:
         )
         if sessions:
             flagged = (
-                f"SELECT p.*, x.open AS __open, (x.open IS NULL OR p.__t >= x.close) AS __outside "
-                f"FROM ({points}) p ASOF LEFT JOIN {SESSIONS} x ON p.__cal = x.calendar AND p.__t >= x.open"
+                f"SELECT p.*, x.open AS __open, x.open IS NULL AS __outside "
+                f"FROM ({points}) p {self.in_session_join('p')}"
             )
         else:
             flagged = f"SELECT *, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points})"
-        previous = "lag(__t) OVER (PARTITION BY __s, __outside, __open ORDER BY __t)"
+        # one window over each series; a gap counts only between two in-session points of the same session
+        same_session = "NOT __outside AND NOT lag(__outside) OVER w AND lag(__open) OVER w IS NOT DISTINCT FROM __open"
+        keep = (
+            "" if keep_all else f" WHERE __outside OR (__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()})"
+        )
         run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT *, "
-            f"CASE WHEN NOT __outside THEN {previous} END AS __prev, "
-            f"CASE WHEN NOT __outside THEN epoch_us(__t) - epoch_us({previous}) END AS __gap_us FROM ({flagged})"
+            f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT * FROM (SELECT *, "
+            f"CASE WHEN {same_session} THEN lag(__t) OVER w END AS __prev, "
+            f"CASE WHEN {same_session} THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us "
+            f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s ORDER BY __t)){keep}"
         )
 
     # ------------------------------------------------------------ run
@@ -131,7 +159,7 @@ class TimeChecks:
                 run.result(check, "error", message=problem)
             return
         run.progress("cadence and completeness")
-        self.build_points(sessions)
+        self.build_points(sessions, keep_all=any(c.kind == "completeness" for c in checks))
         for check in checks:
             getattr(self, check.kind)(check)
 
@@ -182,10 +210,7 @@ class TimeChecks:
                 f" AS __t FROM {POINTS} WHERE {in_points} GROUP BY __s, __cal"
             )
             if self.sessions:
-                grid = (
-                    f"SELECT g.__s, g.__t FROM ({grid}) g ASOF JOIN {SESSIONS} x "
-                    f"ON g.__cal = x.calendar AND g.__t >= x.open WHERE g.__t < x.close"
-                )
+                grid = f"SELECT g.__s, g.__t FROM ({grid}) g {self.in_session_join('g')} WHERE x.open IS NOT NULL"
             expected = f"SELECT __s, {bucket} AS __w, count(*) AS __expected FROM ({grid}) GROUP BY ALL"
         else:
             expected = (

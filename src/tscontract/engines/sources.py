@@ -163,6 +163,14 @@ def _to_arrow(data: Any) -> Any:
     return None
 
 
+def open_table(con: duckdb.DuckDBPyConnection, table: str, *, text: bool, description: list[str]) -> Source:
+    """Use a table already on ``con`` (with a ``__row`` column numbering rows) as the source."""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM {table}")
+    columns = _describe(con, SOURCE_VIEW)
+    columns.pop("__row", None)
+    return Source(columns, text=text, has_row_number=True, description=description)
+
+
 def open_source(con: duckdb.DuckDBPyConnection, data: Any) -> Source:
     """Register ``data`` as the view ``__tsc_source``.
 
