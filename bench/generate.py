@@ -13,7 +13,8 @@ For each N it writes, under ``bench/data/``:
 
 Layout: ``SYMBOLS`` symbols, 1-minute bars in the XNAS regular session in winter
 (14:30:00Z <= bar_start < 21:00:00Z, 390 bars a session), consecutive weekdays from
-``FIRST_SESSION`` (full XNAS sessions from exchange-calendars: holidays and early closes skipped), rows ordered by bar_start then
+``FIRST_SESSION`` (full XNAS sessions from exchange-calendars: holidays and early closes
+skipped), rows ordered by bar_start then
 symbol. Prices are whole cents, volumes whole shares; both are written as exact decimals.
 
 Every number comes from numpy's PCG64 seeded with ``(SEED, chunk number)``, so the
