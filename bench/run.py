@@ -1,6 +1,7 @@
 """Benchmark tscontract against its peers on generated ohlcv_1m data.
 
     .venv/bin/python bench/run.py --rows 1000000 [--rows 10000000] [--peers tscontract,sql,pandera,gx]
+    .venv/bin/python bench/run.py --peers tscontract,tscontract-compared,sql,pandera,pandera:numpy
 
 For each row count: generate the data if it is not there yet (bench/generate.py), then
 run every peer in a fresh subprocess with its own interpreter -- the project venv for
@@ -15,23 +16,32 @@ others (bench/setup.sh makes them). Per run it measures
 * the failing-row count per common check, compared with the other peers and with the
   ground truth the generator wrote.
 
-It prints the tables and writes them, with the package versions, to bench/RESULTS.md.
-Exit status: 0 when every peer that ran agrees with the ground truth, 1 otherwise.
+A pandas peer may carry its pandas dtypes in its name (``pandera:numpy``, ``gx:arrow``);
+without one it reads with ``--pandas-dtypes``. A run over ``--timeout`` seconds or
+``--max-rss-gib`` GiB resident is stopped and reported as such, with the reason.
+
+It prints the tables, and the project's targets (pandera against tscontract, tscontract
+against the hand-written SQL) met or not, and writes them with the package versions to
+bench/RESULTS.md. Exit status: 0 when every peer that finished agrees with the ground
+truth and none failed, 1 otherwise (a peer stopped by a budget does not change it).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
+import io
 import json
 import os
 import platform
+import shutil
 import signal
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -48,15 +58,27 @@ MAIN_PYTHON = REPO / ".venv" / "bin" / "python"
 
 @dataclass(frozen=True)
 class Peer:
-    name: str
+    name: str  # the module key of bench/worker.py
     label: str
     python: Path
     env: str
     uses_pandas: bool = False
+    dtypes: str | None = None  # pandas dtypes (arrow | numpy) of a pandas peer
+
+    @property
+    def id(self) -> str:
+        """The peer as named in tables and on the command line: ``pandera:numpy``."""
+        return f"{self.name}:{self.dtypes}" if self.dtypes else self.name
 
 
+PANDAS_DTYPES = ("arrow", "numpy")
+# Both variants of tscontract: the whole seed contract (with catalog), and the compared clauses only.
+TSCONTRACT_PEERS = ("tscontract", "tscontract-compared")
 PEERS = {
     "tscontract": Peer("tscontract", "tscontract", MAIN_PYTHON, ".venv"),
+    "tscontract-compared": Peer(
+        "tscontract-compared", "tscontract (compared clauses only)", MAIN_PYTHON, ".venv"
+    ),
     "sql": Peer("sql", "handwritten SQL (DuckDB)", MAIN_PYTHON, ".venv"),
     "pandera": Peer(
         "pandera", "pandera (pandas)", BENCH / ".venv-pandera" / "bin" / "python", "bench/.venv-pandera", True
@@ -65,13 +87,34 @@ PEERS = {
         "gx", "Great Expectations (pandas)", BENCH / ".venv-gx" / "bin" / "python", "bench/.venv-gx", True
     ),
 }
-DEFAULT_PEERS = "tscontract,sql,pandera,gx"
+DEFAULT_PEERS = "tscontract,tscontract-compared,sql,pandera,gx"
+
+
+def parse_peers(spec: str, default_dtypes: str) -> list[Peer]:
+    """``tscontract,sql,pandera,pandera:numpy`` -> peers; pandas peers get their dtypes."""
+    peers = []
+    for item in (p.strip() for p in spec.split(",") if p.strip()):
+        name, _, dtypes = item.partition(":")
+        if name not in PEERS:
+            raise ValueError(f"unknown peer {name!r}; choose from {', '.join(PEERS)}")
+        peer = PEERS[name]
+        if dtypes and not peer.uses_pandas:
+            raise ValueError(f"{name} does not read through pandas; ':{dtypes}' applies to pandera and gx")
+        if dtypes and dtypes not in PANDAS_DTYPES:
+            raise ValueError(f"pandas dtypes must be one of {', '.join(PANDAS_DTYPES)}, not {dtypes!r}")
+        if peer.uses_pandas:
+            dtypes = dtypes or default_dtypes
+            peer = replace(peer, dtypes=dtypes, label=f"{peer.label}, {dtypes} dtypes")
+        if any(p.id == peer.id for p in peers):
+            raise ValueError(f"peer {peer.id} given twice")
+        peers.append(peer)
+    return peers
 
 
 @dataclass
 class Outcome:
     peer: Peer
-    status: str = "ok"  # ok | skipped | error
+    status: str = "ok"  # ok | skipped | stopped (over a budget) | error
     message: str = ""
     runs: list[dict[str, Any]] = field(default_factory=list)
 
@@ -119,37 +162,67 @@ class Outcome:
         return self.runs[-1].get("versions", {}) if self.runs else {}
 
 
-def run_worker(
-    peer: Peer, parquet: Path, pandas_dtypes: str, timeout_s: float, log_dir: Path
-) -> dict[str, Any]:
-    """One fresh subprocess; returns the worker's JSON plus process wall time and peak RSS."""
+def _rss_kib(pid: int) -> int:
+    """Current resident set of a live process, from /proc (0 when it cannot be read)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def run_worker(peer: Peer, parquet: Path, args: argparse.Namespace, log_dir: Path) -> dict[str, Any]:
+    """One fresh subprocess; returns the worker's JSON plus process wall time and peak RSS.
+
+    The child is polled rather than waited on, so that it can be stopped while it is still
+    ours (never reaped): after ``--timeout`` seconds, or once its resident set exceeds
+    ``--max-rss-gib``. Such a run comes back with ``stopped`` and the reason.
+    """
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         out = Path(handle.name)
-    log = log_dir / f"{peer.name}.log"
+    log = log_dir / f"{peer.id.replace(':', '-')}.log"
     command = [str(peer.python), str(BENCH / "worker.py"), peer.name, str(parquet), str(out)]
-    command += ["--pandas-dtypes", pandas_dtypes]
+    command += ["--pandas-dtypes", peer.dtypes or args.pandas_dtypes]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "GX_ANALYTICS_ENABLED": "false"}
+    if peer.name in TSCONTRACT_PEERS and args.tscontract_src:  # a snapshot of one commit, ahead of src/
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(args.tscontract_src), env.get("PYTHONPATH")]))
+    max_rss_kib = int(args.max_rss_gib * 2**20) if args.max_rss_gib else 0
+    stopped = ""
     started = time.perf_counter()
     with log.open("w") as log_file:
         proc = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env, cwd=REPO)
-        timer = threading.Timer(timeout_s, lambda: os.kill(proc.pid, signal.SIGKILL))
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)  # rusage of this child alone
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)  # rusage of this child alone
+            if pid:
+                break
+            elapsed = time.perf_counter() - started
+            if elapsed > args.timeout:
+                stopped = f"stopped after {elapsed:.0f} s: over the time budget (--timeout {args.timeout:g})"
+            elif max_rss_kib and _rss_kib(proc.pid) > max_rss_kib:
+                stopped = (
+                    f"stopped after {elapsed:.0f} s: resident memory over the budget "
+                    f"(--max-rss-gib {args.max_rss_gib:g})"
+                )
+            if stopped:
+                os.kill(proc.pid, signal.SIGKILL)  # not reaped yet, so the pid is still this child
+                os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.05)
     elapsed = time.perf_counter() - started
     try:
         result = json.loads(out.read_text()) if out.stat().st_size else {}
     finally:
         out.unlink(missing_ok=True)
+    if stopped:
+        return {"stopped": stopped, "process_s": elapsed}
+    proc.returncode = os.waitstatus_to_exitcode(status)
     result["process_s"] = elapsed
     result["maxrss_kib"] = usage.ru_maxrss
     result["returncode"] = proc.returncode
     if proc.returncode < 0 and "error" not in result:
-        killed = "timed out" if elapsed >= timeout_s else f"killed by signal {-proc.returncode}"
-        result["error"] = f"{killed} after {elapsed:.0f}s"
+        result["error"] = f"killed by signal {-proc.returncode} after {elapsed:.0f}s"
     elif not result.get("counts") and "error" not in result and "skipped" not in result:
         result["error"] = f"exit code {proc.returncode}, no result"
     if "error" in result:
@@ -158,15 +231,17 @@ def run_worker(
 
 
 def run_peer(peer: Peer, parquet: Path, args: argparse.Namespace, log_dir: Path) -> Outcome:
-    if peer.uses_pandas:
-        peer = replace(peer, label=f"{peer.label}, {args.pandas_dtypes} dtypes")
     outcome = Outcome(peer)
     if not peer.python.exists():
         hint = "make install" if peer.env == ".venv" else "bench/setup.sh"
         outcome.status, outcome.message = "skipped", f"{peer.python} not found: run {hint}"
         return outcome
-    for _ in range(args.repeat):
-        result = run_worker(peer, parquet, args.pandas_dtypes, args.timeout, log_dir)
+    for repetition in range(1, args.repeat + 1):
+        result = run_worker(peer, parquet, args, log_dir)
+        if "stopped" in result:
+            outcome.status = "stopped"
+            outcome.message = f"run {repetition} of {args.repeat} {result['stopped']}; not measured"
+            return outcome
         if "skipped" in result:
             outcome.status, outcome.message = "skipped", result["skipped"]
             return outcome
@@ -194,11 +269,18 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
+def _glance(result: TargetResult) -> str:
+    if result.met is None:
+        return "not measured"
+    return f"{result.value:,.2f}× " + ("yes" if result.met else "**no**")
+
+
 def _ratio(a: float | None, b: float | None) -> str:
     return "—" if not a or not b else f"{a / b:,.1f}×"
 
 
 def summary_rows(outcomes: list[Outcome], expected: dict[str, int]) -> list[list[str]]:
+    """One row per peer; "vs tscontract" is against the full-contract tscontract peer."""
     base = next((o for o in outcomes if o.peer.name == "tscontract" and o.status == "ok"), None)
     rows = []
     for o in outcomes:
@@ -215,7 +297,7 @@ def summary_rows(outcomes: list[Outcome], expected: dict[str, int]) -> list[list
             )
         else:
             vs = (
-                f"{o.peer.name}/tscontract {_ratio(o.wall_s, base.wall_s)} time, "
+                f"{o.peer.id}/tscontract {_ratio(o.wall_s, base.wall_s)} time, "
                 f"{_ratio(o.peak_rss_mib, base.peak_rss_mib)} RSS"
             )
         phases = ", ".join(f"{k} {v:.2f}" for k, v in o.phases.items())
@@ -248,7 +330,7 @@ SUMMARY_HEADER = [
 
 def counts_rows(outcomes: list[Outcome], expected: dict[str, int]) -> tuple[list[str], list[list[str]]]:
     ran = [o for o in outcomes if o.status == "ok"]
-    header = ["check", "ground truth", *(o.peer.name for o in ran)]
+    header = ["check", "ground truth", *(o.peer.id for o in ran)]
     rows = []
     for check in CHECKS:
         cells = [check, str(expected[check])]
@@ -257,6 +339,106 @@ def counts_rows(outcomes: list[Outcome], expected: dict[str, int]) -> tuple[list
             cells.append("—" if got is None else (str(got) if got == expected[check] else f"**{got}**"))
         rows.append(cells)
     return header, rows
+
+
+# The project's targets (README "Performance", issue #3), per tscontract variant.
+TIME_VS_PANDERA = 10.0  # pandera time / tscontract time at least this
+TIME_VS_SQL = 1.5  # tscontract time / hand-written SQL time at most this
+
+
+@dataclass
+class TargetResult:
+    variant: Outcome
+    ratio: str  # what is divided by what
+    bound: str
+    measured: str
+    value: float | None = None
+    met: bool | None = None  # None: not measured
+
+    @property
+    def verdict(self) -> str:
+        return "not measured" if self.met is None else ("yes" if self.met else "**no**")
+
+
+def _measured(a: float, b: float, unit: str, digits: int) -> str:
+    return f"{a:,.{digits}f} / {b:,.{digits}f} {unit} = {a / b:,.2f}×"
+
+
+def targets(outcomes: list[Outcome]) -> list[TargetResult]:
+    """Each target for each tscontract variant that ran: against the SQL peer, and every pandera peer."""
+    found: list[TargetResult] = []
+    sql = next((o for o in outcomes if o.peer.name == "sql"), None)
+    panderas = [o for o in outcomes if o.peer.name == "pandera"]
+    for variant in (o for o in outcomes if o.peer.name in TSCONTRACT_PEERS and o.status == "ok"):
+        assert variant.wall_s is not None and variant.peak_rss_mib is not None
+        tsc = variant.peer.id
+        result = TargetResult(variant, f"{tsc} time / sql time", f"≤ {TIME_VS_SQL:g}×", "sql did not run")
+        if sql is not None and sql.status != "ok":
+            result.measured = f"sql {sql.status}: {sql.message}"
+        elif sql is not None and sql.wall_s:
+            result.value = variant.wall_s / sql.wall_s
+            result.measured = _measured(variant.wall_s, sql.wall_s, "s", 2)
+            result.met = result.value <= TIME_VS_SQL
+        found.append(result)
+        for pandera in panderas:
+            time_target = TargetResult(
+                variant, f"{pandera.peer.id} time / {tsc} time", f"≥ {TIME_VS_PANDERA:g}×", ""
+            )
+            rss_target = TargetResult(variant, f"{tsc} peak RSS / {pandera.peer.id} peak RSS", "< 1×", "")
+            if pandera.status != "ok" or not pandera.wall_s or not pandera.peak_rss_mib:
+                time_target.measured = rss_target.measured = (
+                    f"{pandera.peer.id} {pandera.status}: {pandera.message}"
+                )
+            else:
+                time_target.value = pandera.wall_s / variant.wall_s
+                time_target.measured = _measured(pandera.wall_s, variant.wall_s, "s", 2)
+                time_target.met = time_target.value >= TIME_VS_PANDERA
+                rss_target.value = variant.peak_rss_mib / pandera.peak_rss_mib
+                rss_target.measured = _measured(variant.peak_rss_mib, pandera.peak_rss_mib, "MiB", 0)
+                rss_target.met = rss_target.value < 1
+            found += [time_target, rss_target]
+    return found
+
+
+TARGET_HEADER = ["tscontract variant", "ratio", "measured", "target", "met"]
+
+
+def target_rows(results: list[TargetResult]) -> list[list[str]]:
+    return [[r.variant.peer.label, r.ratio, r.measured, r.bound, r.verdict] for r in results]
+
+
+def target_verdicts(results: list[TargetResult]) -> list[str]:
+    """One plain sentence per tscontract variant: which targets are met, which are not."""
+    lines = []
+    for variant in dict.fromkeys(r.variant.peer.label for r in results):
+        mine = [r for r in results if r.variant.peer.label == variant]
+        met = [f"{r.ratio} {r.value:,.2f}× (target {r.bound})" for r in mine if r.met]
+        missed = [f"{r.ratio} {r.value:,.2f}× (target {r.bound})" for r in mine if r.met is False]
+        unmeasured = [r.ratio for r in mine if r.met is None]
+        parts = [f"meets {len(met)} of {len(mine) - len(unmeasured)} measured targets"]
+        parts.append("met: " + ("; ".join(met) if met else "none"))
+        parts.append("not met: " + ("; ".join(missed) if missed else "none"))
+        if unmeasured:
+            parts.append("not measured: " + "; ".join(unmeasured))
+        lines.append(f"- **{variant}** — " + ". ".join(parts) + ".")
+    return lines
+
+
+def unmapped_lines(outcomes: list[Outcome]) -> list[str]:
+    """Checks a peer reported without a common key: failing ones in full, passing ones by id."""
+    lines = []
+    for o in outcomes:
+        if not o.unmapped:
+            continue
+        failing = [f"`{k}` = {v}" for k, v in o.unmapped.items() if v]
+        passing = [f"`{k.split(': ', 1)[0]}`" for k, v in o.unmapped.items() if not v]
+        text = f"- {o.peer.id}: {len(o.unmapped)} checks"
+        if failing:
+            text += "; failing rows: " + ", ".join(failing)
+        if passing:
+            text += f"; 0 failing rows: {', '.join(passing)}"
+        lines.append(text)
+    return lines
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> str:
@@ -301,26 +483,79 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), {mem}, {platform.system()} {platform.release()}"
 
 
+def _git(*command: str) -> str:
+    return subprocess.run(["git", *command], cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+
 def git_state() -> str:
-    """The commit the measured tscontract came from, and whether src/ had local changes."""
+    """The commit the measured tscontract came from, and any local changes in src/.
+
+    Local changes are named by the files and a digest of their diff, so that two calls (at
+    the start and at the end of a run) tell whether src/ changed while the peers ran.
+    """
     try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        commit = _git("rev-parse", "--short", "HEAD").strip()
+        changed = _git("status", "--porcelain", "--untracked-files=all", "--", "src")
+        diff = _git("diff", "HEAD", "--", "src")
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
-    return f"{commit}" + (" with uncommitted changes in src/" if dirty else "")
+    if not changed.strip():
+        return commit
+    files = [line[3:] for line in changed.splitlines() if line.strip()]  # "XY path"
+    digest = hashlib.sha256((changed + diff).encode())
+    for name in files:  # untracked files are not in the diff: hash their content
+        path = REPO / name
+        if f"?? {name}" in changed and path.is_file():
+            digest.update(path.read_bytes())
+    return f"{commit} with uncommitted changes in src/ ({', '.join(files)}; digest {digest.hexdigest()[:12]})"
+
+
+def tscontract_snapshot(rev: str, data_dir: Path) -> tuple[Path, str]:
+    """``git archive`` of src/tscontract at ``rev`` under data_dir; returns its src/ and the commit.
+
+    The tscontract peers then import this snapshot (it goes first on PYTHONPATH) instead of
+    the working tree, so a run measures one commit even while src/ is being edited.
+    """
+    commit = _git("rev-parse", "--short", f"{rev}^{{commit}}").strip()
+    target = data_dir / "tscontract-src" / commit
+    if not (target / "src" / "tscontract" / "__init__.py").is_file():
+        partial = target.with_name(f"{commit}.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        command = ["git", "archive", "--format=tar", commit, "src/tscontract"]
+        archive = subprocess.run(command, cwd=REPO, capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(partial, filter="data")
+        shutil.rmtree(target, ignore_errors=True)
+        partial.rename(target)
+    return target / "src", commit
+
+
+def _relative(path: Path) -> str:
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
+def source_line(args: Any, outcomes_all: list[Outcome]) -> str:
+    """Which tscontract was measured: a commit snapshot, or the working tree (and whether it moved)."""
+    files = {o.runs[-1].get("tscontract_file") for o in outcomes_all if o.runs}
+    shown = [f"`{_relative(Path(f).parent)}`" for f in sorted(f for f in files if f)]
+    where = f" (imported from {', '.join(shown)})" if shown else ""
+    if args.tscontract_src:
+        dirty = " with " in args.git_at_start
+        note = "; the working tree's uncommitted changes in src/ are not measured" if dirty else ""
+        return f"- tscontract source: commit {args.tscontract_commit}, `git archive` snapshot{where}{note}"
+    at_end = git_state()
+    moved = "" if at_end == args.git_at_start else f"; **src/ changed during the run**, at the end: {at_end}"
+    return f"- tscontract source: working tree at commit {args.git_at_start}{where}{moved}"
 
 
 def write_results(
-    path: Path, sections: list[str], outcomes_all: list[Outcome], argv: list[str], args: Any
+    path: Path,
+    sections: list[str],
+    glance: list[str],
+    outcomes_all: list[Outcome],
+    argv: list[str],
+    args: Any,
 ) -> None:
     envs: dict[str, dict[str, str]] = {}
     for o in outcomes_all:
@@ -337,13 +572,18 @@ def write_results(
         f"- command: `{' '.join(['.venv/bin/python', 'bench/run.py', *argv])}`",
         f"- date: {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"- machine: {machine()}",
-        f"- tscontract source: commit {git_state()}",
+        source_line(args, outcomes_all),
         f"- repetitions per peer: {args.repeat} (times are medians; peak RSS is the maximum)",
-        f"- pandas dtypes for pandera and GX: `{args.pandas_dtypes}` (see bench/peers/pandas_io.py)",
+        "- pandas dtypes of pandera and GX: in the peer's name (`pandera:arrow`, `pandera:numpy`;"
+        " see bench/peers/pandas_io.py)",
+        f"- budgets per peer run: {args.timeout:g} s"
+        + (f", {args.max_rss_gib:g} GiB resident" if args.max_rss_gib else "")
+        + " (a run over budget is stopped and reported as not measured)",
         "- wall s: `peer.run(path)` inside a fresh process: read the Parquet file and validate it."
         " process s adds interpreter start-up and imports; import s is the import alone."
         " peak RSS: `ru_maxrss` of the peer's own process.",
         "",
+        *glance,
         *sections,
         "## Package versions",
         "",
@@ -359,25 +599,50 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rows", type=int, action="append", help="rows of data (repeatable; default 1000000)"
     )
-    parser.add_argument("--peers", default=DEFAULT_PEERS, help=f"comma-separated, from {DEFAULT_PEERS}")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per peer (median time reported)")
-    parser.add_argument("--pandas-dtypes", choices=("arrow", "numpy"), default="arrow")
     parser.add_argument(
-        "--timeout", type=float, default=3600, help="seconds per peer run before it is killed"
+        "--peers",
+        default=DEFAULT_PEERS,
+        help=f"comma-separated, from {', '.join(PEERS)}; pandas peers may name their dtypes: pandera:numpy",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="runs per peer (median time reported)")
+    parser.add_argument(
+        "--pandas-dtypes", choices=PANDAS_DTYPES, default="arrow", help="dtypes of pandas peers named without"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=3600, help="seconds per peer run before it is stopped"
+    )
+    parser.add_argument(
+        "--max-rss-gib",
+        type=float,
+        default=0,
+        help="resident GiB per peer run before it is stopped (0: none)",
+    )
+    parser.add_argument(
+        "--tscontract-rev",
+        help="measure tscontract at this git revision (a snapshot in the data dir), not the working tree",
     )
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data")
     parser.add_argument("--results", type=Path, default=BENCH / "RESULTS.md", help="markdown file to write")
     args = parser.parse_args(argv)
     rows_list = args.rows or [1_000_000]
-    peers = []
-    for name in (p.strip() for p in args.peers.split(",") if p.strip()):
-        if name not in PEERS:
-            parser.error(f"unknown peer {name!r}; choose from {DEFAULT_PEERS}")
-        peers.append(PEERS[name])
+    args.git_at_start = git_state()
+    args.tscontract_src = args.tscontract_commit = None
+    if args.tscontract_rev:
+        try:
+            snapshot = tscontract_snapshot(args.tscontract_rev, args.data_dir)
+        except (OSError, subprocess.CalledProcessError) as error:
+            parser.error(f"--tscontract-rev {args.tscontract_rev}: {error}")
+        args.tscontract_src, args.tscontract_commit = snapshot
+        print(f"tscontract peers import commit {args.tscontract_commit} from {args.tscontract_src}")
+    try:
+        peers = parse_peers(args.peers, args.pandas_dtypes)
+    except ValueError as error:
+        parser.error(str(error))
 
     all_ok = True
     sections: list[str] = []
     outcomes_all: list[Outcome] = []
+    glance_rows: list[list[str]] = []
     for rows in rows_list:
         subprocess.run(
             [sys.executable, str(BENCH / "generate.py"), "--rows", str(rows), "--out", str(args.data_dir)],
@@ -404,11 +669,16 @@ def main(argv: list[str] | None = None) -> int:
         title = f"{rows:,} rows, {truth['symbols']} symbols, {truth['injected_rows']} injected defect rows"
         summary = summary_rows(outcomes, expected)
         count_header, count_rows = counts_rows(outcomes, expected)
+        found = targets(outcomes)
+        verdicts = target_verdicts(found)
         print_table(title, SUMMARY_HEADER, summary)
+        print_table(f"targets ({rows:,} rows)", TARGET_HEADER, target_rows(found))
+        print("\n".join(verdicts))
         print_table(f"failing rows per check ({rows:,} rows)", count_header, count_rows)
-        extra = [(o.peer.name, k, v) for o in outcomes for k, v in o.unmapped.items()]
-        for peer_name, check, value in extra:
-            print(f"  {peer_name}: not compared: {check} = {value}")
+        extra = unmapped_lines(outcomes)
+        print("not compared:\n" + "\n".join(extra) if extra else "")
+        for r in found:
+            glance_rows.append([f"{rows:,}", r.variant.peer.label, r.ratio, r.bound, _glance(r)])
         for o in outcomes:
             if o.status == "ok" and not agreement(o, expected)[0]:
                 all_ok = False
@@ -419,16 +689,30 @@ def main(argv: list[str] | None = None) -> int:
             "",
             markdown_table(SUMMARY_HEADER, summary),
             "",
+            "Targets:",
+            "",
+            markdown_table(TARGET_HEADER, target_rows(found)),
+            "",
+            *verdicts,
+            "",
             "Failing rows per check (bold: differs from the ground truth):",
             "",
             markdown_table(count_header, count_rows),
             "",
         ]
         if extra:
-            sections += ["Checks without a common key (not compared):", ""]
-            sections += [f"- {p}: `{k}` = {v}" for p, k, v in extra]
-            sections.append("")
-    write_results(args.results, sections, outcomes_all, argv, args)
+            sections += ["Checks without a common key (not compared):", "", *extra, ""]
+    glance = []
+    if glance_rows:
+        glance = [
+            "## Targets at a glance",
+            "",
+            "Per size and tscontract variant; details and the measured values under each size.",
+            "",
+            markdown_table(["rows", "tscontract variant", "ratio", "target", "measured, met"], glance_rows),
+            "",
+        ]
+    write_results(args.results, sections, glance, outcomes_all, argv, args)
     print(f"wrote {args.results}")
     return 0 if all_ok else 1
 

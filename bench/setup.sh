@@ -35,8 +35,10 @@ if [[ ! -x "$REPO/.venv/bin/python" ]]; then
   make -C "$REPO" install
 fi
 # numpy is needed by bench/generate.py only; tscontract itself does not depend on it.
-if ! "$REPO/.venv/bin/python" -c "import numpy, pyarrow, duckdb" 2>/dev/null; then
-  "$REPO/.venv/bin/python" -m pip install -q numpy pyarrow duckdb
+# exchange-calendars (an optional dependency of tscontract, in its dev extra) gives the
+# generator its XNAS sessions and the tscontract peer its session check.
+if ! "$REPO/.venv/bin/python" -c "import numpy, pyarrow, duckdb, exchange_calendars" 2>/dev/null; then
+  "$REPO/.venv/bin/python" -m pip install -q numpy pyarrow duckdb "exchange-calendars>=4.5"
 fi
 echo "ok: $REPO/.venv"
 

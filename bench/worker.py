@@ -27,6 +27,7 @@ sys.path.insert(0, str(BENCH))
 
 MODULES = {
     "tscontract": "peers.tscontract_peer",
+    "tscontract-compared": "peers.tscontract_compared_peer",
     "sql": "peers.handwritten_sql",
     "pandera": "peers.pandera_peer",
     "gx": "peers.gx_peer",

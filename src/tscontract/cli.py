@@ -224,6 +224,131 @@ def profile(
         typer.echo(f"profiled {bounds.rows} rows of {bounds.contract}: {per_field} -> {summary['out']}")
 
 
+StoreOption = Annotated[str, typer.Option("--store", help="A .duckdb file or a postgresql:// URL.", show_default=False)]
+
+
+@app.command()
+def ingest(
+    contract: Path,
+    data: Annotated[list[Path], typer.Argument(help="Batch files (Parquet, CSV, JSON lines).")],
+    store: StoreOption,
+    catalog: CatalogOption = None,
+    mapping: Annotated[Path | None, typer.Option("--mapping", help="Source-to-contract mapping YAML.")] = None,
+    source_id: Annotated[str | None, typer.Option("--source-id", help="Recorded as source_id.")] = None,
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="Reason for restatements without a revision_reason column.")
+    ] = None,
+    who: Annotated[str | None, typer.Option("--who", help="Who restates (default: the row's source_id).")] = None,
+    now: Annotated[str | None, typer.Option("--now", help="The ingest instant (RFC 3339, default: now).")] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Gate DATA into STORE: valid rows are published, the rest quarantined with reasons."""
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.loader import load_contract
+    from tscontract.gate.ingest import ingest as run_ingest
+    from tscontract.gate.ingest import run_summary
+    from tscontract.gate.mapping import load_mapping
+    from tscontract.gate.store import open_store
+    from tscontract.report.text import render_validation
+
+    parsed = load_contract(contract)
+    loaded_catalog = load_catalog(catalog) if catalog else None
+    loaded_mapping = load_mapping(mapping) if mapping else None
+    opened = open_store(store)
+    try:
+        result = run_ingest(
+            parsed,
+            list(data),
+            opened,
+            catalog=loaded_catalog,
+            mapping=loaded_mapping,
+            source_id=source_id,
+            reason=reason,
+            who=who,
+            now=_parse_now(now),
+        )
+    finally:
+        opened.close()
+    if fmt is OutputFormat.json:
+        _emit_json(result.to_json())
+    else:
+        console = make_console()
+        if result.report is not None and (result.quarantined or result.batch_rejected_by):
+            render_validation(result.report, console)
+        if result.row_failures:
+            console.print(
+                "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items())
+            )
+        console.print(run_summary(result))
+    clean = result.status == "duplicate" or (result.quarantined == 0)
+    raise typer.Exit(EXIT_OK if clean else EXIT_VIOLATION)
+
+
+@app.command()
+def corrections(
+    store: Annotated[str, typer.Argument(help="A .duckdb file or a postgresql:// URL.")],
+    contract_name: Annotated[str | None, typer.Option("--contract", help="Only this contract.")] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """List the correction log: every accepted restatement, who, when, why, old -> new."""
+    from tscontract.gate.store import CORRECTION_COLUMNS, CORRECTIONS, open_store
+
+    opened = open_store(store)
+    try:
+        where = f" WHERE contract = '{contract_name.replace(chr(39), chr(39) * 2)}'" if contract_name else ""
+        try:
+            rows = opened.query(
+                f"SELECT {', '.join(CORRECTION_COLUMNS)} FROM {CORRECTIONS}{where} ORDER BY corrected_at, run_id"
+            )
+        except Exception:
+            rows = []  # a store nothing was ingested into has no correction log yet
+    finally:
+        opened.close()
+    entries = [dict(zip(CORRECTION_COLUMNS, r, strict=True)) for r in rows]
+    if fmt is OutputFormat.json:
+        _emit_json({"store": store, "corrections": entries})
+        return
+    console = make_console()
+    for e in entries:
+        console.print(
+            f"{e['corrected_at']} {e['contract']} {e['key']} rev {e['old_revision']} -> {e['new_revision']} "
+            f"by {e['who']} ({e['reason']}): {e['old_values']} -> {e['new_values']}",
+            soft_wrap=True,
+            markup=False,
+        )
+    console.print(f"{len(entries)} correction(s)")
+
+
+@app.command("check-store")
+def check_store(
+    contract: Path,
+    store: Annotated[str, typer.Argument(help="A .duckdb file or a postgresql:// URL.")],
+    catalog: CatalogOption = None,
+    now: Annotated[str | None, typer.Option("--now", help="Instant freshness is judged at.")] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Validate what consumers read (latest revision per key): freshness, completeness, every clause."""
+    from tscontract.contract.loader import load_contract
+    from tscontract.engines import validate as run_validate
+    from tscontract.gate.store import open_store
+    from tscontract.report.text import render_validation
+
+    parsed = load_contract(contract)
+    opened = open_store(store)
+    try:
+        opened.ensure_schema(parsed)
+        published = opened.read_latest(parsed)
+    finally:
+        opened.close()
+    report = run_validate(parsed, published, catalog=catalog, now=_parse_now(now))
+    report.data = [f"{store} ({parsed.contract}: latest revision per key)"]
+    if fmt is OutputFormat.json:
+        _emit_json(report.to_json())
+    else:
+        render_validation(report, make_console())
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
 def _wants_json(argv: list[str]) -> bool:
     for i, arg in enumerate(argv):
         if arg in ("--format", "-f") and i + 1 < len(argv) and argv[i + 1] == "json":

@@ -275,7 +275,7 @@ class ValidationRun:
             runnable.append((check, sql))
         counts = ", ".join(f"count(*) FILTER (WHERE {sql}) AS c{i}" for i, (_, sql) in enumerate(runnable))
         self.progress("row checks: one fused scan")
-        row = self.con.execute(f"SELECT count(*){', ' + counts if counts else ''} FROM {TYPED_VIEW}").fetchone()
+        row = self.con.execute(f"SELECT count(*){', ' + counts if counts else ''} FROM {TYPED_VIEW}").fetchall()[0]
         assert row is not None
         self.rows = int(row[0])
         failed: list[tuple[Check, str, int]] = []
@@ -326,6 +326,32 @@ class ValidationRun:
                 examples.append(example)
             out[check.id] = examples
         return out
+
+    def materialize_failures(self, check_ids: list[str], table: str = "__tsc_row_fail") -> None:
+        """``table(__row, check_id)``: every input row that fails each of ``check_ids``.
+
+        For the ingest gate, after :meth:`run`: row checks re-evaluate their predicate, key
+        uniqueness names every row of a duplicated key, sessions every point outside a session.
+        """
+        parts = ["SELECT NULL::BIGINT AS __row, NULL::VARCHAR AS check_id WHERE FALSE"]
+        by_id = {c.id: c for c in self.plan.checks}
+        for check_id in check_ids:
+            check = by_id[check_id]
+            label = sql_string(check_id)
+            if check.scope == "row":
+                sql = self.failure_sql(check)
+                if sql is not None:
+                    parts.append(f"SELECT __row, {label} FROM {TYPED_VIEW} WHERE {sql}")
+            elif check.kind == "unique_key":
+                typed = ", ".join(f"{self.columns[k].typed} AS {ident(k)}" for k in self.contract.key)
+                keys = " AND ".join(f"d.{ident(k)} IS NOT DISTINCT FROM s.{ident(k)}" for k in self.contract.key)
+                parts.append(
+                    f"SELECT s.__row, {label} FROM (SELECT __row, {typed} FROM {SOURCE_VIEW}) s "
+                    f"JOIN __tsc_dups d ON {keys}"
+                )
+            elif check.kind == "session":
+                parts.append(f"SELECT __row, {label} FROM __tsc_points WHERE __outside")
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {' UNION ALL '.join(parts)}")
 
     # ------------------------------------------------------------------ schema
     def schema_checks(self) -> None:

@@ -117,7 +117,7 @@ class TimeChecks:
         if run.series:
             valid += f" AND {series} IS NOT NULL"
         points = (
-            f"SELECT {series} AS __s, {ts} AS __t, {self.interval_sql()} AS __i, "
+            f"SELECT __row, {series} AS __s, {ts} AS __t, {self.interval_sql()} AS __i, "
             f"{self.calendar_sql()} AS __cal FROM __tsc_typed WHERE {valid}"
         )
         if sessions:

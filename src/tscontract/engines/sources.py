@@ -55,6 +55,17 @@ def _paths(data: Sequence[str | Path]) -> list[Path]:
     return paths
 
 
+def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
+    """The result of ``sql`` as a pyarrow Table, across DuckDB releases (the method was renamed)."""
+    relation = con.sql(sql, params=params) if params is not None else con.sql(sql)
+    for name in ("to_arrow_table", "fetch_arrow_table", "arrow"):
+        method = getattr(relation, name, None)
+        if method is not None:
+            table = method()
+            return table.read_all() if hasattr(table, "read_all") else table
+    raise RuntimeError("this DuckDB release cannot return Arrow tables")  # pragma: no cover
+
+
 def _describe(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
     rows = con.execute(f"DESCRIBE {view}").fetchall()
     return {str(r[0]): str(r[1]) for r in rows}
@@ -107,7 +118,7 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
         f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT json AS __doc, "
         f"row_number() OVER () AS __row FROM read_json_objects({listed}, format = 'newline_delimited')"
     )
-    not_objects = con.execute(f"SELECT count(*) FROM {raw} WHERE json_type(__doc) <> 'OBJECT'").fetchone()
+    not_objects = con.execute(f"SELECT count(*) FROM {raw} WHERE json_type(__doc) <> 'OBJECT'").fetchall()[0]
     if not_objects and not_objects[0]:
         raise InputError(f"{', '.join(shown)}: every JSON line must be an object (a record)")
     keys = [

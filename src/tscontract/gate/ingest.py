@@ -1,0 +1,389 @@
+"""The ingest gate: convert, validate before anyone can see the data, publish or quarantine.
+
+One batch, one transaction: every input row ends in exactly one of published or
+quarantine, the run is recorded with its input hash (so the same file is never
+published twice), and a process killed at any moment leaves all of the batch or
+none of it.
+
+Which failing clause rejects what (see :func:`disposition`):
+
+* the whole batch: missing or unknown columns, a column of the wrong physical type
+  (schema drift), a unit that differs from the catalog's for a series, freshness,
+  a typical magnitude that moved against history, and any check that could not run;
+* the row: type, nullability, provenance, fixed values, constraints, invariants, UTC
+  rule, precision, unknown series, calibration not in force, duplicate keys, points
+  outside the session, and the revision rules (:mod:`.revisions`);
+* nothing (reported in the run only): cadence, completeness, row plausibility warnings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import pyarrow as pa
+
+from tscontract.contract.catalog import Catalog
+from tscontract.contract.model import Contract
+from tscontract.engines.columns import ident, sql_string
+from tscontract.engines.duckdb import ValidationRun, connect
+from tscontract.engines.sources import SOURCE_VIEW, Source, fetch_arrow, open_source
+from tscontract.errors import InputError, display_path
+from tscontract.gate.mapping import Mapping, apply_mapping
+from tscontract.gate.revisions import REVISION_TABLE, check_revisions, rule_clauses
+from tscontract.gate.store import Batch, Store, dumps
+from tscontract.plan.checks import Check, build_plan
+from tscontract.report.model import CheckResult, ValidationReport
+
+Disposition = Literal["batch", "row", "report"]
+CONTROL_COLUMNS = ("revision_reason",)
+_REPORT_ONLY = {"cadence", "completeness", "plausibility"}
+_BATCH_KINDS = {"required_columns", "unknown_columns", "freshness", "scale_shift"}
+
+
+def disposition(check: Check, result: CheckResult) -> Disposition:
+    """What a failing (or unrunnable) check rejects."""
+    if check.kind in _REPORT_ONLY:
+        return "report"
+    if result.status == "error" or check.kind in _BATCH_KINDS:
+        return "batch"
+    if check.kind == "type" and result.message:  # the physical type itself is wrong: schema drift
+        return "batch"
+    catalog_ref = check.params.get("catalog")
+    if catalog_ref is not None and catalog_ref.attribute == "unit":
+        return "batch"
+    return "row"
+
+
+@dataclass
+class IngestResult:
+    run_id: str
+    status: Literal["committed", "duplicate"]
+    contract: str
+    version: str
+    store: str
+    rows_in: int = 0
+    published: int = 0
+    quarantined: int = 0
+    batch_rejected_by: list[str] = field(default_factory=list)
+    row_failures: dict[str, int] = field(default_factory=dict)
+    corrections: int = 0
+    report: ValidationReport | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "status": self.status,
+            "contract": self.contract,
+            "version": self.version,
+            "store": self.store,
+            "rows_in": self.rows_in,
+            "published": self.published,
+            "quarantined": self.quarantined,
+            "batch_rejected_by": self.batch_rejected_by,
+            "row_failures": self.row_failures,
+            "corrections": self.corrections,
+            "validation": self.report.to_json() if self.report else None,
+        }
+
+
+def file_hash(paths: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+class _Gate:
+    def __init__(
+        self,
+        contract: Contract,
+        store: Store,
+        catalog: Catalog | None,
+        mapping: Mapping | None,
+        source_id: str | None,
+        reason: str | None,
+        who: str | None,
+        now: datetime,
+    ) -> None:
+        self.contract = contract
+        self.store = store
+        self.catalog = catalog
+        self.mapping = mapping
+        self.source_id = source_id
+        self.reason = reason
+        self.who = who
+        self.now = now
+        self.run_id = f"run-{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
+        self.con = connect()
+
+    # ------------------------------------------------------------ batch preparation
+    def load(self, paths: list[Path]) -> Source:
+        con = self.con
+        raw = open_source(con, [str(p) for p in paths])
+        view_columns = [str(r[0]) for r in con.execute(f"DESCRIBE {SOURCE_VIEW}").fetchall()]
+        rest = ", ".join(ident(c) for c in view_columns if c != "__row")
+        con.execute(f"CREATE TEMP TABLE __tsc_raw AS SELECT row_number() OVER () AS __row, {rest} FROM {SOURCE_VIEW}")
+        self.has_reason_column = "revision_reason" in raw.columns
+        if self.has_reason_column:
+            con.execute(
+                "CREATE TEMP TABLE __tsc_reasons AS SELECT __row, CAST(revision_reason AS VARCHAR) AS reason "
+                "FROM __tsc_raw"
+            )
+        control = [c for c in view_columns if c in CONTROL_COLUMNS or c in {f"__jt_{x}" for x in CONTROL_COLUMNS}]
+        keep = ", ".join(ident(c) for c in ["__row", *[c for c in view_columns if c != "__row" and c not in control]])
+        con.execute(f"CREATE TEMP TABLE __tsc_input AS SELECT {keep} FROM __tsc_raw")
+        text, json_types = raw.text, raw.json_types
+        if self.mapping is not None:
+            apply_mapping(con, "__tsc_input", "__tsc_batch", self.mapping, self.contract, self.catalog)
+            text, json_types = True, False
+        else:
+            con.execute("CREATE TEMP TABLE __tsc_batch AS SELECT * FROM __tsc_input")
+        self.fill_provenance(text, json_types)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM __tsc_batch")
+        columns = {
+            str(r[0]): str(r[1])
+            for r in con.execute(f"DESCRIBE {SOURCE_VIEW}").fetchall()
+            if r[0] != "__row" and not str(r[0]).startswith("__jt_")
+        }
+        return Source(
+            columns, text=text, json_types=json_types, has_row_number=True, description=[display_path(p) for p in paths]
+        )
+
+    def fill_provenance(self, text: bool, json_types: bool) -> None:
+        """The gate states what it knows: this run's id, the source it was told, the transform."""
+        fields = self.contract.fields
+        have = {str(r[0]) for r in self.con.execute("DESCRIBE __tsc_batch").fetchall()}
+        fills: dict[str, tuple[str, str]] = {}  # column -> (SQL value, JSON type)
+        if "ingest_run_id" in fields:
+            fills["ingest_run_id"] = (sql_string(self.run_id), "VARCHAR")
+        if "source_id" in fields and self.source_id is not None:
+            fills["source_id"] = (sql_string(self.source_id), "VARCHAR")
+        if "transform_version" in fields and (self.mapping is not None or "transform_version" not in have):
+            version = self.mapping.transform_version if self.mapping else "identity"
+            fills["transform_version"] = (sql_string(version), "VARCHAR")
+        if "revision" in fields and "revision" not in have:
+            fills["revision"] = ("'0'" if text else "0::BIGINT", "BIGINT")
+        if not fills:
+            return
+        replace = [f"{value} AS {ident(name)}" for name, (value, _) in fills.items() if name in have]
+        add = [f"{value} AS {ident(name)}" for name, (value, _) in fills.items() if name not in have]
+        if json_types:
+            for name, (_, jtype) in fills.items():
+                target = replace if f"__jt_{name}" in have else add
+                target.append(f"{sql_string(jtype)} AS {ident('__jt_' + name)}")
+        star = f"* REPLACE ({', '.join(replace)})" if replace else "*"
+        extra = f", {', '.join(add)}" if add else ""
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_batch AS SELECT {star}{extra} FROM __tsc_batch")
+
+    # ------------------------------------------------------------ the gate
+    def run(self, paths: list[Path], input_hash: str, progress: Any, examples: int) -> IngestResult:
+        contract = self.contract
+        base = IngestResult(self.run_id, "committed", contract.contract, contract.version, self.store.description)
+        started = datetime.now(UTC)
+        source = self.load(paths)
+        plan = build_plan(contract, self.catalog)
+        validation = ValidationRun(plan, source, self.now, examples, progress, con=self.con)
+        report = validation.run()
+        by_id = {c.id: c for c in plan.checks}
+        batch_ids, row_ids = [], []
+        for result in report.checks:
+            if result.status == "passed" or result.severity != "error":
+                continue
+            kind = disposition(by_id[result.id], result)
+            if kind == "batch":
+                batch_ids.append(result.id)
+            elif kind == "row":
+                row_ids.append(result.id)
+        validation.materialize_failures(row_ids, "__tsc_row_fail")
+        check_revisions(
+            self.con,
+            contract,
+            self.store,
+            self.catalog,
+            reason_flag=self.reason,
+            has_reason_column=self.has_reason_column,
+            now=self.now,
+            failures="__tsc_row_fail",
+        )
+        batch = self.assemble(plan.checks, batch_ids, input_hash, paths, started, report)
+        self.store.write(contract, batch)
+        base.rows_in = report.rows
+        base.published = batch.published.num_rows
+        base.quarantined = batch.quarantined.num_rows
+        base.batch_rejected_by = batch_ids
+        base.row_failures = {
+            str(k): int(v)
+            for k, v in self.con.execute(
+                "SELECT check_id, count(DISTINCT __row) FROM __tsc_row_fail GROUP BY 1 ORDER BY 1"
+            ).fetchall()
+        }
+        base.corrections = batch.corrections.num_rows
+        base.report = report
+        if base.published + base.quarantined != base.rows_in:  # the guarantee, checked on every run
+            raise AssertionError(f"gate lost rows: {base.rows_in} in, {base.published} + {base.quarantined} out")
+        return base
+
+    def assemble(
+        self,
+        checks: tuple[Check, ...],
+        batch_ids: list[str],
+        input_hash: str,
+        paths: list[Path],
+        started: datetime,
+        report: ValidationReport,
+    ) -> Batch:
+        con = self.con
+        contract = self.contract
+        clauses = {c.id: c.clause for c in checks} | rule_clauses(contract)
+        con.register("__tsc_clauses", pa.table({"check_id": list(clauses), "clause": list(clauses.values())}))
+        batch_level = bool(batch_ids)
+        batch_list = "[" + ", ".join(sql_string(i) for i in batch_ids) + "]::VARCHAR[]"
+        con.execute(
+            "CREATE TEMP TABLE __tsc_fail_agg AS SELECT f.__row, list(DISTINCT f.check_id ORDER BY f.check_id) AS ids "
+            "FROM __tsc_row_fail f GROUP BY f.__row"
+        )
+        now = f"TIMESTAMPTZ '{self.now.isoformat()}'"
+        cols = ", ".join(f"t.{ident(n)}" for n in contract.fields)
+        published = (
+            pa.table({})
+            if batch_level
+            else fetch_arrow(
+                con,
+                f"SELECT {cols}, {sql_string(self.run_id)} AS _run_id, {now} AS _ingested_at FROM __tsc_typed t "
+                "ANTI JOIN __tsc_fail_agg f USING (__row) ORDER BY t.__row",
+            )
+        )
+        raw_columns = [
+            str(r[0])
+            for r in con.execute("DESCRIBE __tsc_raw").fetchall()
+            if r[0] != "__row" and not str(r[0]).startswith("__jt_")
+        ]
+        record = "json_object(" + ", ".join(f"{sql_string(c)}, r.{ident(c)}" for c in raw_columns) + ")"
+        ids = f"list_distinct(list_concat({batch_list}, coalesce(f.ids, []::VARCHAR[])))"
+        which = "" if batch_level else "WHERE f.ids IS NOT NULL"
+        # each rejected row with its check ids and, in the same order, the clauses as written
+        failing = (
+            f"SELECT r.__row, unnest({ids}) AS check_id FROM __tsc_raw r "
+            f"LEFT JOIN __tsc_fail_agg f USING (__row) {which}"
+        )
+        reasons = (
+            f"SELECT i.__row, list(i.check_id ORDER BY i.check_id) AS ids, "
+            f"list(coalesce(c.clause, i.check_id) ORDER BY i.check_id) AS clauses FROM ({failing}) i "
+            "LEFT JOIN __tsc_clauses c USING (check_id) GROUP BY i.__row"
+        )
+        quarantined = fetch_arrow(
+            con,
+            f"SELECT {sql_string(self.run_id)} AS _run_id, r.__row AS _row, "
+            f"{str(batch_level).upper()} AS _batch_level, "
+            f"to_json(q.ids)::VARCHAR AS _checks, to_json(q.clauses)::VARCHAR AS _clauses, "
+            f"{record}::VARCHAR AS _record FROM __tsc_raw r JOIN ({reasons}) q USING (__row) ORDER BY r.__row",
+        )
+        corrections = self.corrections(batch_level)
+        summary = {
+            c.id: {"status": c.status, "failed_rows": c.failed_rows} for c in report.checks if c.status != "passed"
+        }
+        source_ids = (
+            con.execute("SELECT string_agg(DISTINCT source_id, ',') FROM __tsc_typed").fetchall()[0]
+            if "source_id" in contract.fields
+            else (None,)
+        )
+        run = {
+            "run_id": self.run_id,
+            "contract": contract.contract,
+            "version": contract.version,
+            "input_hash": input_hash,
+            "inputs": dumps([display_path(p) for p in paths]),
+            "source_id": self.source_id or (source_ids[0] if source_ids else None),
+            "transform_version": self.mapping.transform_version if self.mapping else None,
+            "started_at": started,
+            "finished_at": datetime.now(UTC),
+            "rows_in": report.rows,
+            "published": published.num_rows,
+            "quarantined": quarantined.num_rows,
+            "batch_rejected": batch_level,
+            "checks": dumps(summary),
+        }
+        return Batch(run=run, published=published, quarantined=quarantined, corrections=corrections)
+
+    def corrections(self, batch_level: bool) -> pa.Table:
+        """The correction log: every restatement this batch publishes, old -> new."""
+        contract = self.contract
+        empty = pa.table({c: pa.array([], pa.string()) for c in ("run_id",)})
+        if batch_level or "revision" not in contract.fields:
+            return empty.slice(0, 0)
+        series_key = [k for k in contract.key if k != "revision"]
+        key_json = "json_object(" + ", ".join(f"{sql_string(k)}, v.{ident(k)}" for k in series_key) + ")"
+        new_json = "json_object(" + ", ".join(f"{sql_string(n)}, t.{ident(n)}" for n in contract.fields) + ")"
+        policy = contract.revision_policy
+        who = sql_string(self.who) if self.who else "t.source_id" if "source_id" in contract.fields else "NULL"
+        chained = (
+            f"SELECT v.*, {new_json}::VARCHAR AS __new, lag({new_json}::VARCHAR) OVER "
+            f"(PARTITION BY {', '.join('v.' + ident(k) for k in series_key)} ORDER BY v.__rev) AS __previous "
+            f"FROM {REVISION_TABLE} v JOIN __tsc_typed t USING (__row) "
+            "WHERE v.__row NOT IN (SELECT __row FROM __tsc_row_fail)"
+        )
+        # the old values: the store's latest row, or the previous revision published in this same batch
+        return fetch_arrow(
+            self.con,
+            f"SELECT {sql_string(self.run_id)} AS run_id, {sql_string(contract.contract)} AS contract, "
+            f"{key_json}::VARCHAR AS key, v.__rev - 1 AS old_revision, v.__rev AS new_revision, "
+            f"v.__reason AS reason, CAST({who} AS VARCHAR) AS who, "
+            f"TIMESTAMPTZ '{self.now.isoformat()}' AS corrected_at, "
+            f"{sql_string(policy.notification) if policy and policy.notification else 'NULL'} AS notification, "
+            "CASE WHEN v.__rev = v.__max_revision + 1 THEN v.__latest ELSE v.__previous END AS old_values, "
+            f"v.__new AS new_values FROM ({chained}) v JOIN __tsc_typed t USING (__row) "
+            "WHERE v.__rev > 0 ORDER BY v.__row",
+        )
+
+
+def ingest(
+    contract: Contract,
+    data: list[str | Path],
+    store: Store,
+    *,
+    catalog: Catalog | None = None,
+    mapping: Mapping | None = None,
+    source_id: str | None = None,
+    reason: str | None = None,
+    who: str | None = None,
+    now: datetime | None = None,
+    progress: Any = None,
+    examples: int = 5,
+) -> IngestResult:
+    """Gate the files ``data`` into ``store``; see the module docstring for the guarantees."""
+    paths = [Path(p) for p in data]
+    for path in paths:
+        if not path.is_file():
+            raise InputError(f"data file not found: {display_path(path)}")
+    moment = now or datetime.now(UTC)
+    input_hash = file_hash(paths)
+    store.ensure_schema(contract)
+    existing = store.find_run(contract, input_hash)
+    if existing is not None:
+        return IngestResult(existing, "duplicate", contract.contract, contract.version, store.description)
+    gate = _Gate(contract, store, catalog, mapping, source_id, reason, who, moment)
+    try:
+        return gate.run(paths, input_hash, progress, examples)
+    finally:
+        gate.con.close()
+
+
+def run_summary(result: IngestResult) -> str:
+    if result.status == "duplicate":
+        return f"already ingested as {result.run_id}: nothing to do"
+    rejected = f"; batch rejected by {', '.join(result.batch_rejected_by)}" if result.batch_rejected_by else ""
+    return (
+        f"{result.run_id}: {result.rows_in} rows in, {result.published} published, "
+        f"{result.quarantined} quarantined{rejected}"
+    )
+
+
+__all__ = ["IngestResult", "disposition", "file_hash", "ingest", "run_summary"]

@@ -1,0 +1,411 @@
+"""Where gated data lands: a DuckDB file (embedded default) or PostgreSQL.
+
+Per contract a store holds:
+
+``<contract>__published``
+    every accepted row with ``_run_id`` and ``_ingested_at``; all revisions stay here.
+``<contract>`` (view)
+    what consumers read: the latest revision of each key.
+``<contract>__quarantine``
+    every rejected row: the input record as JSON, the failing check ids and clause texts,
+    whether the whole batch was rejected.
+``tscontract_runs``
+    one row per committed ingest: contract and version, input hash, counts, check summary.
+``tscontract_corrections``
+    the correction log: every accepted restatement, who, when, why, old -> new.
+
+A batch is written in one transaction; ``(contract, input_hash)`` is unique, so the
+same file cannot be published twice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from tscontract.contract.model import Contract
+from tscontract.contract.types import DataType
+from tscontract.engines.sources import fetch_arrow
+from tscontract.errors import InputError
+
+RUNS = "tscontract_runs"
+CORRECTIONS = "tscontract_corrections"
+RUN_COLUMNS = (
+    "run_id",
+    "contract",
+    "version",
+    "input_hash",
+    "inputs",
+    "source_id",
+    "transform_version",
+    "started_at",
+    "finished_at",
+    "rows_in",
+    "published",
+    "quarantined",
+    "batch_rejected",
+    "checks",
+)
+QUARANTINE_COLUMNS = ("_run_id", "_row", "_batch_level", "_checks", "_clauses", "_record")
+CORRECTION_COLUMNS = (
+    "run_id",
+    "contract",
+    "key",
+    "old_revision",
+    "new_revision",
+    "reason",
+    "who",
+    "corrected_at",
+    "notification",
+    "old_values",
+    "new_values",
+)
+
+
+def table_base(contract: Contract) -> str:
+    """A SQL-safe table name stem for a contract (``ohlcv_1m``)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", contract.contract).lower()
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass
+class Batch:
+    """Everything one ingest writes, as Arrow tables, committed together."""
+
+    run: dict[str, Any]
+    published: pa.Table
+    quarantined: pa.Table
+    corrections: pa.Table
+
+
+class Store(ABC):
+    """A place to publish gated batches atomically."""
+
+    description: str
+
+    @abstractmethod
+    def ensure_schema(self, contract: Contract) -> None: ...
+
+    @abstractmethod
+    def find_run(self, contract: Contract, input_hash: str) -> str | None: ...
+
+    @abstractmethod
+    def latest(self, contract: Contract, keys: pa.Table) -> pa.Table:
+        """For the given key columns (without revision): max revision and the latest row as JSON."""
+
+    @abstractmethod
+    def write(self, contract: Contract, batch: Batch) -> None: ...
+
+    @abstractmethod
+    def query(self, sql: str) -> list[tuple[Any, ...]]: ...
+
+    @abstractmethod
+    def read_latest(self, contract: Contract) -> pa.Table: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def series_key(self, contract: Contract) -> list[str]:
+        return [k for k in contract.key if k != "revision"]
+
+
+def _duck_type(dtype: DataType) -> str:
+    from tscontract.engines.columns import sql_type
+
+    return sql_type(dtype)
+
+
+def _pg_type(dtype: DataType) -> str:
+    return {
+        "string": "TEXT",
+        "enum": "TEXT",
+        "bool": "BOOLEAN",
+        "int": {8: "SMALLINT", 16: "SMALLINT", 32: "INTEGER"}.get(dtype.bits or 64, "BIGINT"),
+        "float": "REAL" if dtype.bits == 32 else "DOUBLE PRECISION",
+        "decimal": f"NUMERIC({dtype.precision},{dtype.scale})",
+        "timestamp": "TIMESTAMPTZ",
+        "date": "DATE",
+        "bytes": "BYTEA",
+    }[dtype.kind]
+
+
+class DuckDBStore(Store):
+    """A DuckDB database file; the published table is queryable by any DuckDB client."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.description = str(path)
+        if self.path.parent and not self.path.parent.exists():
+            raise InputError(f"store directory does not exist: {self.path.parent}")
+        try:
+            self.con = duckdb.connect(str(self.path))
+        except duckdb.Error as exc:
+            raise InputError(f"cannot open store {path}: {str(exc).splitlines()[0]}") from None
+        self.con.execute("SET TimeZone = 'UTC'")
+        self.con.execute("SET enable_progress_bar = false")
+
+    def ensure_schema(self, contract: Contract) -> None:
+        base = table_base(contract)
+        cols = ", ".join(f"{_q(n)} {_duck_type(f.type)}" for n, f in contract.fields.items())
+        keys = ", ".join(_q(k) for k in self.series_key(contract))
+        order = "revision DESC" if "revision" in contract.fields else "_ingested_at DESC"
+        self.con.execute("BEGIN")
+        self.con.execute(
+            f"CREATE TABLE IF NOT EXISTS {RUNS} (run_id VARCHAR PRIMARY KEY, contract VARCHAR, version VARCHAR, "
+            "input_hash VARCHAR, inputs VARCHAR, source_id VARCHAR, transform_version VARCHAR, started_at "
+            "TIMESTAMPTZ, finished_at TIMESTAMPTZ, rows_in BIGINT, published BIGINT, quarantined BIGINT, "
+            "batch_rejected BOOLEAN, checks VARCHAR, UNIQUE (contract, input_hash))"
+        )
+        self.con.execute(
+            f"CREATE TABLE IF NOT EXISTS {CORRECTIONS} (run_id VARCHAR, contract VARCHAR, key VARCHAR, "
+            "old_revision BIGINT, new_revision BIGINT, reason VARCHAR, who VARCHAR, corrected_at TIMESTAMPTZ, "
+            "notification VARCHAR, old_values VARCHAR, new_values VARCHAR)"
+        )
+        self.con.execute(
+            f"CREATE TABLE IF NOT EXISTS {_q(base + '__published')} ({cols}, _run_id VARCHAR, _ingested_at TIMESTAMPTZ)"
+        )
+        self.con.execute(
+            f"CREATE TABLE IF NOT EXISTS {_q(base + '__quarantine')} (_run_id VARCHAR, _row BIGINT, "
+            "_batch_level BOOLEAN, _checks VARCHAR, _clauses VARCHAR, _record VARCHAR)"
+        )
+        self.con.execute(
+            f"CREATE VIEW IF NOT EXISTS {_q(base)} AS SELECT * EXCLUDE (__rank) FROM (SELECT *, row_number() OVER "
+            f"(PARTITION BY {keys} ORDER BY {order}) AS __rank FROM {_q(base + '__published')}) WHERE __rank = 1"
+        )
+        self.con.execute("COMMIT")
+
+    def find_run(self, contract: Contract, input_hash: str) -> str | None:
+        rows = self.con.execute(
+            f"SELECT run_id FROM {RUNS} WHERE contract = ? AND input_hash = ?", [contract.contract, input_hash]
+        ).fetchall()
+        return str(rows[0][0]) if rows else None
+
+    def latest(self, contract: Contract, keys: pa.Table) -> pa.Table:
+        base = table_base(contract)
+        names = self.series_key(contract)
+        self.con.register("__tsc_keys", keys)
+        on = " AND ".join(f"p.{_q(k)} = k.{_q(k)}" for k in names)
+        revision = "max(p.revision)" if "revision" in contract.fields else "0"
+        result = fetch_arrow(
+            self.con,
+            f"SELECT {', '.join('k.' + _q(k) for k in names)}, {revision} AS __max_revision, "
+            f"to_json(arg_max(p, {'p.revision' if 'revision' in contract.fields else 'p._ingested_at'}))::VARCHAR "
+            f"AS __latest FROM (SELECT DISTINCT * FROM __tsc_keys) k JOIN {_q(base + '__published')} p ON {on} "
+            f"GROUP BY ALL",
+        )
+        self.con.unregister("__tsc_keys")
+        return result
+
+    def write(self, contract: Contract, batch: Batch) -> None:
+        base = table_base(contract)
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for name, table, target in (
+                ("__tsc_pub", batch.published, base + "__published"),
+                ("__tsc_quar", batch.quarantined, base + "__quarantine"),
+                ("__tsc_corr", batch.corrections, CORRECTIONS),
+            ):
+                if table.num_rows:
+                    con.register(name, table)
+                    cols = ", ".join(_q(c) for c in table.column_names)
+                    con.execute(f"INSERT INTO {_q(target)} ({cols}) SELECT {cols} FROM {name}")
+                    con.unregister(name)
+            run = batch.run
+            con.execute(
+                f"INSERT INTO {RUNS} ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
+                [run[c] for c in RUN_COLUMNS],
+            )
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.con.execute(sql).fetchall()
+
+    def read_latest(self, contract: Contract) -> pa.Table:
+        cols = ", ".join(_q(c) for c in contract.fields)
+        return fetch_arrow(self.con, f"SELECT {cols} FROM {_q(table_base(contract))}")
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class PostgresStore(Store):
+    """PostgreSQL through psycopg; batches are streamed with COPY (CSV written by DuckDB/Arrow)."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise InputError("a PostgreSQL store needs psycopg: pip install 'tscontract[postgres]'") from None
+        self.description = re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
+        try:
+            self.con = psycopg.connect(url, autocommit=False)
+        except psycopg.Error as exc:
+            raise InputError(f"cannot connect to {self.description}: {str(exc).strip().splitlines()[0]}") from None
+        with self.con.cursor() as cur:
+            cur.execute("SET TIME ZONE 'UTC'")
+        self.con.commit()
+
+    def ensure_schema(self, contract: Contract) -> None:
+        base = table_base(contract)
+        cols = ", ".join(f"{_q(n)} {_pg_type(f.type)}" for n, f in contract.fields.items())
+        keys = ", ".join(_q(k) for k in self.series_key(contract))
+        order = "revision DESC" if "revision" in contract.fields else "_ingested_at DESC"
+        with self.con.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(7351)")  # concurrent first ingests create tables once
+            cur.execute(
+                f"CREATE TABLE IF NOT EXISTS {RUNS} (run_id TEXT PRIMARY KEY, contract TEXT, version TEXT, "
+                "input_hash TEXT, inputs TEXT, source_id TEXT, transform_version TEXT, started_at TIMESTAMPTZ, "
+                "finished_at TIMESTAMPTZ, rows_in BIGINT, published BIGINT, quarantined BIGINT, batch_rejected "
+                "BOOLEAN, checks TEXT, UNIQUE (contract, input_hash))"
+            )
+            cur.execute(
+                f"CREATE TABLE IF NOT EXISTS {CORRECTIONS} (run_id TEXT, contract TEXT, key TEXT, old_revision "
+                "BIGINT, new_revision BIGINT, reason TEXT, who TEXT, corrected_at TIMESTAMPTZ, notification TEXT, "
+                "old_values TEXT, new_values TEXT)"
+            )
+            cur.execute(
+                f"CREATE TABLE IF NOT EXISTS {_q(base + '__published')} ({cols}, _run_id TEXT, "
+                "_ingested_at TIMESTAMPTZ)"
+            )
+            cur.execute(
+                f"CREATE TABLE IF NOT EXISTS {_q(base + '__quarantine')} (_run_id TEXT, _row BIGINT, "
+                "_batch_level BOOLEAN, _checks TEXT, _clauses TEXT, _record TEXT)"
+            )
+            cur.execute(
+                f"CREATE OR REPLACE VIEW {_q(base)} AS SELECT DISTINCT ON ({keys}) * FROM "
+                f"{_q(base + '__published')} ORDER BY {keys}, {order}"
+            )
+        self.con.commit()
+
+    def find_run(self, contract: Contract, input_hash: str) -> str | None:
+        with self.con.cursor() as cur:
+            cur.execute(
+                f"SELECT run_id FROM {RUNS} WHERE contract = %s AND input_hash = %s", (contract.contract, input_hash)
+            )
+            row = cur.fetchone()
+        self.con.commit()
+        return str(row[0]) if row else None
+
+    def _copy_in(self, cur: Any, table: str, data: pa.Table) -> None:
+        """Stream an Arrow table into ``table`` with COPY ... CSV: no per-row Python."""
+        if not data.num_rows:
+            return
+        with tempfile.TemporaryFile() as handle:
+            pacsv.write_csv(data, handle, pacsv.WriteOptions(include_header=False, quoting_style="needed"))
+            handle.seek(0)
+            cols = ", ".join(_q(c) for c in data.column_names)
+            with cur.copy(f"COPY {_q(table)} ({cols}) FROM STDIN WITH (FORMAT csv)") as copy:
+                while chunk := handle.read(1 << 20):
+                    copy.write(chunk)
+
+    def latest(self, contract: Contract, keys: pa.Table) -> pa.Table:
+        base = table_base(contract)
+        names = self.series_key(contract)
+        types = {n: _pg_type(contract.fields[n].type) for n in names}
+        with self.con.cursor() as cur:
+            cur.execute(
+                f"CREATE TEMP TABLE __tsc_keys ({', '.join(f'{_q(n)} {t}' for n, t in types.items())}) ON COMMIT DROP"
+            )
+            self._copy_in(cur, "__tsc_keys", keys)
+            on = " AND ".join(f"p.{_q(k)} = k.{_q(k)}" for k in names)
+            revision = "p.revision" if "revision" in contract.fields else "p._ingested_at"
+            cur.execute(
+                f"SELECT DISTINCT ON ({', '.join('k.' + _q(k) for k in names)}) "
+                f"{', '.join('k.' + _q(k) for k in names)}, "
+                f"{'p.revision' if 'revision' in contract.fields else '0'}, row_to_json(p)::text "
+                f"FROM (SELECT DISTINCT * FROM __tsc_keys) k JOIN {_q(base + '__published')} p ON {on} "
+                f"ORDER BY {', '.join('k.' + _q(k) for k in names)}, {revision} DESC"
+            )
+            rows = cur.fetchall()
+        self.con.commit()
+        columns = list(zip(*rows, strict=True)) if rows else [[] for _ in range(len(names) + 2)]
+        data = {n: pa.array(list(columns[i]), keys.schema.field(n).type) for i, n in enumerate(names)}
+        data["__max_revision"] = pa.array(list(columns[len(names)]), pa.int64())
+        data["__latest"] = pa.array(list(columns[len(names) + 1]), pa.string())
+        return pa.table(data)
+
+    def write(self, contract: Contract, batch: Batch) -> None:
+        base = table_base(contract)
+        try:
+            with self.con.cursor() as cur:
+                self._copy_in(cur, base + "__published", batch.published)
+                self._copy_in(cur, base + "__quarantine", batch.quarantined)
+                self._copy_in(cur, CORRECTIONS, batch.corrections)
+                run = batch.run
+                cur.execute(
+                    f"INSERT INTO {RUNS} ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join(['%s'] * len(RUN_COLUMNS))})",
+                    [run[c] for c in RUN_COLUMNS],
+                )
+            self.con.commit()
+        except Exception:
+            self.con.rollback()
+            raise
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        with self.con.cursor() as cur:
+            cur.execute(sql)
+            rows = cur.fetchall()
+        self.con.commit()
+        return rows
+
+    def read_latest(self, contract: Contract) -> pa.Table:
+        cols = ", ".join(_q(c) for c in contract.fields)
+        with self.con.cursor() as cur, tempfile.TemporaryFile() as handle:
+            with cur.copy(
+                f"COPY (SELECT {cols} FROM {_q(table_base(contract))}) TO STDOUT WITH (FORMAT csv, HEADER true)"
+            ) as copy:
+                for chunk in copy:
+                    handle.write(chunk)
+            handle.seek(0)
+            types = {n: _arrow_type(f.type) for n, f in contract.fields.items()}
+            table = pacsv.read_csv(
+                handle, convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True)
+            )
+        self.con.commit()
+        return table
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def _arrow_type(dtype: DataType) -> pa.DataType:
+    return {
+        "string": pa.string(),
+        "enum": pa.string(),
+        "bool": pa.bool_(),
+        "int": pa.int64(),
+        "float": pa.float64(),
+        "decimal": pa.decimal128(dtype.precision or 38, dtype.scale or 0),
+        "timestamp": pa.timestamp(dtype.time_unit or "ms", tz="UTC"),
+        "date": pa.date32(),
+        "bytes": pa.binary(),
+    }[dtype.kind]
+
+
+def open_store(spec: str) -> Store:
+    """``path/to/warehouse.duckdb`` or ``postgresql://user@host:port/db``."""
+    if spec.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(spec)
+    if not spec.endswith((".duckdb", ".db")):
+        raise InputError(f"--store takes a .duckdb file or a postgresql:// URL, not {spec!r}")
+    return DuckDBStore(spec)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, default=str, sort_keys=True)
