@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from functools import cache
 
 import pint
@@ -147,15 +148,36 @@ def convert(
     return result
 
 
-def affine(from_unit: str, to_unit: str, *, declared: tuple[UnitDefinition, ...] = ()) -> tuple[Decimal, Decimal]:
-    """``(factor, offset)`` with ``to = from * factor + offset``, exact in Decimal.
+def exact_affine(
+    from_unit: str, to_unit: str, *, declared: tuple[UnitDefinition, ...] = ()
+) -> tuple[Fraction, Fraction]:
+    """``(factor, offset)`` as exact fractions with ``to = from * factor + offset``.
 
-    Every pint conversion is affine, so a whole column converts in one
-    vectorised expression (SQL ``value * factor + offset``) instead of a loop.
+    pint's definitions are rational (degF is 5/9 K), but it computes them as 28-digit
+    Decimals; the fraction with the smallest denominator within 1e-20 recovers them, so
+    a reading converts exactly (149.45 degF is 65.25 degC, not 65.250000000000000066).
     """
     offset = convert(Decimal(0), from_unit, to_unit, declared=declared)
     factor = convert(Decimal(1), from_unit, to_unit, declared=declared) - offset
-    # pint's own definitions carry ~28-digit residue (degF = 5/9 K); 18 places is exact
-    # for every definition it ships and far below any decimal(p,s) scale.
+    return _rational(factor), _rational(offset)
+
+
+def _rational(value: Decimal) -> Fraction:
+    exact = Fraction(value)
+    simple = exact.limit_denominator(10**12)
+    return simple if abs(simple - exact) <= Fraction(1, 10**20) * max(1, abs(exact)) else exact
+
+
+def affine(from_unit: str, to_unit: str, *, declared: tuple[UnitDefinition, ...] = ()) -> tuple[Decimal, Decimal]:
+    """``(factor, offset)`` as Decimals where they terminate (see :func:`exact_affine`).
+
+    Every pint conversion is affine, so a whole column converts in one vectorised
+    expression (SQL ``value * factor + offset``) instead of a loop.
+    """
+    factor, offset = exact_affine(from_unit, to_unit, declared=declared)
     exact = Decimal("1e-18")
-    return factor.quantize(exact).normalize(), offset.quantize(exact).normalize()
+
+    def as_decimal(value: Fraction) -> Decimal:
+        return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(exact).normalize()
+
+    return as_decimal(factor), as_decimal(offset)

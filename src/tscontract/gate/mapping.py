@@ -4,6 +4,7 @@ A mapping file::
 
     mapping: vendor_x_ohlcv
     transform_version: 1.2.0        # recorded on every published row
+    units: {lot: {definition: 100 * base_units_per_venue_contract}}   # the source's own units
     drop: [vendor_flags]            # source columns deliberately not carried
     columns:
       symbol:    {from: ticker}
@@ -23,6 +24,7 @@ expression over the whole column (affine factors from pint, exact in Decimal).
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
@@ -34,9 +36,9 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.loader import read_text
 from tscontract.contract.located import LocatedErrors
-from tscontract.contract.model import Contract, _Section
+from tscontract.contract.model import Contract, UnitDeclaration, _Section
 from tscontract.contract.source import load_yaml
-from tscontract.contract.units import UnitError, affine
+from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
 from tscontract.engines.columns import ident, sql_string
 from tscontract.errors import ContractError, InputError, SourceError, display_path
 
@@ -89,6 +91,7 @@ class ColumnMap(_Section):
 class Mapping(_Section):
     mapping: str
     transform_version: str
+    units: dict[str, UnitDeclaration] = Field(default_factory=dict)  # the source's own units (lot = 100 shares)
     columns: dict[str, ColumnMap] = Field(default_factory=dict)
     drop: list[str] = Field(default_factory=list)
     description: str | None = None
@@ -129,7 +132,9 @@ class _Converter:
         self.contract = contract
         self.catalog = catalog
         self.source_columns = source_columns
-        self.declared = contract.unit_declarations
+        self.declared = contract.unit_declarations + tuple(
+            UnitDefinition(name, decl.dimension, decl.definition) for name, decl in mapping.units.items()
+        )
         self.joins: list[str] = []
         self.converted_unit: dict[str, str] = {}
 
@@ -153,15 +158,40 @@ class _Converter:
         trimmed = _trim_zeros(f"CAST({number} AS VARCHAR)")
         return f"CASE WHEN {number} IS NULL THEN CAST({expr} AS VARCHAR) ELSE {trimmed} END"
 
+    def exact_conversion(self, expr: str, field: str, rule: ColumnMap, factors: tuple[str, str, str]) -> str:
+        """``(x * P + A) / L`` with integers P, A, L: exact in DECIMAL when L = 1; otherwise the
+        quotient is rounded to the field's scale and kept only if multiplying back gives ``x * P + A``
+        exactly; a value that does not fit the scale keeps its digits and fails the type check."""
+        multiplier, addend, divisor = factors
+        scale = self.contract.fields[field].type.scale or 0
+        numerator = f"(TRY_CAST({expr} AS DECIMAL(38,18)) * {multiplier} + {addend})"
+        if rule.round == "half_even":
+            return f"CAST(round_even({numerator} / {divisor}, {scale}) AS VARCHAR)"
+        fitted = f"CAST(round({numerator} / {divisor}, {scale}) AS DECIMAL(38,{scale}))"
+        exact = _trim_zeros(f"CAST({fitted} AS VARCHAR)")
+        return (
+            f"CASE WHEN {numerator} IS NULL THEN CAST({expr} AS VARCHAR) "
+            f"WHEN {fitted} * {divisor} = {numerator} THEN {exact} "
+            f"ELSE CAST({numerator} / {divisor} AS VARCHAR) END"
+        )
+
+    def factors(self, source_unit: str, target_unit: str) -> tuple[str, str, str]:
+        """Integers (P, A, L) with ``to = (from * P + A) / L``, exact."""
+        factor, offset = exact_affine(source_unit, target_unit, declared=self.declared)
+        common = math.lcm(factor.denominator, offset.denominator)
+        multiplier = factor.numerator * (common // factor.denominator)
+        addend = offset.numerator * (common // offset.denominator)
+        return str(multiplier), str(addend), str(common)
+
     def convert_fixed(self, expr: str, field: str, rule: ColumnMap) -> str:
         target = self.target_unit(field)
         if target is None:
             raise InputError(f"mapping column {field}: the field's unit comes from the catalog; use unit_column")
         try:
-            factor, offset = affine(rule.unit or "", target, declared=self.declared)
+            factors = self.factors(rule.unit or "", target)
         except UnitError as exc:
             raise InputError(f"mapping column {field}: {exc}") from None
-        return self.decimal_text(f"(TRY_CAST({expr} AS DECIMAL(38,18)) * {factor} + {offset})", field, rule)
+        return self.exact_conversion(expr, field, rule, factors)
 
     def convert_per_row(self, expr: str, field: str, rule: ColumnMap, series: str) -> str:
         """Per-row source units to the catalog unit of each row's series, through a factor table."""
@@ -178,27 +208,26 @@ class _Converter:
             if source_unit is None or entry is None or entry.unit is None:
                 continue
             try:
-                factor, offset = affine(source_unit, entry.unit, declared=self.declared)
+                multiplier, addend, divisor = self.factors(source_unit, entry.unit)
             except UnitError:
                 continue  # left unconverted: the unit clause rejects it loudly
-            rows.append((source_unit, sid, entry.unit, str(factor), str(offset)))
+            rows.append((source_unit, sid, entry.unit, multiplier, addend, divisor))
         table = f"__tsc_factors_{field}"
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} (u VARCHAR, s VARCHAR, target VARCHAR, "
-            "factor DECIMAL(38,18), shift DECIMAL(38,18))"
+            "multiplier HUGEINT, addend HUGEINT, divisor HUGEINT)"
         )
         if rows:
-            self.con.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?)", rows)
+            self.con.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?)", rows)
         alias = f"f_{field}"
         self.joins.append(
             f"LEFT JOIN {table} {alias} ON {alias}.u = CAST({unit_col} AS VARCHAR) "
             f"AND {alias}.s = CAST({series_col} AS VARCHAR)"
         )
         self.converted_unit[field] = f"coalesce({alias}.target, CAST({unit_col} AS VARCHAR))"
-        converted = self.decimal_text(
-            f"(TRY_CAST({expr} AS DECIMAL(38,18)) * {alias}.factor + {alias}.shift)", field, rule
-        )
-        return f"CASE WHEN {alias}.factor IS NULL THEN CAST({expr} AS VARCHAR) ELSE {converted} END"
+        factors = (f"{alias}.multiplier", f"{alias}.addend", f"{alias}.divisor")
+        converted = self.exact_conversion(expr, field, rule, factors)
+        return f"CASE WHEN {alias}.divisor IS NULL THEN CAST({expr} AS VARCHAR) ELSE {converted} END"
 
     def series_expr(self, series: str) -> str:
         rule = self.mapping.columns.get(series)
