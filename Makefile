@@ -32,6 +32,16 @@ demo: install
 	$(BIN)/tscontract profile $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --out out/ohlcv_bounds.yaml
 	-$(BIN)/tscontract validate $(OHLCV)/contract.yaml $(OHLCV)/data/bad_lots.csv --catalog $(OHLCV)/catalog.yaml \
 		--bounds out/ohlcv_bounds.yaml $(NOW)
+	rm -f out/warehouse.duckdb
+	$(BIN)/tscontract ingest $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --store out/warehouse.duckdb \
+		--catalog $(OHLCV)/catalog.yaml --reason late_trades $(NOW)
+	$(BIN)/tscontract ingest $(SENSOR)/contract.yaml examples/mappings/historian_export.csv \
+		--mapping examples/mappings/plant_historian.yaml --store out/warehouse.duckdb \
+		--catalog $(SENSOR)/catalog.yaml --now 2026-11-30T12:00:00Z
+	-$(BIN)/tscontract ingest $(SENSOR)/contract.yaml $(SENSOR)/data/bad_kpa.csv --store out/warehouse.duckdb \
+		--catalog $(SENSOR)/catalog.yaml $(NOW)
+	$(BIN)/tscontract corrections out/warehouse.duckdb
+	$(BIN)/tscontract check-store $(OHLCV)/contract.yaml out/warehouse.duckdb --catalog $(OHLCV)/catalog.yaml $(NOW)
 
 lint-code: install
 	$(BIN)/ruff check src tests examples $(wildcard bench)
