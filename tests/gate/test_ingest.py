@@ -142,6 +142,44 @@ def test_revision_policy(store_spec, tmp_path):
     assert log == [(1, "late_trades"), (1, "venue_correction"), (2, "late_trades")]
 
 
+def test_only_named_parties_may_restate(tmp_path):
+    text = (
+        (OHLCV / "contract.yaml")
+        .read_text()
+        .replace(
+            "  notification: correction log topic", "  notification: correction log topic\n  who: [market-data-ops]"
+        )
+    )
+    contract = load_contract(write(tmp_path, text, "who.yaml"))
+    spec = str(tmp_path / "w.duckdb")
+    store = open_spec(spec)
+    try:
+        ingest(
+            contract,
+            [OHLCV / "data" / "good.csv"],
+            store,
+            catalog=load_catalog(OHLCV / "catalog.yaml"),
+            now=NOW,
+            who="market-data-ops",
+            reason="late_trades",
+        )
+        vendor = ingest(
+            contract, [restatement(tmp_path)], store, catalog=load_catalog(OHLCV / "catalog.yaml"), now=NOW
+        )  # the row's source_id, vendor-x, is not listed
+        ops = ingest(
+            contract,
+            [restatement(tmp_path, reason="late_trades")],
+            store,
+            catalog=load_catalog(OHLCV / "catalog.yaml"),
+            now=NOW,
+            who="market-data-ops",
+        )
+    finally:
+        store.close()
+    assert vendor.row_failures == {"revision.who": 1}
+    assert ops.published == 1 and ops.corrections == 1
+
+
 def test_restatements_rejected_when_policy_forbids(store_spec, tmp_path):
     text = (OHLCV / "contract.yaml").read_text().replace("allowed: true", "allowed: false")
     contract = write(tmp_path, text, "raw_counts.yaml")

@@ -209,6 +209,7 @@ class _Gate:
             self.store,
             self.catalog,
             reason_flag=self.reason,
+            who=self.who,
             has_reason_column=self.has_reason_column,
             now=self.now,
             failures="__tsc_row_fail",

@@ -9,6 +9,8 @@ Rules (each a check id whose failures quarantine the row):
                        the policy's list.
 ``revision.window``    a restatement falls within the window after the point's event time: calendar
                        time, or sessions of the series' exchange calendar for ``N trading days``.
+``revision.who``       where the policy names who may restate, the restating party (``--who``, else the
+                       row's ``source_id``) is one of them.
 
 All rules are SQL over the batch joined with the latest revision per key from the store.
 """
@@ -37,6 +39,7 @@ def rule_clauses(contract: Contract) -> dict[str, str]:
         "revision.allowed": f"revision_policy {allowed}",
         "revision.reason": f"reasons: [{', '.join(policy.reasons)}]" if policy else allowed,
         "revision.window": f"window: {policy.window.text}" if policy and policy.window else "no window",
+        "revision.who": f"who: [{', '.join(policy.who)}]" if policy and policy.who else "anyone may restate",
         "key.published": "key already published",
     }
 
@@ -55,6 +58,7 @@ def check_revisions(
     catalog: Catalog | None,
     *,
     reason_flag: str | None,
+    who: str | None,
     has_reason_column: bool,
     now: datetime,
     failures: str,
@@ -69,11 +73,12 @@ def check_revisions(
     catalog_joined = catalog is not None and contract.series_column is not None
     calendar = _calendar_sql(contract, catalog_joined)
     not_null = " AND ".join(f"t.{ident(k)} IS NOT NULL" for k in series_key)
+    source = "t.source_id" if "source_id" in contract.fields else "NULL"
     con.execute(
         "CREATE OR REPLACE TEMP TABLE __tsc_rev_batch AS SELECT t.__row, "
         f"{', '.join('t.' + ident(k) for k in series_key)}, "
         f"t.revision AS __rev, t.{ident(contract.time.column)} AS __t, coalesce({reason}, {flag}) AS __reason, "
-        f"{calendar} AS __cal FROM __tsc_typed t "
+        f"{calendar} AS __cal, {sql_string(who) if who else source} AS __who FROM __tsc_typed t "
         + ("LEFT JOIN __tsc_reasons r USING (__row) " if has_reason_column else "")
         + f"WHERE t.revision IS NOT NULL AND {not_null}"
     )
@@ -95,6 +100,9 @@ def check_revisions(
     if policy is None or not policy.allowed:
         rules.append(("revision.allowed", "__rev > 0"))
     else:
+        if policy.who:
+            parties = ", ".join(sql_string(w) for w in policy.who)
+            rules.append(("revision.who", f"__rev > 0 AND (__who IS NULL OR __who NOT IN ({parties}))"))
         listed = ", ".join(sql_string(r) for r in policy.reasons)
         rules.append(
             (
