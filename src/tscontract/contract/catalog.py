@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, PlainValidator, ValidationError, field_validator, model_validator
+from pydantic import Field, PlainValidator, field_validator, model_validator
 
 from tscontract.contract.clauses import Duration
-from tscontract.contract.located import LocatedErrors
+from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import DurationText, _Section
-from tscontract.contract.source import NodeInfo, PositionIndex, load_yaml
+from tscontract.contract.source import NodeInfo, PositionIndex
 from tscontract.contract.units import UnitError, check_unit
-from tscontract.errors import CatalogError, Location, SourceError, display_path
+from tscontract.errors import CatalogError, Location, display_path
 
 CSV_COLUMNS = (
     "series_id",
@@ -73,6 +73,16 @@ def parse_instant(value: object) -> datetime:
 
 
 Instant = Annotated[datetime, PlainValidator(parse_instant)]
+
+
+def iana_zone(value: str | None) -> str | None:
+    """``value`` if it names an IANA time zone (``Europe/Berlin``)."""
+    if value is not None:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
+    return value
 
 
 def _bounds(value: object) -> tuple[Decimal, Decimal]:
@@ -125,15 +135,7 @@ class SeriesEntry(_Section):
     description: str | None = None
     note: str | None = None
 
-    @field_validator("device_zone")
-    @classmethod
-    def _zone(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                ZoneInfo(value)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
-        return value
+    _zone = field_validator("device_zone")(classmethod(lambda cls, value: iana_zone(value)))
 
     @field_validator("cadence")
     @classmethod
@@ -188,21 +190,12 @@ def load_catalog(path: str | Path) -> Catalog:
 
 
 def parse_catalog(text: str, path: str = "<catalog>") -> Catalog:
-    try:
-        tree, index = load_yaml(text, path)
-    except SourceError as exc:
-        raise CatalogError(exc.message, exc.location, exc.section, exc.clause) from None
-    if not isinstance(tree, dict):
-        raise CatalogError("a catalog is a YAML mapping with 'catalog' and 'series'", Location(path, 1, 1))
-    return _validate(tree, index)
+    tree, errors = load_located(text, path, CatalogError, "a catalog")
+    return _validate(tree, errors)
 
 
-def _validate(tree: dict[str, Any], index: PositionIndex) -> Catalog:
-    errors = LocatedErrors(tree, index, CatalogError)
-    try:
-        catalog = Catalog.model_validate(tree)
-    except ValidationError as exc:
-        raise errors.from_validation(exc) from None
+def _validate(tree: dict[str, Any], errors: LocatedErrors) -> Catalog:
+    catalog = validate_located(Catalog, tree, errors)
     for series_id, entry in catalog.series.items():
         if entry.unit is not None:
             try:
@@ -279,7 +272,8 @@ def parse_catalog_csv(text: str, path: str = "<catalog>") -> Catalog:
             if key in entry and None in entry[key]:
                 raise CatalogError(f"series {sid} gives only one of the {key}", index.location(("series", sid)))
     index.nodes[()] = NodeInfo(Location(path, 1, 1))
-    return _validate({"series": series}, index)
+    tree = {"series": series}
+    return _validate(tree, LocatedErrors(tree, index, CatalogError))
 
 
 def _cell_column(text: str, row: int, col: int, lines: list[str] | None = None) -> int:

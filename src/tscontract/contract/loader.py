@@ -11,11 +11,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from tscontract.contract.clauses import RowClause, parse_field_constraint, resolve_columns
 from tscontract.contract.grammar import ClauseSyntaxError
-from tscontract.contract.located import LocatedErrors
+from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import (
     FROM_CATALOG,
     IDENTIFIER,
@@ -23,10 +21,9 @@ from tscontract.contract.model import (
     Contract,
     FieldSpec,
 )
-from tscontract.contract.source import load_yaml
 from tscontract.contract.types import DataType, parse_type
 from tscontract.contract.units import UnitError, check_unit, dimensionality
-from tscontract.errors import ContractError, InputError, Location, SourceError, display_path
+from tscontract.errors import ContractError, InputError, display_path
 
 _IMPLIED_TYPES = {"revision": "int64"}
 
@@ -54,18 +51,9 @@ def load_contract(path: str | Path) -> Contract:
 
 def parse_contract(text: str, path: str = "<contract>") -> Contract:
     """Parse contract ``text``; ``path`` is only used in error messages."""
-    try:
-        tree, index = load_yaml(text, path)
-    except SourceError as exc:
-        raise ContractError(exc.message, exc.location, exc.section, exc.clause) from None
-    if not isinstance(tree, dict):
-        raise ContractError("a contract is a YAML mapping of sections", Location(path, 1, 1))
-    errors = LocatedErrors(tree, index, ContractError)
-    try:
-        contract = Contract.model_validate(tree)
-    except ValidationError as exc:
-        raise errors.from_validation(exc) from None
-    return _Checker(contract, tree, errors).run(path).model_copy(update={"positions": index})
+    tree, errors = load_located(text, path, ContractError, "a contract")
+    contract = validate_located(Contract, tree, errors)
+    return _Checker(contract, tree, errors).run(path).model_copy(update={"positions": errors.index})
 
 
 class _Checker:

@@ -7,8 +7,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from tscontract.contract.grammar import ClauseSyntaxError
-from tscontract.contract.source import PositionIndex, format_path
-from tscontract.errors import SourceError
+from tscontract.contract.source import PositionIndex, format_path, load_yaml
+from tscontract.errors import Location, SourceError
 
 
 class LocatedErrors:
@@ -89,3 +89,22 @@ class LocatedErrors:
             return (0, 0)
         loc = info.key or info.value
         return (loc.line, loc.column)
+
+
+def load_located(text: str, path: str, kind: type[SourceError], what: str) -> tuple[dict[str, Any], LocatedErrors]:
+    """YAML ``text`` that must be a mapping, with every later error positioned and of class ``kind``."""
+    try:
+        tree, index = load_yaml(text, path)
+    except SourceError as exc:
+        raise kind(exc.message, exc.location, exc.section, exc.clause) from None
+    if not isinstance(tree, dict):
+        raise kind(f"{what} is a YAML mapping of sections", Location(path, 1, 1))
+    return tree, LocatedErrors(tree, index, kind)
+
+
+def validate_located(model: Any, tree: dict[str, Any], errors: LocatedErrors) -> Any:
+    """``model.model_validate(tree)`` with the first error positioned in the file."""
+    try:
+        return model.model_validate(tree)
+    except ValidationError as exc:
+        raise errors.from_validation(exc) from None

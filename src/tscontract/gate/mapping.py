@@ -28,19 +28,17 @@ import math
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import duckdb
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from tscontract.contract.catalog import Catalog
+from tscontract.contract.catalog import Catalog, iana_zone
 from tscontract.contract.loader import read_text
-from tscontract.contract.located import LocatedErrors
+from tscontract.contract.located import load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
-from tscontract.contract.source import load_yaml
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
 from tscontract.engines.columns import ident, sql_string
-from tscontract.errors import ContractError, InputError, SourceError, display_path
+from tscontract.errors import ContractError, InputError, display_path
 
 Parse = Literal["epoch_s", "epoch_ms", "epoch_us", "epoch_ns", "rfc3339"]
 _EPOCH_US = {"epoch_s": "* 1000000", "epoch_ms": "* 1000", "epoch_us": "", "epoch_ns": "// 1000"}
@@ -77,15 +75,7 @@ class ColumnMap(_Section):
             raise ValueError("give 'unit' or 'unit_column', not both")
         return self
 
-    @field_validator("zone")
-    @classmethod
-    def _zone(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                ZoneInfo(value)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"{value!r} is not an IANA time zone") from None
-        return value
+    _zone = field_validator("zone")(classmethod(lambda cls, value: iana_zone(value)))
 
 
 class Mapping(_Section):
@@ -99,16 +89,8 @@ class Mapping(_Section):
 
 
 def load_mapping(path: str | Path) -> Mapping:
-    shown = display_path(path)
-    try:
-        tree, index = load_yaml(read_text(path, "mapping"), shown)
-    except SourceError as exc:
-        raise ContractError(exc.message, exc.location, exc.section, exc.clause) from None
-    errors = LocatedErrors(tree, index, ContractError)
-    try:
-        return Mapping.model_validate(tree)
-    except ValidationError as exc:
-        raise errors.from_validation(exc) from None
+    tree, errors = load_located(read_text(path, "mapping"), display_path(path), ContractError, "a mapping")
+    return validate_located(Mapping, tree, errors)
 
 
 def _trim_zeros(text: str) -> str:

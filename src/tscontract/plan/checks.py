@@ -24,6 +24,7 @@ from typing import Any, Literal
 import sqlglot.expressions as exp
 
 from tscontract.contract.catalog import Catalog
+from tscontract.contract.clauses import RowClause
 from tscontract.contract.model import Contract
 from tscontract.errors import InputError
 
@@ -166,20 +167,8 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
                 )
             )
         if name in contract.constraints:
-            clause = contract.constraints[name]
-            add(
-                Check(
-                    f"field.{name}.constraint",
-                    "constraint",
-                    "fields",
-                    clause.text,
-                    f"fields.{name}.constraint",
-                    "row",
-                    clause.columns,
-                    predicate=clause.predicate,
-                    params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog},
-                )
-            )
+            path = f"fields.{name}.constraint"
+            add(_row_clause(f"field.{name}.constraint", "constraint", "fields", path, contract.constraints[name]))
 
     time_type = contract.fields[time.column].type
     tz_clause = time.timezone.text if time.timezone else f"type: {time_type.text}"
@@ -212,19 +201,7 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
     )
 
     for i, clause in enumerate(contract.invariants):
-        add(
-            Check(
-                f"invariants[{i}]",
-                "invariant",
-                "invariants",
-                clause.text,
-                f"invariants[{i}]",
-                "row",
-                clause.columns,
-                predicate=clause.predicate,
-                params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog},
-            )
-        )
+        add(_row_clause(f"invariants[{i}]", "invariant", "invariants", f"invariants[{i}]", clause))
 
     series = contract.series_column
     catalog_needed = any(c.params.get("needs_catalog") for c in checks) or (
@@ -346,6 +323,21 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
                 )
             )
     return CheckPlan(contract=contract, catalog=catalog, checks=tuple(checks), bounds=bounds)
+
+
+def _row_clause(check_id: str, kind: str, section: str, source: str, clause: RowClause) -> Check:
+    """A check for a written row clause (invariant or field constraint), its predicate as parsed."""
+    return Check(
+        check_id,
+        kind,
+        section,
+        clause.text,
+        source,
+        "row",
+        clause.columns,
+        predicate=clause.predicate,
+        params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog},
+    )
 
 
 def _literal(value: object) -> exp.Expression:
