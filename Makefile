@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint-code clean
+.PHONY: install tool-venvs demo test lint-code clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,7 +47,11 @@ lint-code: install
 	$(BIN)/ruff check src tests examples $(wildcard bench)
 	$(BIN)/ruff format --check src tests
 
-test: lint-code
+# isolated environments for the export proofs (cached outside the checkout)
+tool-venvs:
+	tools/venvs.sh
+
+test: lint-code tool-venvs
 	$(BIN)/pytest -q
 
 clean:

@@ -224,6 +224,49 @@ def profile(
         typer.echo(f"profiled {bounds.rows} rows of {bounds.contract}: {per_field} -> {summary['out']}")
 
 
+@app.command("export")
+def export_command(
+    target: Annotated[
+        str, typer.Argument(metavar="FORMAT", help="pandera, gx, dbt, soda, avro, protobuf, jsonschema or odcs.")
+    ],
+    contract: Path,
+    catalog: CatalogOption = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Directory to write to (default: print a single file).")
+    ] = None,
+    dbt_tests: Annotated[
+        str, typer.Option("--dbt-tests", help="dbt: 'builtin' macros written beside the model, or 'dbt_utils'.")
+    ] = "builtin",
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Export CONTRACT's clauses to FORMAT; clauses the target cannot express are listed, never dropped."""
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.loader import load_contract
+    from tscontract.errors import InputError, display_path
+    from tscontract.export import export as run_export
+
+    options: dict[str, Any] = {"dbt_tests": dbt_tests} if target == "dbt" else {}
+    result = run_export(target, load_contract(contract), load_catalog(catalog) if catalog else None, **options)
+    if out is not None:
+        written = [display_path(p) for p in result.write(out)]
+    elif len(result.artifacts) == 1:
+        written = []
+        if fmt is OutputFormat.text:
+            sys.stdout.write(result.artifacts[0].content)
+    else:
+        raise InputError(f"the {target} export writes {len(result.artifacts)} files: give --out DIR")
+    if fmt is OutputFormat.json:
+        data = result.to_json()
+        if out is None and len(result.artifacts) == 1:
+            data["content"] = result.artifacts[0].content
+        _emit_json(data)
+    elif written:
+        for path in written:
+            typer.echo(f"wrote {path}")
+        for skipped in result.not_exported:
+            typer.echo(f"not exported: {skipped.check_id} [{skipped.clause}]: {skipped.reason}")
+
+
 StoreOption = Annotated[str, typer.Option("--store", help="A .duckdb file or a postgresql:// URL.", show_default=False)]
 
 
