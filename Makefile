@@ -44,7 +44,7 @@ demo: install
 	$(BIN)/tscontract check-store $(OHLCV)/contract.yaml out/warehouse.duckdb --catalog $(OHLCV)/catalog.yaml $(NOW)
 
 lint-code: install
-	$(BIN)/ruff check src tests examples $(wildcard bench)
+	$(BIN)/ruff check src tests examples tools $(wildcard bench)
 	$(BIN)/ruff format --check src tests
 
 # isolated environments for the export proofs (cached outside the checkout)
