@@ -654,6 +654,8 @@ def main(argv: list[str] | None = None) -> int:
         parquet.read_bytes()  # warm the page cache so the first peer does not pay for the disk
         log_dir = args.data_dir / "logs" / str(rows)
         log_dir.mkdir(parents=True, exist_ok=True)
+        for stale in [*log_dir.glob("*.log"), log_dir / "runs.json"]:  # logs are of the last run only
+            stale.unlink(missing_ok=True)
 
         outcomes = []
         for peer in peers:
@@ -665,6 +667,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {outcome.wall_s:.2f}s, peak RSS {outcome.peak_rss_mib:,.0f} MiB")
             outcomes.append(outcome)
         outcomes_all += outcomes
+        # every repetition's numbers, for a look at the spread behind the medians
+        raw = {o.peer.id: {"status": o.status, "message": o.message, "runs": o.runs} for o in outcomes}
+        (log_dir / "runs.json").write_text(json.dumps(raw, indent=2, default=str) + "\n")
 
         title = f"{rows:,} rows, {truth['symbols']} symbols, {truth['injected_rows']} injected defect rows"
         summary = summary_rows(outcomes, expected)
