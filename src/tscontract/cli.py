@@ -267,6 +267,28 @@ def export_command(
             typer.echo(f"not exported: {skipped.check_id} [{skipped.clause}]: {skipped.reason}")
 
 
+@app.command("import")
+def import_command(
+    source_format: Annotated[str, typer.Argument(metavar="FORMAT", help="odcs")],
+    document: Path,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the contract YAML.")] = None,
+) -> None:
+    """Turn an Open Data Contract Standard v3 document into a tscontract contract (checked on the way)."""
+    from tscontract.contract.loader import parse_contract, read_text
+    from tscontract.errors import InputError, display_path
+    from tscontract.export.odcs import import_odcs
+
+    if source_format != "odcs":
+        raise InputError(f"unknown import format {source_format!r}; available: odcs")
+    text = import_odcs(read_text(document, "ODCS document"))
+    parse_contract(text, f"{display_path(document)} (imported)")  # refuse to write what would not load
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {display_path(out)}")
+
+
 StoreOption = Annotated[str, typer.Option("--store", help="A .duckdb file or a postgresql:// URL.", show_default=False)]
 
 
