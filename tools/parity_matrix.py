@@ -18,12 +18,24 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ("pandera", "gx", "dbt", "soda", "avro", "protobuf", "jsonschema")
 
 
+def _flatten(data: dict[str, object]) -> dict[str, dict[str, object]]:
+    """Accept {check: verdict} and {contract: {check: verdict}}; a check agrees if it agrees everywhere."""
+    if all(isinstance(v, dict) and "agrees" in v for v in data.values()):
+        return data  # type: ignore[return-value]
+    merged: dict[str, dict[str, object]] = {}
+    for per_contract in data.values():
+        for check, verdict in per_contract.items():  # type: ignore[union-attr]
+            seen = merged.setdefault(check, {"agrees": True})
+            seen["agrees"] = bool(seen["agrees"]) and bool(verdict.get("agrees"))
+    return merged
+
+
 def load(directory: Path) -> dict[str, dict[str, dict[str, object]]]:
     results = {}
     for target in TARGETS:
         path = directory / f"{target}.json"
         if path.exists():
-            results[target] = json.loads(path.read_text())
+            results[target] = _flatten(json.loads(path.read_text()))
     return results
 
 
