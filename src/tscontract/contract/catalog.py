@@ -158,6 +158,15 @@ class SeriesEntry(_Section):
             raise ValueError("a calibration id is listed twice")
         return value
 
+    def value_of(self, column: str) -> Any:
+        """What a clause's ``catalog.<column>`` stands for (``hard_bounds_low``, ``unit``, ``calendar``)."""
+        if column.endswith(("_low", "_high")):
+            bounds = getattr(self, column.rsplit("_", 1)[0])
+            return None if bounds is None else bounds[0 if column.endswith("_low") else 1]
+        if column == "calendar":
+            return self.calendar or self.venue  # the engine joins the venue's calendar by default
+        return getattr(self, column)
+
     def calibration_at(self, at: datetime) -> Calibration | None:
         return next((c for c in self.calibrations if c.in_force(at)), None)
 

@@ -37,6 +37,19 @@ CATALOG_TABLE_SQL = "__tsc_catalog"
 CALIBRATION_TABLE = "__tsc_calibrations"
 
 Progress = Callable[[str], None]
+# catalog attributes clauses can name (``catalog.<name>``), joined per series as ``__cat_<name>``
+_CATALOG_COLUMNS = (
+    ("unit", "VARCHAR"),
+    ("dimension", "VARCHAR"),
+    ("hard_bounds_low", "DECIMAL(38,10)"),
+    ("hard_bounds_high", "DECIMAL(38,10)"),
+    ("plausibility_bounds_low", "DECIMAL(38,10)"),
+    ("plausibility_bounds_high", "DECIMAL(38,10)"),
+    ("device_zone", "VARCHAR"),
+    ("venue", "VARCHAR"),
+    ("calendar", "VARCHAR"),
+    ("quote_currency", "VARCHAR"),
+)
 
 
 def connect() -> duckdb.DuckDBPyConnection:
@@ -117,12 +130,9 @@ class ValidationRun:
     # ------------------------------------------------------------------ setup
     def register_catalog(self) -> None:
         catalog = self.plan.catalog
+        columns = ", ".join(f"__cat_{name} {sql}" for name, sql in _CATALOG_COLUMNS)
         self.con.execute(
-            f"CREATE TEMP TABLE {CATALOG_TABLE_SQL} (__cat_series_id VARCHAR, __cat_unit VARCHAR, "
-            "__cat_dimension VARCHAR, __cat_hard_bounds_low DECIMAL(38,10), __cat_hard_bounds_high "
-            "DECIMAL(38,10), __cat_plausibility_bounds_low DECIMAL(38,10), __cat_plausibility_bounds_high "
-            "DECIMAL(38,10), __cat_cadence_us BIGINT, __cat_device_zone VARCHAR, __cat_venue VARCHAR, "
-            "__cat_calendar VARCHAR, __cat_quote_currency VARCHAR)"
+            f"CREATE TEMP TABLE {CATALOG_TABLE_SQL} (__cat_series_id VARCHAR, {columns}, __cat_cadence_us BIGINT)"
         )
         self.con.execute(
             f"CREATE TEMP TABLE {CALIBRATION_TABLE} (__cal_series VARCHAR, __cal_id VARCHAR, "
@@ -132,27 +142,11 @@ class ValidationRun:
             return
         rows, calibrations = [], []
         for sid, entry in catalog.series.items():
-            hard = entry.hard_bounds or (None, None)
-            plausible = entry.plausibility_bounds or (None, None)
             cadence = int(entry.cadence.seconds * 1_000_000) if entry.cadence else None
-            rows.append(
-                (
-                    sid,
-                    entry.unit,
-                    entry.dimension,
-                    hard[0],
-                    hard[1],
-                    plausible[0],
-                    plausible[1],
-                    cadence,
-                    entry.device_zone,
-                    entry.venue,
-                    entry.calendar or entry.venue,
-                    entry.quote_currency,
-                )
-            )
+            rows.append((sid, *(entry.value_of(name) for name, _ in _CATALOG_COLUMNS), cadence))
             calibrations.extend((sid, c.id, c.valid_from, c.valid_to) for c in entry.calibrations)
-        self.con.executemany(f"INSERT INTO {CATALOG_TABLE_SQL} VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        marks = ", ".join("?" * (len(_CATALOG_COLUMNS) + 2))
+        self.con.executemany(f"INSERT INTO {CATALOG_TABLE_SQL} VALUES ({marks})", rows)
         if calibrations:
             self.con.executemany(f"INSERT INTO {CALIBRATION_TABLE} VALUES (?,?,?,?)", calibrations)
 

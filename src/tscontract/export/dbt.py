@@ -70,17 +70,7 @@ def column_type(dtype: DataType) -> str:
 
 def catalog_values(catalog: Catalog, attribute: str) -> list[tuple[str, Any]]:
     """``(series id, value)`` per catalog series for a clause's catalog attribute."""
-    rows = []
-    for series_id, entry in catalog.series.items():
-        if attribute.endswith(("_low", "_high")):
-            bounds = getattr(entry, attribute.rsplit("_", 1)[0])
-            value = None if bounds is None else bounds[0 if attribute.endswith("_low") else 1]
-        elif attribute == "calendar":
-            value = entry.calendar or entry.venue  # as the engine joins it
-        else:
-            value = getattr(entry, attribute)
-        rows.append((series_id, value))
-    return rows
+    return [(series_id, entry.value_of(attribute)) for series_id, entry in catalog.series.items()]
 
 
 def _value_sql(value: Any, sql_type_name: str) -> str:

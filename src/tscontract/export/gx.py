@@ -341,13 +341,7 @@ def _catalog_values(plan: CheckPlan, attribute: str) -> dict[str, Any]:
         raise Unsupported(_NO_CATALOG)
     values: dict[str, Any] = {}
     for series_id, entry in plan.catalog.series.items():
-        if attribute.endswith(("_low", "_high")):
-            bounds = getattr(entry, attribute.rsplit("_", 1)[0])
-            value = None if bounds is None else bounds[0 if attribute.endswith("_low") else 1]
-        elif attribute == "calendar":
-            value = entry.calendar or entry.venue  # as the engine joins it
-        else:
-            value = getattr(entry, attribute)
+        value = entry.value_of(attribute)
         if value is not None:
             values[series_id] = value
     return values
