@@ -8,6 +8,7 @@ traceback); with ``--format json`` the same error is also written to stdout as
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -287,6 +288,78 @@ def import_command(
     else:
         out.write_text(text, encoding="utf-8")
         typer.echo(f"wrote {display_path(out)}")
+
+
+@app.command("diff")
+def diff_command(
+    old: Path,
+    new: Path,
+    today: Annotated[
+        str | None, typer.Option("--today", help="Date deprecation notices are judged at (YYYY-MM-DD).")
+    ] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Classify every change from OLD to NEW; exit 1 when the version bump is not enough."""
+    from tscontract.contract.loader import load_contract
+    from tscontract.evolution.diff import diff as run_diff
+
+    report = run_diff(load_contract(old), load_contract(new), today=_parse_date(today))
+    _print_diffs([report], fmt)
+    raise typer.Exit(EXIT_OK if report.ok else EXIT_VIOLATION)
+
+
+@app.command()
+def history(
+    versions: Annotated[
+        list[str], typer.Argument(help="Contract files, directories of them, or git REV:PATH, oldest first.")
+    ],
+    today: Annotated[str | None, typer.Option("--today", help="Date deprecation notices are judged at.")] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Run diff over a sequence of contract versions (a directory is ordered by version)."""
+    from tscontract.evolution.diff import diff as run_diff
+    from tscontract.evolution.history import load_versions
+
+    contracts = load_versions(versions)
+    reports = [run_diff(a, b, today=_parse_date(today)) for a, b in itertools.pairwise(contracts)]
+    _print_diffs(reports, fmt)
+    raise typer.Exit(EXIT_OK if all(r.ok for r in reports) else EXIT_VIOLATION)
+
+
+def _parse_date(text: str | None) -> Any:
+    from datetime import date
+
+    from tscontract.errors import InputError
+
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"--today takes YYYY-MM-DD, not {text!r}") from None
+
+
+def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
+    if fmt is OutputFormat.json:
+        _emit_json(reports[0].to_json() if len(reports) == 1 else {"diffs": [r.to_json() for r in reports]})
+        return
+    console = make_console()
+    for report in reports:
+        verdict = "ok" if report.ok else "NOT OK"
+        console.print(
+            f"{report.contract} {report.old_version} -> {report.new_version}: declared {report.declared}, "
+            f"required {report.required} — {verdict}",
+            markup=False,
+        )
+        for change in report.changes:
+            console.print(
+                f"  {change.required:<11} {change.kind:<22} {change.path}: {change.old} -> {change.new} "
+                f"({change.action})",
+                markup=False,
+                soft_wrap=True,
+            )
+        for problem in report.problems:
+            console.print(f"  problem: {problem}", markup=False, soft_wrap=True)
 
 
 StoreOption = Annotated[str, typer.Option("--store", help="A .duckdb file or a postgresql:// URL.", show_default=False)]
