@@ -326,6 +326,42 @@ def history(
     raise typer.Exit(EXIT_OK if all(r.ok for r in reports) else EXIT_VIOLATION)
 
 
+@app.command()
+def replay(
+    files: Annotated[list[Path], typer.Argument(help="Historical Avro files, written with older schemas.")],
+    reader: Annotated[Path, typer.Option("--reader", help="The new contract (its Avro export is the reader).")],
+    avsc: Annotated[Path | None, typer.Option("--avsc", help="Read with this .avsc instead.")] = None,
+    catalog: CatalogOption = None,
+    now: Annotated[str | None, typer.Option("--now", help="Instant freshness is judged at.")] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Read FILES through the new reader schema and validate them against the new contract."""
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.loader import load_contract
+    from tscontract.evolution.replay import replay as run_replay
+
+    result = run_replay(
+        load_contract(reader),
+        list(files),
+        catalog=load_catalog(catalog) if catalog else None,
+        avsc=avsc,
+        now=_parse_now(now),
+    )
+    if fmt is OutputFormat.json:
+        _emit_json(result.to_json())
+    else:
+        console = make_console()
+        for item in result.files:
+            if item.error:
+                console.print(f"{item.path}: {item.error}", markup=False, soft_wrap=True)
+                continue
+            failed = [c for c in item.report.checks if c.status != "passed"] if item.report else []
+            summary = "ok" if item.ok else ", ".join(f"{c.id} [{c.clause}] {c.failed_rows}" for c in failed)
+            console.print(f"{item.path}: {item.rows} records read — {summary}", markup=False, soft_wrap=True)
+        console.print(f"replay through {result.contract} {result.version}: {'ok' if result.ok else 'FAILED'}")
+    raise typer.Exit(EXIT_OK if result.ok else EXIT_VIOLATION)
+
+
 def _parse_date(text: str | None) -> Any:
     from datetime import date
 

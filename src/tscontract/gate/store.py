@@ -373,7 +373,7 @@ class PostgresStore(Store):
                 for chunk in copy:
                     handle.write(chunk)
             handle.seek(0)
-            types = {n: _arrow_type(f.type) for n, f in contract.fields.items()}
+            types = {n: arrow_type(f.type) for n, f in contract.fields.items()}
             table = pacsv.read_csv(
                 handle, convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True)
             )
@@ -384,7 +384,8 @@ class PostgresStore(Store):
         self.con.close()
 
 
-def _arrow_type(dtype: DataType) -> pa.DataType:
+def arrow_type(dtype: DataType) -> pa.DataType:
+    """The Arrow type a contract type is read into (decimal128, timestamp with UTC)."""
     return {
         "string": pa.string(),
         "enum": pa.string(),
