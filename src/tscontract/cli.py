@@ -362,6 +362,43 @@ def replay(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_VIOLATION)
 
 
+registry_app = typer.Typer(help="The schema registry (Confluent REST subset).", no_args_is_help=True)
+app.add_typer(registry_app, name="registry")
+
+
+@registry_app.command("serve")
+def registry_serve(
+    db: Annotated[Path, typer.Option("--db", help="SQLite file (created if missing).")] = Path("registry.sqlite"),
+    host: Annotated[str, typer.Option("--host", help="Address to bind; loopback by default.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to bind.")] = 8081,
+    token: Annotated[str | None, typer.Option("--token", help="Bearer token required for writes.")] = None,
+    basic: Annotated[
+        list[str] | None, typer.Option("--basic", help="USER:PASSWORD allowed to write (repeatable).")
+    ] = None,
+) -> None:
+    """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
+    from tscontract.errors import InputError
+    from tscontract.registry import serve
+
+    credentials = {}
+    for pair in basic or []:
+        user, sep, password = pair.partition(":")
+        if not sep:
+            raise InputError(f"--basic expects USER:PASSWORD, got {pair!r}")
+        credentials[user] = password
+    try:
+        server = serve(host, port, db, token=token, basic=credentials or None)
+    except OSError as exc:
+        raise InputError(f"cannot bind {host}:{port}: {exc.strerror}") from None
+    typer.echo(f"tscontract registry on {server.url} (db {db})")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
 def _parse_date(text: str | None) -> Any:
     from datetime import date
 
