@@ -362,6 +362,45 @@ def replay(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_VIOLATION)
 
 
+@app.command()
+def compat(
+    schema_format: Annotated[str, typer.Argument(metavar="FORMAT", help="avro, protobuf or jsonschema")],
+    new: Path,
+    olds: Annotated[list[Path], typer.Argument(metavar="OLD [OLDER...]", help="Earlier versions, newest first.")],
+    mode: Annotated[str, typer.Option("--mode", help="BACKWARD, FORWARD, FULL, their _TRANSITIVE forms, NONE.")] = (
+        "FULL_TRANSITIVE"
+    ),
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Check NEW against its history the way a schema registry does; exit 1 when incompatible."""
+    from tscontract.contract.loader import read_text
+    from tscontract.errors import InputError
+    from tscontract.evolution import check
+
+    texts = [read_text(path, "schema") for path in (new, *olds)]
+    try:
+        result = check(mode, texts[0], texts[1:], schema_format)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if fmt is OutputFormat.json:
+        _emit_json(
+            {
+                "format": schema_format,
+                "mode": mode.upper(),
+                "compatible": result.compatible,
+                "reasons": result.reasons,
+                "warnings": result.warnings,
+            }
+        )
+    else:
+        for reason in result.reasons:
+            typer.echo(f"incompatible: {reason}")
+        for warning in result.warnings:
+            typer.echo(f"warning: {warning}")
+        typer.echo(f"{schema_format} {mode.upper()}: {'compatible' if result.compatible else 'NOT compatible'}")
+    raise typer.Exit(EXIT_OK if result.compatible else EXIT_VIOLATION)
+
+
 registry_app = typer.Typer(help="The schema registry (Confluent REST subset).", no_args_is_help=True)
 app.add_typer(registry_app, name="registry")
 

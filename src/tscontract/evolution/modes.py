@@ -1,0 +1,98 @@
+"""Compatibility modes: how reader/writer checks compose over a schema history.
+
+``olds`` is ordered newest first: ``olds[0]`` is the latest registered version.
+
+* ``BACKWARD``: the new schema reads data written with the latest old one.
+* ``FORWARD``: the latest old schema reads data written with the new one.
+* ``FULL``: both.
+* ``*_TRANSITIVE``: the same, against every old version, not only the latest.
+* ``NONE``: always compatible.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+FORMATS = ("avro", "protobuf", "jsonschema")
+
+
+class Mode(enum.StrEnum):
+    BACKWARD = "BACKWARD"
+    BACKWARD_TRANSITIVE = "BACKWARD_TRANSITIVE"
+    FORWARD = "FORWARD"
+    FORWARD_TRANSITIVE = "FORWARD_TRANSITIVE"
+    FULL = "FULL"
+    FULL_TRANSITIVE = "FULL_TRANSITIVE"
+    NONE = "NONE"
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One finding of a pairwise check: where (a JSON-pointer-like path) and what."""
+
+    path: str
+    message: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.path or '/'}: {self.message}"
+
+
+@dataclass
+class CompatResult:
+    """``compatible`` is False when any reason is present; warnings never make it False."""
+
+    compatible: bool
+    reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+# A pairwise check: (reader schema text, writer schema text, reader_is_new) -> findings.
+ReadCheck = Callable[[str, str, bool], list[Issue]]
+
+
+def _read_check(fmt: str) -> ReadCheck:
+    if fmt == "avro":
+        from tscontract.evolution.avro_compat import check_read
+
+        return check_read
+    if fmt == "jsonschema":
+        from tscontract.evolution.json_compat import check_read
+
+        return check_read
+    if fmt == "protobuf":
+        from tscontract.evolution.proto_compat import check_read
+
+        return check_read
+    raise ValueError(f"unknown schema format {fmt!r}; known: {', '.join(FORMATS)}")
+
+
+def check(mode: Mode | str, new: str, olds: list[str], fmt: str) -> CompatResult:
+    """Is schema text ``new`` compatible with the history ``olds`` (newest first) under ``mode``?
+
+    ``fmt`` is ``avro`` (``.avsc`` JSON), ``protobuf`` (``.proto`` text) or
+    ``jsonschema``. Each reason reads ``olds[i] (<direction>): <path>: <what>``.
+    """
+    mode = Mode(str(mode.value if isinstance(mode, Mode) else mode).upper())
+    read = _read_check(fmt)
+    if mode is Mode.NONE or not olds:
+        return CompatResult(True)
+    targets = list(enumerate(olds)) if mode.value.endswith("_TRANSITIVE") else [(0, olds[0])]
+    directions = []
+    if mode.value.startswith(("BACKWARD", "FULL")):
+        directions.append("new reads old")
+    if mode.value.startswith(("FORWARD", "FULL")):
+        directions.append("old reads new")
+    result = CompatResult(True)
+    for index, old in targets:
+        for direction in directions:
+            reader, writer = (new, old) if direction == "new reads old" else (old, new)
+            for issue in read(reader, writer, direction == "new reads old"):
+                text = f"olds[{index}] ({direction}): {issue}"
+                (result.warnings if issue.warning else result.reasons).append(text)
+    result.warnings = list(dict.fromkeys(result.warnings))
+    result.reasons = list(dict.fromkeys(result.reasons))
+    result.compatible = not result.reasons
+    return result

@@ -1,0 +1,212 @@
+"""JSON Schema evolution: BACKWARD means every record valid under the old schema validates under the new one."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+
+from tests.conftest import EXAMPLES
+from tscontract import load_contract
+from tscontract.evolution import check
+from tscontract.evolution.json_compat import check_read
+from tscontract.export import export
+
+DECIMAL_18_4 = r"^[+-]?0*[0-9]{1,14}(\.[0-9]{1,4}0*)?$"
+DECIMAL_18_2 = r"^[+-]?0*[0-9]{1,16}(\.[0-9]{1,2}0*)?$"
+BASE = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["symbol", "volume"],
+    "properties": {
+        "symbol": {"type": "string", "description": "ticker"},
+        "volume": {"type": "string", "pattern": DECIMAL_18_4},
+        "side": {"type": ["string", "null"], "enum": ["BUY", "SELL", None]},
+        "venue": {"type": "string", "const": "XNAS"},
+        "bar_start": {"type": "string", "format": "date-time"},
+        "trades": {"type": ["integer", "null"], "minimum": 0},
+    },
+}
+GOOD = {
+    "symbol": "AAPL",
+    "volume": "12.5",
+    "side": "SELL",
+    "venue": "XNAS",
+    "bar_start": "2024-01-02T03:04:05Z",
+    "trades": 3,
+}
+
+
+def changed(edit) -> dict:
+    schema = copy.deepcopy(BASE)
+    edit(schema)
+    return schema
+
+
+def _set(path: list, value):
+    def edit(schema):
+        node = schema
+        for key in path[:-1]:
+            node = node[key]
+        if value is _DELETE:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+
+    return edit
+
+
+_DELETE = object()
+PROPS = "properties"
+
+# (id, new schema, reason or None, witness: valid under old, rejected by new)
+CASES = [
+    ("identical", BASE, None, None),
+    ("description_only", changed(_set([PROPS, "symbol", "description"], "ticker symbol")), None, None),
+    ("optional_property_added", changed(_set([PROPS, "note"], {"type": "string"})), None, None),
+    (
+        "required_property_added",
+        changed(lambda s: (s[PROPS].update(note={"type": "string"}), s["required"].append("note"))),
+        "/required/note: note became required",
+        GOOD,
+    ),
+    (
+        "existing_property_made_required",
+        changed(lambda s: s["required"].append("side")),
+        "/required/side: side became required",
+        {"symbol": "A", "volume": "1"},
+    ),
+    ("required_dropped", changed(_set(["required"], ["symbol"])), None, None),
+    (
+        "property_removed_closed",
+        changed(_set([PROPS, "trades"], _DELETE)),
+        "/properties/trades: property removed while additionalProperties is false",
+        GOOD,
+    ),
+    ("schema_opened", changed(_set(["additionalProperties"], True)), None, None),
+    (
+        "type_changed",
+        changed(_set([PROPS, "trades", "type"], ["string", "null"])),
+        "/properties/trades/type: type ['integer', 'null'] -> ['null', 'string']",
+        GOOD,
+    ),
+    (
+        "null_dropped",
+        changed(_set([PROPS, "trades", "type"], "integer")),
+        "/properties/trades/type",
+        GOOD | {"trades": None},
+    ),
+    ("integer_to_number", changed(_set([PROPS, "trades", "type"], ["number", "null"])), None, None),
+    ("enum_widened", changed(_set([PROPS, "side", "enum"], ["BUY", "SELL", "CROSS", None])), None, None),
+    (
+        "enum_narrowed",
+        changed(_set([PROPS, "side", "enum"], ["BUY", None])),
+        "/properties/side/enum: enum narrowed: ['SELL'] no longer allowed",
+        GOOD,
+    ),
+    (
+        "enum_added",
+        changed(_set([PROPS, "symbol", "enum"], ["AAPL"])),
+        "/properties/symbol/enum: values restricted",
+        GOOD | {"symbol": "MSFT"},
+    ),
+    (
+        "pattern_changed",
+        changed(_set([PROPS, "volume", "pattern"], DECIMAL_18_2)),
+        "/properties/volume/pattern: pattern changed",
+        GOOD | {"volume": "1.2345"},
+    ),
+    ("pattern_removed", changed(_set([PROPS, "volume", "pattern"], _DELETE)), None, None),
+    (
+        "format_added",
+        changed(_set([PROPS, "symbol", "format"], "date-time")),
+        "/properties/symbol/format: format changed: 'none' -> 'date-time'",
+        GOOD,
+    ),
+    (
+        "format_changed",
+        changed(_set([PROPS, "bar_start", "format"], "date")),
+        "/properties/bar_start/format: format changed",
+        GOOD,
+    ),
+    (
+        "const_changed",
+        changed(_set([PROPS, "venue", "const"], "XNYS")),
+        "/properties/venue/const: const narrowed: ['XNAS'] no longer allowed",
+        GOOD,
+    ),
+    ("const_dropped", changed(_set([PROPS, "venue", "const"], _DELETE)), None, None),
+    (
+        "minimum_raised",
+        changed(_set([PROPS, "trades", "minimum"], 1)),
+        "/properties/trades/minimum: minimum narrowed: 0 -> 1",
+        GOOD | {"trades": 0},
+    ),
+    ("minimum_lowered", changed(_set([PROPS, "trades", "minimum"], -1)), None, None),
+    (
+        "clause_added",
+        changed(_set([PROPS, "trades", "allOf"], [{"$comment": "tscontract check inv", "maximum": 2}])),
+        "/properties/trades/allOf/0: new or changed clause inv",
+        GOOD,
+    ),
+]
+
+
+@pytest.mark.parametrize(("case_id", "new", "reason", "witness"), CASES, ids=[c[0] for c in CASES])
+def test_backward_verdict_reason_and_witness(case_id, new, reason, witness):
+    result = check("BACKWARD", json.dumps(new), [json.dumps(BASE)], "jsonschema")
+    if reason is None:
+        assert result.compatible, result.reasons
+        assert Draft202012Validator(new, format_checker=FormatChecker()).is_valid(GOOD)
+    else:
+        assert not result.compatible
+        assert any(r.startswith(f"olds[0] (new reads old): {reason}") for r in result.reasons), result.reasons
+        # The witness proves it: valid under the old schema, rejected by the new one.
+        assert Draft202012Validator(BASE, format_checker=FormatChecker()).is_valid(witness)
+        assert not Draft202012Validator(new, format_checker=FormatChecker()).is_valid(witness)
+
+
+def test_added_optional_property_is_not_forward_compatible_when_closed():
+    new = changed(_set([PROPS, "note"], {"type": "string"}))
+    result = check("FORWARD", json.dumps(new), [json.dumps(BASE)], "jsonschema")
+    assert result.reasons == [
+        "olds[0] (old reads new): /properties/note: property removed while additionalProperties is false"
+    ]
+
+
+def _exported(path) -> dict:
+    return json.loads(export("jsonschema", load_contract(path)).artifacts[0].content)
+
+
+def test_exported_schema_is_fully_compatible_with_itself():
+    schema = json.dumps(_exported(EXAMPLES / "ohlcv_1m" / "contract.yaml"))
+    assert check("FULL_TRANSITIVE", schema, [schema, schema], "jsonschema").compatible
+
+
+def test_exported_schema_scale_narrowed_and_clause_changed():
+    old = _exported(EXAMPLES / "ohlcv_1m" / "contract.yaml")
+    new = copy.deepcopy(old)
+    volume = new["properties"]["volume"]
+    volume["pattern"] = volume["pattern"].replace("{1,4}", "{1,2}")
+    # A changed $defs entry changes every clause that refers to it.
+    new["$defs"]["volume"]["description"] = "reworded only"
+    assert [str(i) for i in check_read(json.dumps(new), json.dumps(old))] == [
+        f"/properties/volume/pattern: pattern changed: {old['properties']['volume']['pattern']!r} -> "
+        f"{volume['pattern']!r}"
+    ]
+    new["$defs"]["volume"]["type"] = "number"
+    reasons = [str(i) for i in check_read(json.dumps(new), json.dumps(old))]
+    assert any(r.startswith("/properties/volume/allOf/0: new or changed clause invariants[2]") for r in reasons)
+
+
+def test_enum_only_writer_checked_against_reader_type():
+    old = json.dumps({"properties": {"side": {"enum": ["BUY", None]}}})
+    typed = json.dumps({"properties": {"side": {"type": "string"}}})
+    nullable = json.dumps({"properties": {"side": {"type": ["string", "null"]}}})
+    assert [str(i) for i in check_read(typed, old)] == [
+        "/properties/side/type: values [None] are not of type ['string']"
+    ]
+    assert check_read(nullable, old) == []
