@@ -85,6 +85,12 @@ def show(contract: Path, fmt: FormatOption = OutputFormat.text) -> None:
 def lint(
     contract: Path,
     catalog: CatalogOption = None,
+    registry: Annotated[
+        str | None, typer.Option("--registry", help="Also check this schema registry's subject (URL).")
+    ] = None,
+    subject: Annotated[
+        str | None, typer.Option("--subject", help="Registry subject (default <contract>-value).")
+    ] = None,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Check CONTRACT against the contract checklist. Exit 1 on any error finding."""
@@ -97,6 +103,10 @@ def lint(
     parsed = load_contract(contract)
     loaded = load_catalog(catalog) if catalog is not None else None
     report = run_lint(parsed, loaded, display_path(catalog) if catalog else None)
+    if registry is not None:
+        from tscontract.registry.lint import registry_findings
+
+        report.findings.extend(registry_findings(registry, subject or f"{parsed.contract}-value"))
     if fmt is OutputFormat.json:
         _emit_json(report.to_json())
     else:

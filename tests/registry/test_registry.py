@@ -496,3 +496,20 @@ def test_main_serves_until_stopped(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=10)
     assert db.exists()
+
+
+def test_lint_warns_about_a_registry_subject_left_in_none(registry: Registry) -> None:
+    from tests.conftest import EXAMPLES, run_cli
+
+    contract = EXAMPLES / "ohlcv_1m" / "contract.yaml"
+    clean = run_cli("lint", contract, "--registry", registry.url, "--format", "json")
+    assert clean.returncode == 0 and not [f for f in json.loads(clean.stdout)["findings"] if f["code"] == "TS151"]
+    status, _ = registry.call(
+        "PUT", "/config/ohlcv_1m-value", {"compatibility": "NONE", "reason": "one-off backfill CHG-42"}
+    )
+    assert status == 200
+    warned = run_cli("lint", contract, "--registry", registry.url, "--format", "json")
+    finding = next(f for f in json.loads(warned.stdout)["findings"] if f["code"] == "TS151")
+    assert "NONE" in finding["message"] and "CHG-42" in finding["message"] and finding["severity"] == "warning"
+    down = run_cli("lint", contract, "--registry", "http://127.0.0.1:9")
+    assert down.returncode == 2 and "cannot reach the registry" in down.stderr

@@ -23,6 +23,7 @@ TS130 revisions allowed without window / who / notification
 TS131 no revision policy although the key carries a revision
 TS140 no provenance columns required / standard provenance column missing
 TS150 registry compatibility NONE (error without a recorded reason)
+TS151 a running registry's subject is in NONE (``lint --registry URL``)
 TS160 catalog names another contract
 TS161 catalog series lacks an attribute a clause needs
 TS162 catalog series unit outside its dimension or the field's dimension
