@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,3 +43,62 @@ def write(tmp_path: Path, text: str, name: str = "contract.yaml") -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def _pg_bin(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    for candidate in sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"), reverse=True):
+        return str(candidate)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """Start a throwaway PostgreSQL cluster on 127.0.0.1 (installed by .ci/run from Debian)."""
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    assert initdb and pg_ctl, "PostgreSQL server binaries not found; .ci/run installs the postgresql package"
+    # not under pytest's tmp dir: that one is private to root and the cluster runs as 'postgres'
+    root = Path(tempfile.mkdtemp(prefix="tscontract-pg-"))
+    data, sockets = root / "data", root / "sock"
+    sockets.mkdir()
+    as_root = os.geteuid() == 0
+    if as_root:  # initdb refuses to run as root: run the cluster as the postgres user
+        shutil.chown(root, "postgres")
+        shutil.chown(sockets, "postgres")
+        os.chmod(root, 0o755)
+    prefix = ["runuser", "-u", "postgres", "--"] if as_root else []
+    subprocess.run(
+        [*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "tsc", "--no-sync"], check=True, capture_output=True
+    )
+    port = _free_port()
+    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
+    subprocess.run(
+        [*prefix, pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"],
+        check=True,
+        capture_output=True,
+    )
+    url = f"postgresql://tsc@127.0.0.1:{port}/postgres"
+    try:
+        yield url
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_db(postgres_url: str) -> str:
+    """A fresh database per test."""
+    import psycopg
+
+    name = f"t{time.time_ns()}"
+    with psycopg.connect(postgres_url, autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name}")
+    return postgres_url.rsplit("/", 1)[0] + f"/{name}"

@@ -43,7 +43,7 @@ def always_ok(mode: str, schema_type: str, new: str, olds: list[str]) -> tuple[b
 class Registry:
     """A running server plus a tiny urllib client."""
 
-    def __init__(self, db: Path, **kwargs: Any) -> None:
+    def __init__(self, db: Path | str, **kwargs: Any) -> None:
         self.server = serve("127.0.0.1", 0, db, **kwargs)
         self.thread = serve_in_thread(self.server)
         self.url = self.server.url
@@ -80,9 +80,11 @@ class Registry:
         return self.call("POST", f"/subjects/{subject}/versions", body, **kw)
 
 
-@pytest.fixture
-def registry(tmp_path: Path) -> Iterator[Registry]:
-    reg = Registry(tmp_path / "registry.sqlite", compat=always_ok)
+@pytest.fixture(params=["sqlite", "postgres"])
+def registry(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Registry]:
+    """The same registry on its embedded SQLite store and on a real PostgreSQL server."""
+    db = tmp_path / "registry.sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_db")
+    reg = Registry(db, compat=always_ok)
     yield reg
     reg.close()
 

@@ -25,6 +25,7 @@ from tscontract.registry.store import (
     RegistryError,
     RegistryStore,
     olds_for_mode,
+    open_registry_store,
     version_not_found,
 )
 
@@ -424,7 +425,7 @@ def serve(
 
     ``port=0`` picks a free port (``server.server_address``); ``basic`` maps user names to passwords.
     """
-    return RegistryServer((host, port), RegistryStore(db_path), compat=compat, token=token, basic=basic)
+    return RegistryServer((host, port), open_registry_store(db_path), compat=compat, token=token, basic=basic)
 
 
 def serve_in_thread(server: RegistryServer) -> threading.Thread:

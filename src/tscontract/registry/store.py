@@ -119,6 +119,7 @@ class RegistryStore:
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = str(db_path)
+        self.description = self.db_path
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_DDL)
@@ -156,7 +157,7 @@ class RegistryStore:
     def versions(self, subject: str, include_deleted: bool = False) -> list[int]:
         with self._connect() as conn:
             rows = conn.execute(
-                "SELECT version FROM subject_versions WHERE subject = ? AND (deleted = 0 OR ?) ORDER BY version",
+                "SELECT version FROM subject_versions WHERE subject = ? AND (deleted = 0 OR ? = 1) ORDER BY version",
                 (subject, int(include_deleted)),
             ).fetchall()
         if not rows:
@@ -275,8 +276,9 @@ class RegistryStore:
             ).fetchone()
             if row is None:
                 schema_id = conn.execute(
-                    "INSERT INTO schemas (schema_type, schema_text, refs) VALUES (?, ?, ?)", (schema_type, text, refs)
-                ).lastrowid
+                    "INSERT INTO schemas (schema_type, schema_text, refs) VALUES (?, ?, ?) RETURNING id",
+                    (schema_type, text, refs),
+                ).fetchone()[0]
             else:
                 schema_id = row[0]
             (last,) = conn.execute(
@@ -345,3 +347,66 @@ class RegistryStore:
         if not changed:
             raise version_not_found(subject, version)
         return registered.version
+
+
+_PG_DDL = (
+    "CREATE TABLE IF NOT EXISTS schemas (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+    "schema_type TEXT NOT NULL, schema_text TEXT NOT NULL, refs TEXT NOT NULL)",
+    # md5 of the text: a btree row cannot hold a large schema itself
+    "CREATE UNIQUE INDEX IF NOT EXISTS schemas_unique ON schemas (schema_type, md5(schema_text), md5(refs))",
+    "CREATE TABLE IF NOT EXISTS subject_versions (subject TEXT NOT NULL, version INTEGER NOT NULL, "
+    "schema_id BIGINT NOT NULL REFERENCES schemas (id), deleted INTEGER NOT NULL DEFAULT 0, "
+    "registered_at TEXT NOT NULL, PRIMARY KEY (subject, version))",
+    "CREATE TABLE IF NOT EXISTS config (subject TEXT PRIMARY KEY, compatibility TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS config_log (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, subject TEXT, "
+    "who TEXT NOT NULL, changed_at TEXT NOT NULL, old TEXT, new TEXT, reason TEXT)",
+)
+_PG_WRITE_LOCK = 7352  # one registry writer at a time: versions and ids follow commit order
+
+
+class _PostgresConnection:
+    """The slice of sqlite3's connection API the store uses, over psycopg (``?`` placeholders)."""
+
+    def __init__(self, conn: object) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: tuple | list = ()) -> object:
+        cursor = self.conn.cursor()  # type: ignore[attr-defined]
+        cursor.execute(sql.replace("?", "%s"), tuple(params))
+        return cursor
+
+
+class PostgresRegistryStore(RegistryStore):
+    """The same registry state in PostgreSQL (``postgresql://...``), for teams that run one."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise RegistryError(500, 50001, "a PostgreSQL registry store needs psycopg") from None
+        self._psycopg = psycopg
+        self.db_path = url
+        self.description = url
+        with self._write() as conn:
+            for statement in _PG_DDL:
+                conn.execute(statement)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with self._psycopg.connect(self.db_path, autocommit=True) as conn:
+            yield _PostgresConnection(conn)  # type: ignore[misc]
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._psycopg.connect(self.db_path) as conn, conn.transaction():
+            wrapped = _PostgresConnection(conn)
+            wrapped.execute("SELECT pg_advisory_xact_lock(?)", (_PG_WRITE_LOCK,))
+            yield wrapped  # type: ignore[misc]
+
+
+def open_registry_store(spec: str | Path) -> RegistryStore:
+    """A SQLite file, or ``postgresql://`` for a PostgreSQL database."""
+    text = str(spec)
+    if text.startswith(("postgresql://", "postgres://")):
+        return PostgresRegistryStore(text)
+    return RegistryStore(text)
