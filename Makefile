@@ -42,6 +42,9 @@ demo: install
 		--catalog $(SENSOR)/catalog.yaml $(NOW)
 	$(BIN)/tscontract corrections out/warehouse.duckdb
 	$(BIN)/tscontract check-store $(OHLCV)/contract.yaml out/warehouse.duckdb --catalog $(OHLCV)/catalog.yaml $(NOW)
+	$(BIN)/tscontract export dbt $(OHLCV)/contract.yaml --catalog $(OHLCV)/catalog.yaml -o out/export/dbt
+	$(BIN)/tscontract export avro $(SENSOR)/contract.yaml -o out/export
+	$(BIN)/tscontract diff $(OHLCV)/contract.yaml $(OHLCV)/contract.yaml
 
 lint-code: install
 	$(BIN)/ruff check src tests examples tools $(wildcard bench)
