@@ -153,11 +153,7 @@ def validate(
     console = make_console(stderr=True)
     show_progress = fmt is OutputFormat.text and console.is_terminal
     with console.status("validating", spinner="dots") if show_progress else _nullcontext() as status:
-
-        def progress(message: str) -> None:
-            if status is not None:
-                status.update(message)
-
+        progress = _status_updater(status)
         report = run_validate(
             contract,
             data,
@@ -173,6 +169,16 @@ def validate(
     else:
         render_validation(report, make_console())
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def _status_updater(status: Any) -> Any:
+    """A progress callback that updates a rich status line, or does nothing without one (JSON, no TTY)."""
+
+    def progress(message: str) -> None:
+        if status is not None:
+            status.update(message)
+
+    return progress
 
 
 class _nullcontext:
@@ -515,18 +521,22 @@ def ingest(
     loaded_catalog = load_catalog(catalog) if catalog else None
     loaded_mapping = load_mapping(mapping) if mapping else None
     opened = open_store(store)
+    status_console = make_console(stderr=True)
+    show_progress = fmt is OutputFormat.text and status_console.is_terminal
     try:
-        result = run_ingest(
-            parsed,
-            list(data),
-            opened,
-            catalog=loaded_catalog,
-            mapping=loaded_mapping,
-            source_id=source_id,
-            reason=reason,
-            who=who,
-            now=_parse_now(now),
-        )
+        with status_console.status("ingesting", spinner="dots") if show_progress else _nullcontext() as status:
+            result = run_ingest(
+                parsed,
+                list(data),
+                opened,
+                catalog=loaded_catalog,
+                mapping=loaded_mapping,
+                source_id=source_id,
+                reason=reason,
+                who=who,
+                now=_parse_now(now),
+                progress=_status_updater(status),
+            )
     finally:
         opened.close()
     if fmt is OutputFormat.json:
