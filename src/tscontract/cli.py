@@ -139,6 +139,9 @@ def validate(
     bounds: Annotated[
         Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
     ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write a self-contained HTML report with plots.")
+    ] = None,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails."""
@@ -164,6 +167,11 @@ def validate(
             bounds=loaded_bounds,
             progress=progress,
         )
+    if html is not None:
+        from tscontract.report.html import render_html, series_data
+
+        series = series_data(contract, data if len(data) > 1 else data[0], catalog, report)
+        html.write_text(render_html(report, series=series), encoding="utf-8")
     if fmt is OutputFormat.json:
         _emit_json(report.to_json())
     else:
