@@ -236,3 +236,30 @@ def test_cli_ingest_corrections_and_check_store(tmp_path):
     assert next(c for c in json.loads(stale.stdout)["checks"] if c["id"] == "freshness")["status"] == "failed"
     nostore = run_cli("ingest", OHLCV / "contract.yaml", OHLCV / "data" / "good.csv", "--store", tmp_path / "x.txt")
     assert nostore.returncode == 2 and "--store takes" in nostore.stderr
+
+
+def test_a_concurrent_writer_of_the_same_file_is_a_duplicate_not_an_error(store_spec):
+    """Two gates race with the same file: the loser's commit hits UNIQUE (contract, input_hash)."""
+    first = gate(store_spec, SENSOR, [SENSOR / "data" / "good.csv"])
+    store = open_spec(store_spec)
+    looked = []
+    real_find = store.find_run
+
+    def find_run_after_the_race(contract, input_hash):
+        looked.append(input_hash)
+        return None if len(looked) == 1 else real_find(contract, input_hash)  # the race: first look sees nothing
+
+    store.find_run = find_run_after_the_race
+    try:
+        raced = ingest(
+            load_contract(SENSOR / "contract.yaml"),
+            [SENSOR / "data" / "good.csv"],
+            store,
+            catalog=load_catalog(SENSOR / "catalog.yaml"),
+            now=NOW,
+        )
+    finally:
+        store.close()
+    assert raced.status == "duplicate" and raced.run_id == first.run_id and len(looked) == 2
+    assert query(store_spec, "SELECT count(*) FROM plant_sensor_reading__published")[0][0] == 96
+    assert query(store_spec, "SELECT count(*) FROM tscontract_runs")[0][0] == 1

@@ -373,6 +373,13 @@ def ingest(
     gate = _Gate(contract, store, catalog, mapping, source_id, reason, who, moment)
     try:
         return gate.run(paths, input_hash, progress, examples)
+    except Exception:
+        # another writer committed the same file between our check and our commit: the store's
+        # UNIQUE (contract, input_hash) refused ours, and the batch is in the store exactly once
+        winner = store.find_run(contract, input_hash)
+        if winner is None:
+            raise
+        return IngestResult(winner, "duplicate", contract.contract, contract.version, store.description)
     finally:
         gate.con.close()
 
