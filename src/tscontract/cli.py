@@ -441,14 +441,12 @@ def registry_serve(
 ) -> None:
     """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
     from tscontract.errors import InputError
-    from tscontract.registry import serve
+    from tscontract.registry.server import parse_basic, serve
 
-    credentials = {}
-    for pair in basic or []:
-        user, sep, password = pair.partition(":")
-        if not sep:
-            raise InputError(f"--basic expects USER:PASSWORD, got {pair!r}")
-        credentials[user] = password
+    try:
+        credentials = parse_basic(basic or [])
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     try:
         server = serve(host, port, db, token=token, basic=credentials or None)
     except OSError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, json_value, sql_string
 from tscontract.plan.checks import Check
@@ -20,6 +21,14 @@ if TYPE_CHECKING:
 POINTS = "__tsc_points"
 SESSIONS = "__tsc_sessions"
 _SESSION_GAPS = ("outside_session", "exchange_holiday")
+
+
+def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
+    """The exchange calendar of a row's series: the catalog's, else the contract's default."""
+    time = contract.time
+    default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
+    fallback = sql_string(default) if default else "NULL"
+    return f"coalesce(__cat_calendar, {fallback})" if catalog_joined else fallback
 
 
 class TimeChecks:
@@ -42,10 +51,7 @@ class TimeChecks:
         )
 
     def calendar_sql(self) -> str:
-        time = self.contract.time
-        default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
-        fallback = sql_string(default) if default else "NULL"
-        return f"coalesce(__cat_calendar, {fallback})" if self.run.catalog_joined else fallback
+        return calendar_sql(self.contract, self.run.catalog_joined)
 
     def interval_sql(self) -> str:
         cadence = self.contract.time.cadence

@@ -14,11 +14,12 @@ from __future__ import annotations
 import base64
 import csv
 import re
-from datetime import UTC, date, datetime
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from tscontract.contract.catalog import parse_instant
 from tscontract.contract.model import Contract, FieldSpec
 from tscontract.plan.checks import Check
 
@@ -33,14 +34,6 @@ def read_csv_rows(path: str | Path) -> list[dict[str, str | None]]:
     """The rows of a CSV file as text, an empty cell as ``None`` (the examples' null)."""
     with open(path, encoding="utf-8", newline="") as handle:
         return [{k: (v if v != "" else None) for k, v in row.items()} for row in csv.DictReader(handle)]
-
-
-def parse_instant(text: str) -> datetime:
-    """An RFC 3339 instant with a UTC offset as an aware UTC ``datetime``; naive text is refused."""
-    value = datetime.fromisoformat(text.replace("z", "Z").replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        raise ValueError(f"{text!r} has no UTC offset: not an instant")
-    return value.astimezone(UTC)
 
 
 def python_value(spec: FieldSpec, text: str | None) -> Any:

@@ -25,6 +25,7 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, sql_string
+from tscontract.engines.duckdb_time import calendar_sql
 from tscontract.engines.sources import fetch_arrow
 from tscontract.gate.store import Store
 
@@ -42,13 +43,6 @@ def rule_clauses(contract: Contract) -> dict[str, str]:
         "revision.who": f"who: [{', '.join(policy.who)}]" if policy and policy.who else "anyone may restate",
         "key.published": "key already published",
     }
-
-
-def _calendar_sql(contract: Contract, catalog_joined: bool) -> str:
-    time = contract.time
-    default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
-    fallback = sql_string(default) if default else "NULL"
-    return f"coalesce(__cat_calendar, {fallback})" if catalog_joined else fallback
 
 
 def check_revisions(
@@ -71,7 +65,7 @@ def check_revisions(
     reason = "r.reason" if has_reason_column else "NULL"
     flag = sql_string(reason_flag) if reason_flag else "NULL"
     catalog_joined = catalog is not None and contract.series_column is not None
-    calendar = _calendar_sql(contract, catalog_joined)
+    calendar = calendar_sql(contract, catalog_joined)
     not_null = " AND ".join(f"t.{ident(k)} IS NOT NULL" for k in series_key)
     source = "t.source_id" if "source_id" in contract.fields else "NULL"
     con.execute(

@@ -413,6 +413,17 @@ class _Handler(BaseHTTPRequestHandler):
 # -- entry points ----------------------------------------------------------------------------
 
 
+def parse_basic(pairs: list[str]) -> dict[str, str]:
+    """``USER:PASSWORD`` pairs (``--basic``) as a user -> password map."""
+    credentials = {}
+    for pair in pairs:
+        user, sep, password = pair.partition(":")
+        if not sep:
+            raise ValueError(f"--basic expects USER:PASSWORD, got {pair!r}")
+        credentials[user] = password
+    return credentials
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8081,
@@ -449,12 +460,10 @@ def main(argv: list[str] | None = None) -> int:
         help="basic-auth credentials allowed to write (repeatable)",
     )
     args = parser.parse_args(argv)
-    basic = {}
-    for pair in args.basic:
-        user, sep, password = pair.partition(":")
-        if not sep:
-            parser.error(f"--basic expects USER:PASSWORD, got {pair!r}")
-        basic[user] = password
+    try:
+        basic = parse_basic(args.basic)
+    except ValueError as exc:
+        parser.error(str(exc))
     server = serve(args.host, args.port, args.db, token=args.token, basic=basic or None)
     print(f"tscontract registry on {server.url} (db {args.db})", flush=True)
     try:

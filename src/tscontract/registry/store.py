@@ -16,15 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-COMPATIBILITY_LEVELS = (
-    "NONE",
-    "BACKWARD",
-    "BACKWARD_TRANSITIVE",
-    "FORWARD",
-    "FORWARD_TRANSITIVE",
-    "FULL",
-    "FULL_TRANSITIVE",
-)
+from tscontract.contract.model import COMPATIBILITY_MODES
+
+COMPATIBILITY_LEVELS = COMPATIBILITY_MODES  # the modes a contract's evolution section names
 DEFAULT_COMPATIBILITY = "FULL_TRANSITIVE"
 SCHEMA_TYPES = ("AVRO", "PROTOBUF", "JSON")
 _GLOBAL = ""  # the config row of the global level
