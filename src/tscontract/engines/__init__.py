@@ -13,7 +13,7 @@ from tscontract.errors import InputError
 from tscontract.plan.checks import build_plan
 from tscontract.report.model import ValidationReport
 
-ENGINES = ("duckdb",)
+ENGINES = ("duckdb", "spark")
 
 
 def validate(
@@ -26,20 +26,29 @@ def validate(
     examples: int = 5,
     bounds: Any = None,
     progress: Any = None,
+    spark_master: str | None = None,
+    spark_conf: dict[str, str] | None = None,
 ) -> ValidationReport:
     """Validate ``data`` against every clause of ``contract``; a lazy report of all failures.
 
     ``data`` is a path or list of paths (Parquet, CSV, JSON lines), a
     ``db.duckdb::table`` reference, or a pandas / polars DataFrame or Arrow table.
     ``now`` is the instant freshness is judged at (default: the current time).
+    ``engine="spark"`` runs the same plan on Spark (``spark_master``, default ``local[*]``;
+    ``spark_conf`` settings for the session); ``data`` may then also be ``spark:TABLE`` or
+    a pyspark DataFrame.
     """
     if not isinstance(contract, Contract):
         contract = load_contract(contract)
     if catalog is not None and not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
-    if engine != "duckdb":
+    if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; available: {', '.join(ENGINES)}")
+    plan = build_plan(contract, catalog, bounds)
+    if engine == "spark":
+        from tscontract.engines.spark import SparkEngine
+
+        return SparkEngine(spark_master, spark_conf).run(plan, data, now=now, examples=examples, progress=progress)
     from tscontract.engines.duckdb import DuckDBEngine
 
-    plan = build_plan(contract, catalog, bounds)
     return DuckDBEngine().run(plan, data, now=now, examples=examples, progress=progress)

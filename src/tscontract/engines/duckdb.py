@@ -98,6 +98,7 @@ class ValidationRun:
         }
         self.series = self.contract.series_column
         self.rows = 0
+        self.engine = "duckdb"
 
     # ------------------------------------------------------------------ helpers
     def result(
@@ -200,7 +201,9 @@ class ValidationRun:
             selects.append("c.*")
             joins += f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = {series_sql}"
             if self.plan.bounds is not None:
-                selects.append("b.* EXCLUDE (__b_series)")
+                selects.extend(
+                    f"b.{ident(f'__b_{n}_{part}')}" for n in self.plan.bounds.fields for part in ("low", "high", "mabs")
+                )
                 joins += f" LEFT JOIN __tsc_bounds b ON b.__b_series = {series_sql}"
             if "calibration_id" in self.columns:
                 ts = self.columns[time_col].typed
@@ -496,7 +499,7 @@ class ValidationRun:
                 self.scale_check(check)
         for check in self.plan.checks:
             if check.id not in self.results:
-                self.result(check, "error", message="no step of the duckdb engine ran this check")
+                self.result(check, "error", message=f"no step of the {self.engine} engine ran this check")
         ordered = [self.results[c.id] for c in self.plan.checks]
         if self.owns_connection:
             self.con.close()
@@ -504,7 +507,7 @@ class ValidationRun:
             contract=self.contract.contract,
             version=self.contract.version,
             rows=self.rows,
-            engine="duckdb",
+            engine=self.engine,
             elapsed_s=time.perf_counter() - started,
             data=self.source.description,
             checks=ordered,

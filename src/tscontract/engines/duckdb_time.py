@@ -79,8 +79,8 @@ class TimeChecks:
         names = [
             r[0]
             for r in run.fetch(
-                f"SELECT DISTINCT {self.calendar_sql()} FROM (SELECT * FROM "
-                f"__tsc_catalog UNION ALL BY NAME SELECT NULL AS __cat_calendar)"
+                f"SELECT DISTINCT {self.calendar_sql()} FROM (SELECT __cat_calendar FROM "
+                f"__tsc_catalog UNION ALL SELECT NULL AS __cat_calendar)"
             )
             if r[0] is not None
         ]
@@ -257,12 +257,12 @@ class TimeChecks:
     def _window_example(self, row: tuple[Any, ...], window_us: int) -> dict[str, Any]:
         series, start, expected, actual = row
         # gaps are [first missing instant, next point) intervals overlapping the window
-        gaps = self.run.con.execute(
-            f"SELECT __prev + to_microseconds(__i), __t FROM {POINTS} WHERE __s = $1 AND NOT __outside "
-            f"AND __gap_us > __i + {self.tolerance_sql()} AND __t > $2 "
-            f"AND __prev < $2 + to_microseconds({window_us}) ORDER BY __t LIMIT {self.limit}",
-            [series, start],
-        ).fetchall()
+        start_sql = f"CAST({sql_string(start.isoformat())} AS TIMESTAMPTZ)"
+        gaps = self.run.fetch(
+            f"SELECT __prev + to_microseconds(__i), __t FROM {POINTS} WHERE __s = {sql_string(str(series))} "
+            f"AND NOT __outside AND __gap_us > __i + {self.tolerance_sql()} AND __t > {start_sql} "
+            f"AND __prev < {start_sql} + to_microseconds({window_us}) ORDER BY __t LIMIT {self.limit}"
+        )
         return {
             self.series_name: series,
             "window_start": json_value(start),

@@ -45,7 +45,7 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _paths(data: Sequence[str | Path]) -> list[Path]:
+def paths_of(data: Sequence[str | Path]) -> list[Path]:
     paths = [Path(p) for p in data]
     for path in paths:
         if not path.exists():
@@ -131,7 +131,7 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
     for key in keys:
         path = _quote("$." + '"' + key.replace('"', '\\"') + '"')
         # the literal number text, read from the raw document: JSON numbers never pass through double
-        number = f"regexp_extract(__doc::VARCHAR, {_quote(_number_pattern(key))}, 1)"
+        number = f"regexp_extract(__doc::VARCHAR, {_quote(number_pattern(key))}, 1)"
         selects.append(
             f"CASE WHEN json_type(__doc, {path}) IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT') "
             f"THEN {number} WHEN json_type(__doc, {path}) = 'BOOLEAN' THEN json_extract(__doc, {path})::VARCHAR "
@@ -144,7 +144,7 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
     return Source(columns, text=True, json_types=True, has_row_number=True, description=shown)
 
 
-def _number_pattern(key: str) -> str:
+def number_pattern(key: str) -> str:
     escaped = re.escape(key).replace("'", "''")
     return r'(?:^|[{,])\s*"' + escaped + r'"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)'
 
@@ -199,4 +199,4 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any) -> Source:
         raise InputError("no data given")
     if len(items) == 1 and (match := _DUCKDB_TABLE.match(str(items[0]))):
         return _register_duckdb_table(con, match["db"], match["table"])
-    return _register_files(con, _paths(items))
+    return _register_files(con, paths_of(items))

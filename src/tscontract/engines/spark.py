@@ -1,0 +1,344 @@
+"""The CheckPlan on Apache Spark: the same checks, the same SQL, generated for Spark.
+
+:class:`SparkConnection` stands where the embedded engine's DuckDB connection
+stands. The validation run (engines/duckdb.py) issues its statements to it;
+each is generated for Spark by engines/spark_sql.py and run on the session.
+Temporary tables become cached DataFrames behind temporary views. Results come
+back through Arrow, so instants arrive as UTC and decimals exact.
+
+Input rows are numbered as the files hold them (failing examples name the same
+rows on both engines): every file is read on its own, the reads are unioned in
+the order given, and a partition's first row number is its offset among the
+partitions before it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+import sqlglot.expressions as exp
+
+from tscontract.engines.sources import SOURCE_VIEW, Source, number_pattern, paths_of
+from tscontract.engines.spark_sql import spark_type, to_spark
+from tscontract.errors import InputError, display_path
+from tscontract.plan.checks import CheckPlan
+from tscontract.report.model import ValidationReport
+
+DEFAULT_MASTER = "local[*]"
+SPARK_TABLE_PREFIX = "spark:"
+_LOG4J = Path(__file__).with_name("log4j2-spark.properties")
+_TEXT_KINDS = {".csv": "csv", ".tsv": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
+_PARQUET = {".parquet", ".pq"}
+
+
+# ---------------------------------------------------------------------------- session
+def spark_session(master: str | None = None, conf: dict[str, str] | None = None) -> Any:
+    """The Spark session validations run on (``local[*]`` unless a master URL is given).
+
+    Session time zone UTC (an instant is an instant), no UI, quiet logs. In one
+    process the session is shared: later calls reuse it.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InputError("the Spark engine needs pyspark: pip install 'tscontract[spark]'") from None
+    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
+        raise InputError("the Spark engine needs Java 17 or newer (java on PATH or JAVA_HOME)")
+    log = f"-Dlog4j.configurationFile={_LOG4J.as_uri()}"
+    builder = (
+        SparkSession.builder.master(master or DEFAULT_MASTER)
+        .appName("tscontract")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", log)
+        .config("spark.sql.shuffle.partitions", "16")
+    )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    try:
+        session = builder.getOrCreate()
+    except Exception as exc:  # the JVM could not start: say why in one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"cannot start Spark ({master or DEFAULT_MASTER}): {first}") from None
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def parse_conf(items: Iterable[str]) -> dict[str, str]:
+    """``key=value`` settings (``--spark-conf``) as a dict; a malformed one is an input error."""
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--spark-conf wants key=value, got {item!r}")
+        conf[key.strip()] = value
+    return conf
+
+
+# ---------------------------------------------------------------------------- connection
+class _Result:
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+
+class SparkConnection:
+    """The subset of a DuckDB connection the validation run uses, on a Spark session."""
+
+    def __init__(self, spark: Any) -> None:
+        self.spark = spark
+        self.schemas: dict[str, str] = {}  # tables created by column list: their Spark DDL schema
+        self.cached: dict[str, Any] = {}
+        self.views: set[str] = set()
+
+    def _collect(self, df: Any) -> list[tuple[Any, ...]]:
+        table = df.toArrow()
+        columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+        return list(zip(*columns, strict=True)) if columns else []
+
+    def view(self, name: str, df: Any) -> None:
+        df.createOrReplaceTempView(name)
+        self.views.add(name)
+
+    def table(self, name: str, df: Any) -> None:
+        """``df`` cached, as the temporary view ``name`` (a temporary table in DuckDB's terms)."""
+        old = self.cached.pop(name, None)
+        df = df.persist()
+        df.createOrReplaceTempView(name)
+        if old is not None:
+            old.unpersist()
+        self.cached[name] = df
+        self.views.add(name)
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> _Result:
+        if params:
+            raise NotImplementedError("the Spark connection takes no bound parameters; inline literals")
+        tree = sqlglot.parse_one(sql, read="duckdb")
+        if isinstance(tree, exp.Set):
+            return _Result([])
+        if isinstance(tree, exp.Create):
+            name = tree.this.this.name if isinstance(tree.this, exp.Schema) else tree.this.name
+            query = tree.expression
+            if tree.kind == "VIEW":
+                self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {to_spark(query.sql('duckdb'))}")
+                self.views.add(name)
+            elif query is None:  # CREATE TABLE name (columns): an empty table filled by executemany
+                columns = ", ".join(
+                    f"`{c.name}` {spark_type(c.args['kind'].sql('duckdb'))}" for c in tree.this.expressions
+                )
+                self.schemas[name] = columns
+                self.table(name, self.spark.createDataFrame([], columns))
+            else:
+                self.table(name, self.spark.sql(to_spark(query.sql("duckdb"))))
+            return _Result([])
+        return _Result(self._collect(self.spark.sql(to_spark(sql))))
+
+    def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        match = re.match(r"^\s*INSERT INTO (\w+) VALUES", sql, re.IGNORECASE)
+        if match is None or match[1] not in self.schemas:
+            raise NotImplementedError(f"executemany only fills tables created here: {sql[:60]}")
+        name = match[1]
+        df = self.spark.createDataFrame([tuple(r) for r in rows], self.schemas[name])
+        self.table(name, self.cached[name].unionAll(df))
+
+    def register(self, name: str, table: Any) -> None:
+        """An Arrow table as a view (exchange sessions, small)."""
+        self.table(name, self.spark.createDataFrame(table))
+
+    def close(self) -> None:
+        for df in self.cached.values():
+            df.unpersist()
+        for name in self.views:
+            self.spark.catalog.dropTempView(name)
+        self.cached.clear()
+        self.views.clear()
+
+
+# ---------------------------------------------------------------------------- sources
+def _duckdb_type(dtype: Any) -> str:
+    """A Spark column type named as the column checks name physical types (DuckDB's names)."""
+    from pyspark.sql import types as T
+
+    simple = {
+        T.StringType: "VARCHAR",
+        T.BooleanType: "BOOLEAN",
+        T.ByteType: "TINYINT",
+        T.ShortType: "SMALLINT",
+        T.IntegerType: "INTEGER",
+        T.LongType: "BIGINT",
+        T.FloatType: "FLOAT",
+        T.DoubleType: "DOUBLE",
+        T.DateType: "DATE",
+        T.BinaryType: "BLOB",
+        T.TimestampType: "TIMESTAMP WITH TIME ZONE",  # Spark's TIMESTAMP is an instant
+        T.TimestampNTZType: "TIMESTAMP",  # a wall-clock time with no zone: naive
+    }
+    for cls, name in simple.items():
+        if isinstance(dtype, cls):
+            return name
+    if isinstance(dtype, T.DecimalType):
+        return f"DECIMAL({dtype.precision},{dtype.scale})"
+    return dtype.simpleString().upper()
+
+
+def _numbered(spark: Any, df: Any) -> Any:
+    """``df`` with ``__row``: 1.. in partition order, which is file order for the reads here."""
+    from pyspark.sql import functions as F
+
+    df = df.withColumn("__mono", F.monotonically_increasing_id()).withColumn("__pid", F.spark_partition_id())
+    stats = sorted(df.groupBy("__pid").agg(F.count("*").alias("n"), F.min("__mono").alias("lo")).collect())
+    bases, offset = [], 0
+    for pid, n, lo in stats:
+        bases.append((pid, offset - lo + 1))
+        offset += n
+    table = spark.createDataFrame(bases, "__pid INT, __base BIGINT")
+    return (
+        df.join(F.broadcast(table), "__pid")
+        .withColumn("__row", F.col("__mono") + F.col("__base"))
+        .drop("__mono", "__pid", "__base")
+    )
+
+
+def _union(frames: list[Any]) -> Any:
+    df = frames[0]
+    for other in frames[1:]:
+        df = df.unionByName(other, allowMissingColumns=True)
+    return df
+
+
+def _read_json(con: SparkConnection, paths: list[Path], shown: list[str]) -> Source:
+    """JSON lines as text: each value's literal text and JSON type, as the embedded engine reads them."""
+    spark = con.spark
+    lines = _numbered(spark, _union([spark.read.text(str(p)) for p in paths]))
+    con.table("__tsc_json_raw", lines.selectExpr("__row", "value AS __doc", "try_parse_json(value) AS __v"))
+    bad = spark.sql(
+        "SELECT count(*) FROM __tsc_json_raw WHERE __v IS NULL OR NOT startswith(schema_of_variant(__v), 'OBJECT')"
+    ).collect()[0][0]
+    if bad:
+        raise InputError(f"{', '.join(shown)}: every JSON line must be an object (a record)")
+    keys = [
+        r[0]
+        for r in spark.sql(
+            "SELECT DISTINCT k FROM (SELECT explode(json_object_keys(__doc)) AS k FROM __tsc_json_raw) ORDER BY k"
+        ).collect()
+    ]
+    selects = ["__row"]
+    for key in keys:
+        path = "'$[\"" + key.replace("\\", "\\\\").replace('"', '\\"').replace("'", "\\'") + "\"]'"
+        value = f"variant_get(__v, {path})"
+        kind = f"schema_of_variant({value})"
+        jt = (
+            f"CASE WHEN {value} IS NULL THEN NULL WHEN {kind} = 'VOID' THEN 'NULL' "
+            f"WHEN {kind} IN ('BIGINT', 'INT', 'SMALLINT', 'TINYINT') OR {kind} RLIKE '^DECIMAL\\\\(\\\\d+,0\\\\)$' "
+            f"THEN 'BIGINT' WHEN {kind} IN ('DOUBLE', 'FLOAT') OR startswith({kind}, 'DECIMAL') THEN 'DOUBLE' "
+            f"WHEN {kind} = 'STRING' THEN 'VARCHAR' WHEN {kind} = 'BOOLEAN' THEN 'BOOLEAN' "
+            f"WHEN startswith({kind}, 'OBJECT') THEN 'OBJECT' WHEN startswith({kind}, 'ARRAY') THEN 'ARRAY' "
+            f"ELSE {kind} END"
+        )
+        pattern = number_pattern(key).replace("\\", "\\\\").replace("'", "\\'")
+        selects.append(
+            f"CASE WHEN {jt} IN ('BIGINT', 'DOUBLE') THEN regexp_extract(__doc, '{pattern}', 1) "
+            f"WHEN {jt} = 'VARCHAR' THEN variant_get(__v, {path}, 'string') "
+            f"WHEN {jt} = 'NULL' THEN NULL ELSE to_json({value}) END AS `{key}`"
+        )
+        selects.append(f"{jt} AS `__jt_{key}`")
+    con.view(SOURCE_VIEW, spark.sql(f"SELECT {', '.join(selects)} FROM __tsc_json_raw"))
+    return Source(dict.fromkeys(keys, "VARCHAR"), text=True, json_types=True, has_row_number=True, description=shown)
+
+
+def _register(con: SparkConnection, df: Any, *, text: bool, description: list[str]) -> Source:
+    columns = {f.name: _duckdb_type(f.dataType) for f in df.schema.fields}
+    con.view(SOURCE_VIEW, _numbered(con.spark, df))
+    return Source(columns, text=text, has_row_number=True, description=description)
+
+
+def open_spark_source(con: SparkConnection, data: Any) -> Source:
+    """Register ``data`` as the Spark view ``__tsc_source``.
+
+    ``data`` is a path or list of paths (Parquet, CSV/TSV, JSON lines), ``spark:TABLE``
+    (a table in the session's catalog) or a pyspark DataFrame.
+    """
+    spark = con.spark
+    if type(data).__module__.startswith("pyspark"):
+        return _register(con, data, text=False, description=["<DataFrame>"])
+    items = [data] if isinstance(data, str | Path) else list(data)
+    if not items:
+        raise InputError("no data given")
+    if len(items) == 1 and str(items[0]).startswith(SPARK_TABLE_PREFIX):
+        table = str(items[0])[len(SPARK_TABLE_PREFIX) :]
+        if not spark.catalog.tableExists(table):
+            raise InputError(f"no table {table!r} in the Spark catalog")
+        return _register(con, spark.table(table), text=False, description=[str(items[0])])
+    paths = paths_of(items)
+    kinds = {"parquet" if p.suffix.lower() in _PARQUET else _TEXT_KINDS.get(p.suffix.lower()) for p in paths}
+    shown = [display_path(p) for p in paths]
+    if None in kinds:
+        raise InputError(f"cannot tell the format of {', '.join(shown)}: use .parquet, .csv, .tsv, .jsonl or .json")
+    if len(kinds) > 1:
+        raise InputError(f"one validation reads one format; got {', '.join(sorted(k for k in kinds if k))}")
+    kind = kinds.pop()
+    try:
+        if kind == "json":
+            return _read_json(con, paths, shown)
+        if kind == "parquet":
+            frames = [spark.read.parquet(str(p)) for p in paths]
+            return _register(con, _union(frames), text=False, description=shown)
+        delim = "\t" if all(p.suffix.lower() == ".tsv" for p in paths) else ","
+        frames = [
+            spark.read.csv(str(p), header=True, inferSchema=False, sep=delim, mode="FAILFAST", enforceSchema=False)
+            for p in paths
+        ]
+        return _register(con, _union(frames), text=True, description=shown)
+    except InputError:
+        raise
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise InputError(f"cannot read {', '.join(shown)}: {first}") from None
+
+
+# ---------------------------------------------------------------------------- engine
+class SparkEngine:
+    """Executes a :class:`CheckPlan` on Spark through the embedded engine's validation run."""
+
+    name = "spark"
+
+    def __init__(self, master: str | None = None, conf: dict[str, str] | None = None) -> None:
+        self.master = master
+        self.conf = conf
+
+    def run(
+        self,
+        plan: CheckPlan,
+        data: Any,
+        *,
+        now: datetime | None = None,
+        examples: int = 5,
+        progress: Any = None,
+    ) -> ValidationReport:
+        from tscontract.engines.duckdb import ValidationRun
+
+        started = time.perf_counter()
+        if progress:
+            progress("starting Spark")
+        spark = spark_session(self.master, self.conf)
+        con = SparkConnection(spark)
+        try:
+            source = open_spark_source(con, data)
+            run = ValidationRun(plan, source, now, examples, progress, con=con)  # type: ignore[arg-type]
+            run.engine = self.name
+            report = run.run()
+        finally:
+            con.close()
+        report.elapsed_s = time.perf_counter() - started
+        return report

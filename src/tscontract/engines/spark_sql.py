@@ -1,0 +1,83 @@
+"""The engine's SQL, generated for Spark.
+
+Every check is written once, in the DuckDB SQL the embedded engine runs. For
+Spark each statement is parsed by sqlglot and generated in the Spark dialect;
+the handful of DuckDB functions sqlglot does not map are rewritten here to
+Spark's exact equivalents (same instant, same microsecond arithmetic, same
+bucket origin), so both engines compute the same counts from the same text.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+import sqlglot.expressions as exp
+
+# DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
+TIME_BUCKET_ORIGIN_US = 946_857_600_000_000
+
+
+def _micros(node: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this="UNIX_MICROS", expressions=[node])
+
+
+def _timestamp(micros: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this="TIMESTAMP_MICROS", expressions=[micros])
+
+
+def _interval_us(amount: exp.Expression) -> exp.Expression:
+    """``amount`` microseconds as a Spark day-time interval."""
+    one = exp.Interval(this=exp.Literal.string("1"), unit=exp.var("MICROSECOND"))
+    return exp.Mul(this=exp.paren(amount), expression=one)
+
+
+def _rewrite(node: exp.Expression) -> exp.Expression:
+    new = _replacement(node)
+    # sqlglot does not descend into a replacement: rewrite what it holds too
+    return node if new is node else new.transform(_rewrite, copy=False)
+
+
+def _replacement(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.RegexpFullMatch):
+        pattern = node.expression
+        if isinstance(pattern, exp.Literal):
+            text = pattern.this
+            if not (text.startswith("^") and text.endswith("$")):
+                pattern = exp.Literal.string(f"^(?:{text})$")
+        return exp.RegexpLike(this=node.this, expression=pattern)
+    if isinstance(node, exp.DataType) and node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
+        return exp.DataType.build("DECIMAL(38, 0)")
+    if isinstance(node, exp.Anonymous):
+        name = node.name.lower()
+        args = node.expressions
+        if name == "make_timestamptz" and len(args) == 1:
+            return _timestamp(args[0])
+        if name == "epoch_us":
+            return _micros(args[0])
+        if name == "to_microseconds":
+            return _interval_us(args[0])
+    if isinstance(node, exp.DateBin) and node.args.get("zone") is None and not node.args.get("origin"):
+        width = node.this
+        if isinstance(width, exp.Anonymous) and width.name.lower() == "to_microseconds":
+            width = width.expressions[0]
+        t = _micros(node.expression)
+        offset = exp.Anonymous(
+            this="PMOD",
+            expressions=[exp.Sub(this=t, expression=exp.Literal.number(TIME_BUCKET_ORIGIN_US)), width.copy()],
+        )
+        return _timestamp(exp.Sub(this=t.copy(), expression=offset))
+    if isinstance(node, exp.Count) and isinstance(node.this, exp.Distinct):
+        inner = node.this.expressions
+        if len(inner) == 1 and isinstance(inner[0], exp.Tuple):
+            return exp.Count(this=exp.Distinct(expressions=inner[0].expressions))
+    return node
+
+
+def to_spark(sql: str) -> str:
+    """DuckDB SQL generated as Spark SQL."""
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    return tree.transform(_rewrite, copy=False).sql(dialect="spark")
+
+
+def spark_type(duckdb_type: str) -> str:
+    """A DuckDB column type as a Spark DDL type."""
+    return exp.DataType.build(duckdb_type, dialect="duckdb").transform(_rewrite).sql(dialect="spark")
