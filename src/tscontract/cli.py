@@ -19,7 +19,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from tscontract import __version__
-from tscontract.errors import SourceError, TscontractError
+from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.report.console import make_console
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
@@ -134,7 +134,7 @@ def validate(
     now: Annotated[
         str | None, typer.Option("--now", help="Instant freshness is judged at (RFC 3339, default: now).")
     ] = None,
-    engine: Annotated[str, typer.Option("--engine", help="Execution engine.")] = "duckdb",
+    engine: Annotated[str, typer.Option("--engine", help="Execution engine: duckdb or spark.")] = "duckdb",
     examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
     bounds: Annotated[
         Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
@@ -142,11 +142,28 @@ def validate(
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write a self-contained HTML report with plots.")
     ] = None,
+    spark_master: Annotated[
+        str | None, typer.Option("--spark-master", help="Spark master URL for --engine spark (default local[*]).")
+    ] = None,
+    spark_conf: Annotated[
+        list[str] | None, typer.Option("--spark-conf", help="A Spark setting key=value (repeatable).")
+    ] = None,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
-    """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails."""
+    """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails.
+
+    DATA may also be spark:TABLE (a table in the Spark session's catalog) with --engine spark.
+    """
     from tscontract.engines import validate as run_validate
     from tscontract.report.text import render_validation
+
+    conf = None
+    if spark_conf:
+        from tscontract.engines.spark import parse_conf
+
+        conf = parse_conf(spark_conf)
+    if html is not None and any(d.startswith("spark:") for d in data):
+        raise InputError("--html plots the data from files; it cannot read a spark: table")
 
     loaded_bounds = None
     if bounds is not None:
@@ -166,6 +183,8 @@ def validate(
             examples=examples,
             bounds=loaded_bounds,
             progress=progress,
+            spark_master=spark_master,
+            spark_conf=conf,
         )
     if html is not None:
         from tscontract.report.html import render_html, series_data

@@ -36,6 +36,7 @@ _JSON_NUMBER = "('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT')"
 _RFC3339 = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$"
 _UTC_SUFFIX = r"([Zz]|[+-]00:00)$"
 _DECIMAL_TEXT = r"^[+-]?\d+(\.\d+)?$"
+INSTANT_TEXT = "%Y-%m-%dT%H:%M:%S.%fZ"  # a typed instant shown in examples
 
 
 def ident(name: str) -> str:
@@ -252,6 +253,7 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
         digits = _FRACTION_DIGITS[unit]
         if physical == "TIMESTAMP WITH TIME ZONE":
             col.typed = raw
+            col.raw = f"strftime({raw}, '{INSTANT_TEXT}')"  # the instant as RFC 3339 UTC, on every engine
         elif physical.startswith("TIMESTAMP"):
             col.typed = f"CAST({raw} AS TIMESTAMP) AT TIME ZONE 'UTC'"
             col.utc_fail = f"{raw} IS NOT NULL"

@@ -24,7 +24,7 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
-from tscontract.engines.columns import ColumnSQL, column_sql, ident, json_value, sql_string
+from tscontract.engines.columns import ColumnSQL, column_sql, ident, json_value, sql_string, sql_type
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.sources import SOURCE_VIEW, Source, open_source
 from tscontract.errors import InputError
@@ -444,7 +444,11 @@ class ValidationRun:
         return f"{ident(name)} NOT BETWEEN {ident(f'__b_{name}_low')} AND {ident(f'__b_{name}_high')}"
 
     def scale_check(self, check: Check) -> None:
-        """Typical magnitude per series against history: a unit switch moves it by orders of magnitude."""
+        """Typical magnitude per series against history: a unit switch moves it by orders of magnitude.
+
+        The typical magnitude is the discrete median of ``abs(value)``, as in ``profile``: a value the
+        series really took, in the field's own type.
+        """
         name = check.params["field"]
         if not self.columns[name].present or not self.series or not self.columns[self.series].present:
             self.result(check, "error", message="field or series column missing")
@@ -453,7 +457,8 @@ class ValidationRun:
         series = ident(self.series)
         rows = self.fetch(
             f"SELECT {series}, now_mabs, hist_mabs, now_mabs / hist_mabs AS ratio, n FROM ("
-            f"SELECT {series}, median(abs({ident(name)})) AS now_mabs, any_value({ident(f'__b_{name}_mabs')}) "
+            f"SELECT {series}, CAST(quantile_disc(abs({ident(name)}), 0.5) AS {sql_type(self.columns[name].dtype)}) "
+            f"AS now_mabs, any_value({ident(f'__b_{name}_mabs')}) "
             f"AS hist_mabs, count(*) AS n FROM {TYPED_VIEW} GROUP BY 1) WHERE hist_mabs > 0 AND now_mabs IS NOT NULL "
             f"AND (now_mabs > hist_mabs * {factor} OR now_mabs * {factor} < hist_mabs) ORDER BY 1"
         )

@@ -14,11 +14,16 @@ partitions before it.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import re
 import shutil
+import sys
+import tempfile
 import time
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,7 +39,8 @@ from tscontract.report.model import ValidationReport
 
 DEFAULT_MASTER = "local[*]"
 SPARK_TABLE_PREFIX = "spark:"
-_LOG4J = Path(__file__).with_name("log4j2-spark.properties")
+# the JVM's own output (Spark's log, JVM warnings): kept out of the terminal, kept for a post-mortem
+JVM_LOG = Path(tempfile.gettempdir()) / "tscontract-spark.log"
 _TEXT_KINDS = {".csv": "csv", ".tsv": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
 _PARQUET = {".parquet", ".pq"}
 
@@ -52,25 +58,41 @@ def spark_session(master: str | None = None, conf: dict[str, str] | None = None)
         raise InputError("the Spark engine needs pyspark: pip install 'tscontract[spark]'") from None
     if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
         raise InputError("the Spark engine needs Java 17 or newer (java on PATH or JAVA_HOME)")
-    log = f"-Dlog4j.configurationFile={_LOG4J.as_uri()}"
     builder = (
         SparkSession.builder.master(master or DEFAULT_MASTER)
         .appName("tscontract")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", log)
         .config("spark.sql.shuffle.partitions", "16")
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
+    for name in ("py4j", "pyspark", "SQLQueryContextLogger"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        session = builder.getOrCreate()
+        with _jvm_stderr_to(JVM_LOG):
+            session = builder.getOrCreate()
     except Exception as exc:  # the JVM could not start: say why in one line
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"cannot start Spark ({master or DEFAULT_MASTER}): {first}") from None
+        raise InputError(f"cannot start Spark ({master or DEFAULT_MASTER}): {first} (JVM log: {JVM_LOG})") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+@contextlib.contextmanager
+def _jvm_stderr_to(path: Path) -> Iterator[None]:
+    """The JVM Spark starts inherits stderr: point it at a log file, not at the report's reader."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with path.open("ab") as log:
+        os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def parse_conf(items: Iterable[str]) -> dict[str, str]:
@@ -338,6 +360,13 @@ class SparkEngine:
             run = ValidationRun(plan, source, now, examples, progress, con=con)  # type: ignore[arg-type]
             run.engine = self.name
             report = run.run()
+        except Exception as exc:
+            if not type(exc).__module__.startswith(("pyspark", "py4j")):
+                raise
+            # a Spark job failed on the data (a malformed CSV line, an unreadable file): one line, exit 2
+            first = next((line for line in str(exc).strip().splitlines() if line.strip()), type(exc).__name__)
+            shown = ", ".join(str(d) for d in ([data] if isinstance(data, str | Path) else data))
+            raise InputError(f"Spark could not validate {shown}: {first.strip()}") from None
         finally:
             con.close()
         report.elapsed_s = time.perf_counter() - started

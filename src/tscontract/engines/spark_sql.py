@@ -9,6 +9,8 @@ bucket origin), so both engines compute the same counts from the same text.
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 import sqlglot.expressions as exp
 
@@ -65,11 +67,35 @@ def _replacement(node: exp.Expression) -> exp.Expression:
             expressions=[exp.Sub(this=t, expression=exp.Literal.number(TIME_BUCKET_ORIGIN_US)), width.copy()],
         )
         return _timestamp(exp.Sub(this=t.copy(), expression=offset))
+    if isinstance(node, exp.TimeToStr) and isinstance(node.args.get("format"), exp.Literal):
+        pattern = spark_time_format(node.args["format"].this)
+        return exp.Anonymous(this="DATE_FORMAT", expressions=[node.this, exp.Literal.string(pattern)])
+    if isinstance(node, exp.PercentileDisc) and node.expression is not None:
+        # DuckDB's quantile_disc(x, q) is Spark's percentile_disc(q) WITHIN GROUP (ORDER BY x): same row picked
+        # (sqlglot's own Spark output for this is PERCENTILE_APPROX, an approximation: not the same row)
+        function = exp.Anonymous(this="PERCENTILE_DISC", expressions=[node.expression])
+        return exp.WithinGroup(this=function, expression=exp.Order(expressions=[exp.Ordered(this=node.this)]))
     if isinstance(node, exp.Count) and isinstance(node.this, exp.Distinct):
         inner = node.this.expressions
         if len(inner) == 1 and isinstance(inner[0], exp.Tuple):
             return exp.Count(this=exp.Distinct(expressions=inner[0].expressions))
     return node
+
+
+_TIME_FIELDS = {"Y": "yyyy", "m": "MM", "d": "dd", "H": "HH", "M": "mm", "S": "ss", "f": "SSSSSS"}
+
+
+def spark_time_format(strftime: str) -> str:
+    """A strftime format as a Spark datetime pattern; letters outside fields are quoted literals."""
+    out = []
+    for part in re.split(r"(%.)", strftime):
+        if part.startswith("%") and len(part) == 2:
+            if part[1] not in _TIME_FIELDS:
+                raise ValueError(f"no Spark pattern for {part}")
+            out.append(_TIME_FIELDS[part[1]])
+        else:
+            out.append(re.sub(r"([A-Za-z']+)", lambda m: "'" + m[1].replace("'", "''") + "'", part))
+    return "".join(out)
 
 
 def to_spark(sql: str) -> str:

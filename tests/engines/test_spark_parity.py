@@ -1,0 +1,268 @@
+"""The Spark engine gives the same report as DuckDB: statuses, counts, examples, row numbers.
+
+Every fixture runs on both engines (real pyspark in local mode) and the JSON
+reports must be identical apart from timing and the engine's name.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import EXAMPLES, write
+from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, replace_column
+from tests.engines.test_time_checks import bars, sensor_csv
+from tscontract import InputError, validate
+from tscontract.contract.loader import load_contract
+from tscontract.engines.duckdb import profile
+
+pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
+
+DATA_FILES = sorted((EXAMPLES).glob("*/data/*.csv"))
+_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from tscontract.engines.spark import spark_session
+
+    session = spark_session("local[2]")
+    yield session
+    session.conf.unset("spark.sql.files.maxPartitionBytes")
+
+
+def reports(contract: Path, data: Any, spark_data: Any = None, **kwargs: Any) -> tuple[dict, dict]:
+    duck = validate(contract, data, engine="duckdb", now=NOW, **kwargs).to_json()
+    spark = validate(contract, data if spark_data is None else spark_data, engine="spark", now=NOW, **kwargs).to_json()
+    for report in (duck, spark):
+        report.pop("elapsed_s")
+    assert (duck.pop("engine"), spark.pop("engine")) == ("duckdb", "spark")
+    return duck, spark
+
+
+def assert_same(contract: Path, data: Any, spark_data: Any = None, **kwargs: Any) -> dict:
+    duck, spark = reports(contract, data, spark_data, **kwargs)
+    if spark_data is not None:
+        duck.pop("data"), spark.pop("data")
+    for a, b in zip(duck["checks"], spark["checks"], strict=True):
+        assert a == b, f"{a['id']} differs:\nduckdb {json.dumps(a)}\nspark  {json.dumps(b)}"
+    assert duck == spark
+    return duck
+
+
+def dataset_of(path: Path) -> Path:
+    return path.parent.parent
+
+
+def as_jsonl(csv_path: Path, out: Path) -> Path:
+    """The CSV as JSON lines; numbers and booleans written as JSON literals with their exact text."""
+    lines = []
+    with csv_path.open() as handle:
+        for record in csv.DictReader(handle):
+            parts = []
+            for key, value in record.items():
+                if value == "":
+                    literal = "null"
+                elif (
+                    _NUMBER.match(value) and key not in ("source_id", "ingest_run_id", "transform_version")
+                ) or value in ("true", "false"):
+                    literal = value
+                else:
+                    literal = json.dumps(value)
+                parts.append(f"{json.dumps(key)}: {literal}")
+            lines.append("{" + ", ".join(parts) + "}")
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_example_file_as_csv_and_json_lines(spark, path, tmp_path):
+    dataset = dataset_of(path)
+    kwargs = {"catalog": dataset / "catalog.yaml"}
+    report = assert_same(dataset / "contract.yaml", path, **kwargs)
+    assert report["rows"] > 0
+    as_json = assert_same(dataset / "contract.yaml", as_jsonl(path, tmp_path / "data.jsonl"), **kwargs)
+    assert as_json["rows"] == report["rows"]
+    if path.name in ("bad.csv", "bad_kpa.csv"):  # not vacuous: these fail on both engines (lots needs bounds)
+        assert not report["passed"] and any(c["examples"] for c in report["checks"])
+
+
+def _typed(table_change: Callable[[pa.Table], pa.Table]) -> Callable[[Path], pa.Table]:
+    def build(_: Path) -> pa.Table:
+        import pyarrow.csv as pacsv
+
+        options = pacsv.ConvertOptions(column_types=OHLCV_TYPES)
+        return table_change(pacsv.read_csv(OHLCV / "data" / "good.csv", convert_options=options))
+
+    return build
+
+
+def _low_above_open(t: pa.Table) -> pa.Table:
+    low = t.column("low").to_pylist()
+    low[3] = low[3] * 2
+    return replace_column(t, "low", pa.array(low, pa.decimal128(18, 8)))
+
+
+def _ten_decimals(t: pa.Table) -> pa.Table:
+    opens = t.column("open").to_pylist()
+    opens[2] += Decimal("0.0000000001")  # fits decimal(20,10), not the declared decimal(18,8)
+    return replace_column(t, "open", pa.array(opens, pa.decimal128(20, 10)))
+
+
+def _epoch(divisor: int) -> Callable[[pa.Table], pa.Table]:
+    def change(t: pa.Table) -> pa.Table:
+        millis = pc.cast(pc.cast(t.column("bar_start"), pa.timestamp("ms")), pa.int64())
+        return replace_column(t, "bar_start", pc.divide(millis, divisor))
+
+    return change
+
+
+TYPED = {
+    "good": _typed(lambda t: t),
+    "low-above-open": _typed(_low_above_open),
+    "naive-timestamps": _typed(
+        lambda t: replace_column(t, "bar_start", pc.cast(t.column("bar_start"), pa.timestamp("ms")))
+    ),
+    "epoch-ms": _typed(_epoch(1)),
+    "epoch-s-read-as-ms": _typed(_epoch(1000)),
+    "float-where-decimal": _typed(lambda t: replace_column(t, "open", pc.cast(t.column("open"), pa.float64()))),
+    "wider-scale": _typed(_ten_decimals),
+    "extra-and-missing-columns": _typed(
+        lambda t: t.append_column("vwap", pa.array([1.0] * t.num_rows)).drop_columns(["trade_count"])
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TYPED))
+def test_typed_parquet(spark, name, tmp_path):
+    path = tmp_path / f"{name}.parquet"
+    pq.write_table(TYPED[name](tmp_path), path)
+    report = assert_same(OHLCV / "contract.yaml", path, catalog=OHLCV / "catalog.yaml")
+    assert report["passed"] == (name in ("good", "epoch-ms"))
+
+
+def test_many_files_split_into_many_partitions_keep_file_row_numbers(spark):
+    # small splits: each file is read by several tasks, rows still numbered as the files hold them
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")
+    try:
+        data = [OHLCV / "data" / "good.csv", OHLCV / "data" / "bad.csv"]
+        from tscontract.engines.spark import SparkConnection, open_spark_source
+
+        con = SparkConnection(spark)
+        open_spark_source(con, data)
+        partitions = spark.table("__tsc_source").rdd.getNumPartitions()
+        con.close()
+        assert partitions > 2
+        report = assert_same(OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml")
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert report["rows"] == 61 + 33
+    rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
+    assert rows and min(rows) > 61  # the failing rows are in the second file: numbered after the first's 61
+
+
+def test_time_checks_cadence_completeness_sessions_freshness(spark, tmp_path):
+    text = (SENSOR / "contract.yaml").read_text()
+    text += "completeness: {window: 1m, expected_count: per cadence}\nfreshness: {max_age: 15m}\n"
+    contract = write(tmp_path, text, "c.yaml")
+    data = sensor_csv(tmp_path, [0, 10, 20, 50, 61.5, 70, *range(80, 200, 10)])
+    report = assert_same(contract, data, catalog=SENSOR / "catalog.yaml")
+    statuses = {c["id"]: c["status"] for c in report["checks"]}
+    assert statuses["completeness"] == statuses["time.cadence"] == statuses["freshness"] == "failed"
+
+    counted = write(
+        tmp_path, (SENSOR / "contract.yaml").read_text() + "completeness: {window: 1m, expected_count: 5}\n"
+    )
+    assert_same(
+        counted, sensor_csv(tmp_path, [0, 10, 20, 30, 60, 70, 80, 90, 100, 110, 120]), catalog=SENSOR / "catalog.yaml"
+    )
+
+    sessions = [
+        "2026-11-27T17:58:00.000Z",
+        "2026-11-27T17:59:00.000Z",
+        "2026-11-27T18:00:00.000Z",  # after the half-day close
+        "2026-11-26T15:00:00.000Z",  # Thanksgiving
+        "2026-11-30T14:30:00.000Z",
+        "2026-11-30T14:33:00.000Z",
+    ]
+    bars_text = (OHLCV / "contract.yaml").read_text() + "completeness: {window: 1h, expected_count: per cadence}\n"
+    report = assert_same(write(tmp_path, bars_text, "b.yaml"), bars(tmp_path, sessions), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.session"] == 2
+
+
+def test_profiled_bounds_catch_the_lots_incident_on_both_engines(spark):
+    contract = load_contract(OHLCV / "contract.yaml")
+    bounds = profile(contract, OHLCV / "data" / "good.csv")
+    report = assert_same(
+        OHLCV / "contract.yaml", OHLCV / "data" / "bad_lots.csv", catalog=OHLCV / "catalog.yaml", bounds=bounds
+    )
+    assert {c["id"]: c["status"] for c in report["checks"]}["plausibility.volume.scale"] == "failed"
+
+
+def test_spark_table_and_dataframe_inputs(spark, ohlcv_table):
+    frame = spark.createDataFrame(ohlcv_table)
+    frame.write.mode("overwrite").saveAsTable("tsc_bars")
+    try:
+        assert_same(OHLCV / "contract.yaml", ohlcv_table, frame, catalog=OHLCV / "catalog.yaml")
+        assert_same(OHLCV / "contract.yaml", ohlcv_table, "spark:tsc_bars", catalog=OHLCV / "catalog.yaml")
+    finally:
+        spark.sql("DROP TABLE IF EXISTS tsc_bars")
+    with pytest.raises(InputError, match="no table 'missing' in the Spark catalog"):
+        validate(OHLCV / "contract.yaml", "spark:missing", engine="spark", now=NOW)
+
+
+def test_unreadable_input_is_an_input_error_on_spark(spark, tmp_path):
+    broken = tmp_path / "broken.csv"
+    broken.write_text((OHLCV / "data" / "good.csv").read_text() + "AAPL,2026-11-30T14:30:00Z,1,2\n")
+    with pytest.raises(InputError, match="broken.csv"):
+        validate(OHLCV / "contract.yaml", broken, engine="spark", now=NOW)
+    not_json = tmp_path / "x.jsonl"
+    not_json.write_text("[1, 2]\n")
+    with pytest.raises(InputError, match="every JSON line must be an object"):
+        validate(OHLCV / "contract.yaml", not_json, engine="spark", now=NOW)
+
+
+def test_cli_engine_spark(spark, tmp_path):
+    from tests.conftest import run_cli
+
+    out = run_cli(
+        "validate",
+        OHLCV / "contract.yaml",
+        OHLCV / "data" / "bad.csv",
+        "--catalog",
+        OHLCV / "catalog.yaml",
+        "--now",
+        "2026-11-30T21:05:00Z",
+        "--engine",
+        "spark",
+        "--spark-master",
+        "local[1]",
+        "--spark-conf",
+        "spark.sql.shuffle.partitions=4",
+        "--format",
+        "json",
+    )
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert report["engine"] == "spark" and not report["passed"]
+    assert "Traceback" not in out.stderr
+    bad = run_cli(
+        "validate",
+        OHLCV / "contract.yaml",
+        OHLCV / "data" / "bad.csv",
+        "--engine",
+        "spark",
+        "--spark-conf",
+        "no-equals-sign",
+    )
+    assert bad.returncode == 2 and "--spark-conf wants key=value" in bad.stderr
