@@ -33,10 +33,11 @@ _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 
 
 @pytest.fixture(scope="module")
-def spark():
+def spark(tmp_path_factory):
     from tscontract.engines.spark import spark_session
 
-    session = spark_session("local[2]")
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")  # saveAsTable writes here, not into the checkout
+    session = spark_session("local[2]", {"spark.sql.warehouse.dir": str(warehouse)})
     yield session
     session.conf.unset("spark.sql.files.maxPartitionBytes")
 
@@ -224,7 +225,7 @@ def test_spark_table_and_dataframe_inputs(spark, ohlcv_table):
 def test_unreadable_input_is_an_input_error_on_spark(spark, tmp_path):
     broken = tmp_path / "broken.csv"
     broken.write_text((OHLCV / "data" / "good.csv").read_text() + "AAPL,2026-11-30T14:30:00Z,1,2\n")
-    with pytest.raises(InputError, match="broken.csv"):
+    with pytest.raises(InputError, match=r"broken\.csv"):
         validate(OHLCV / "contract.yaml", broken, engine="spark", now=NOW)
     not_json = tmp_path / "x.jsonl"
     not_json.write_text("[1, 2]\n")
