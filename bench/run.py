@@ -590,6 +590,10 @@ def write_results(
         markdown_table(["environment", *names], version_rows),
         "",
     ]
+    old = path.read_text() if path.exists() else ""  # bench/scaling.py's section is kept, at the end
+    start, end = old.find("<!-- scaling:start -->"), old.find("<!-- scaling:end -->")
+    if 0 <= start < end:
+        text += [old[start : end + len("<!-- scaling:end -->")], ""]
     path.write_text("\n".join(text))
 
 
