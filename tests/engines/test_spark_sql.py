@@ -19,6 +19,7 @@ from tscontract.engines.spark_sql import TIME_BUCKET_ORIGIN_US, spark_time_forma
         ("SELECT regexp_full_match(x, '^\\d+$') FROM p", "SELECT x RLIKE '^\\\\d+$' FROM p"),
         ("SELECT regexp_full_match(x, 'a|b') FROM p", "SELECT x RLIKE '^(?:a|b)$' FROM p"),
         ("SELECT count(DISTINCT (s, t)) FROM p", "SELECT COUNT(DISTINCT s, t) FROM p"),
+        ("SELECT hash(s, t, r) FROM p", "SELECT XXHASH64(s, t, r) FROM p"),
         ("SELECT t + to_microseconds(i) FROM p", "SELECT t + (i) * INTERVAL '1' MICROSECOND FROM p"),
         (
             "SELECT quantile_disc(abs(x), 0.5) FROM p",

@@ -57,6 +57,8 @@ def _replacement(node: exp.Expression) -> exp.Expression:
             return _micros(args[0])
         if name == "to_microseconds":
             return _interval_us(args[0])
+        if name == "hash":  # Spark's HASH is 32-bit murmur3: too many collisions to pre-group keys by
+            return exp.Anonymous(this="XXHASH64", expressions=args)
     if isinstance(node, exp.DateBin) and node.args.get("zone") is None and not node.args.get("origin"):
         width = node.this
         if isinstance(width, exp.Anonymous) and width.name.lower() == "to_microseconds":
