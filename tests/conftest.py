@@ -54,7 +54,7 @@ def _pg_bin(name: str) -> str | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -78,7 +78,7 @@ def postgres_url() -> Iterator[str]:
     subprocess.run(
         [*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "tsc", "--no-sync"], check=True, capture_output=True
     )
-    port = _free_port()
+    port = free_port()
     options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
     subprocess.run(
         [*prefix, pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"],

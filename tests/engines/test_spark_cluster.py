@@ -1,0 +1,107 @@
+"""``--spark-master spark://...``: a real standalone Spark cluster (master + worker) on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import free_port, run_cli
+from tests.engines.conftest import OHLCV
+
+pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
+
+
+def _spark_class(*args: str, log: Path) -> subprocess.Popen[bytes]:
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    env = {**os.environ, "SPARK_HOME": str(home), "PYSPARK_PYTHON": sys.executable}
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [str(home / "bin" / "spark-class"), *args], stdout=out, stderr=subprocess.STDOUT, env=env
+        )
+
+
+def _wait_for(log: Path, text: str, process: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in log.read_text(errors="replace"):
+            return
+        if process.poll() is not None:
+            break
+        time.sleep(0.5)
+    raise AssertionError(f"{text!r} not in {log}:\n{log.read_text(errors='replace')[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def spark_cluster(tmp_path_factory) -> Iterator[str]:
+    logs = tmp_path_factory.mktemp("spark-cluster")
+    port = free_port()
+    url = f"spark://127.0.0.1:{port}"
+    master = _spark_class(
+        "org.apache.spark.deploy.master.Master",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--webui-port",
+        str(free_port()),
+        log=logs / "master.log",
+    )
+    worker = None
+    try:
+        _wait_for(logs / "master.log", "I have been elected leader", master)
+        worker = _spark_class(
+            "org.apache.spark.deploy.worker.Worker",
+            url,
+            "--host",
+            "127.0.0.1",
+            "--cores",
+            "1",
+            "--memory",
+            "1g",
+            "--webui-port",
+            str(free_port()),
+            "--work-dir",
+            str(logs / "work"),
+            log=logs / "worker.log",
+        )
+        _wait_for(logs / "worker.log", "Successfully registered with master", worker)
+        yield url
+    finally:
+        for process in (worker, master):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=30)
+
+
+def test_validate_on_a_standalone_cluster_matches_duckdb(spark_cluster):
+    args = [
+        "validate",
+        OHLCV / "contract.yaml",
+        OHLCV / "data" / "bad.csv",
+        "--catalog",
+        OHLCV / "catalog.yaml",
+        "--now",
+        "2026-11-30T21:05:00Z",
+        "--format",
+        "json",
+    ]
+    on_cluster = run_cli(
+        *args, "--engine", "spark", "--spark-master", spark_cluster, "--spark-conf", "spark.sql.shuffle.partitions=2"
+    )
+    embedded = run_cli(*args)
+    assert on_cluster.returncode == embedded.returncode == 1, on_cluster.stderr
+    cluster_report, duck_report = json.loads(on_cluster.stdout), json.loads(embedded.stdout)
+    assert cluster_report["engine"] == "spark"
+    for report in (cluster_report, duck_report):
+        report.pop("engine"), report.pop("elapsed_s")
+    assert cluster_report == duck_report
+    assert any(c["status"] == "failed" for c in cluster_report["checks"])
