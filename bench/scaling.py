@@ -12,9 +12,9 @@ does) in a fresh ``.venv/bin/python bench/scaling.py --worker ...`` process. Per
   and timed apart (``spark start s``: launching the JVM), so ``validate`` reuses it;
 * ``process s``: the whole worker, interpreter start, imports and JVM start included;
 * ``py RSS``: ``ru_maxrss`` of the Python worker (``os.wait4``); ``JVM RSS``: the peak
-  resident set (``VmHWM`` in /proc) of the worker's child processes -- the Spark JVM --
-  read just before the session stops (``os.wait4`` would not see it: the JVM is a
-  grandchild that is never reaped by the worker);
+  resident set (``VmHWM`` in /proc) of the Spark JVM, a child of the worker, read just
+  before the session stops (``os.wait4`` would not see it: the worker never reaps the
+  JVM), and apart the summed peaks of the ``pyspark.daemon`` Python workers the JVM starts;
 * per-check statuses and failing-row counts, compared between the engines at every size
   (and the compared checks against the generator's ground truth).
 
@@ -86,9 +86,18 @@ def _status_kib(pid: int, field_name: str) -> int:
     return 0
 
 
-def children_peak_kib() -> int:
-    """Sum of the peak resident sets (VmHWM) of this process's descendants: the Spark JVM."""
-    return sum(_status_kib(pid, "VmHWM") for pid in _descendants(os.getpid()))
+def children_peak_kib() -> dict[str, int]:
+    """Peak resident sets (VmHWM) of this process's descendants: the Spark JVM, and the rest.
+
+    The rest are the ``pyspark.daemon`` Python workers the JVM starts; their peaks are
+    summed (an upper bound: they need not peak at the same moment).
+    """
+    found = {"jvm_hwm_kib": 0, "spark_workers_hwm_kib": 0}
+    for pid in _descendants(os.getpid()):
+        with contextlib.suppress(OSError):
+            java = Path(f"/proc/{pid}/comm").read_text().strip() == "java"
+            found["jvm_hwm_kib" if java else "spark_workers_hwm_kib"] += _status_kib(pid, "VmHWM")
+    return found
 
 
 def versions() -> dict[str, str]:
@@ -129,7 +138,8 @@ def _validate(args: argparse.Namespace, result: dict[str, Any]) -> None:
         progress=clock,
     )
     result["run_s"] = time.perf_counter() - started
-    result["phases"] = phases = {}
+    phases: dict[str, float] = {}
+    result["phases"] = phases
     for name, seconds in clock.stop().items():  # the session is up already: "starting Spark" is setup
         name = "setup" if name == "starting Spark" else name
         phases[name] = phases.get(name, 0.0) + seconds
@@ -142,7 +152,7 @@ def _validate(args: argparse.Namespace, result: dict[str, Any]) -> None:
             counts[key] = max(counts.get(key, 0), int(check.failed_rows or 0))
     result["counts"] = counts
     if session is not None:
-        result["jvm_hwm_kib"] = children_peak_kib()
+        result.update(children_peak_kib())
         session.stop()
 
 
@@ -273,7 +283,7 @@ def disk_shortfall(rows: int, data_dir: Path) -> str:
     if free >= wanted:
         return ""
     return (
-        f"skipped: not enough disk ({free / 2**30:,.1f} GiB free, {wanted / 2**30:,.1f} GiB wanted "
+        f"not enough disk ({free / 2**30:,.1f} GiB free, {wanted / 2**30:,.1f} GiB wanted "
         f"for a file of about {estimate / 2**30:,.1f} GiB)"
     )
 
@@ -290,7 +300,7 @@ def prepare(rows: int, args: argparse.Namespace) -> tuple[Path | None, str]:
         parquet = generate(rows, args.data_dir)
     except SystemExit as error:  # the generator's own limit (its calendar has so many sessions)
         args.data_dir.joinpath(f"ohlcv_1m_{rows}.parquet.tmp").unlink(missing_ok=True)
-        return None, f"skipped: bench/generate.py cannot write it ({error})"
+        return None, f"bench/generate.py cannot write it: {error}"
     parquet.read_bytes()  # warm the page cache, as bench/run.py does
     return parquet, ""
 
@@ -340,7 +350,12 @@ def _growth(m: Measure, previous: Measure | None) -> str:
     wall, before = m.median("run_s"), previous.median("run_s") if previous else None
     if wall is None or before is None or previous is None:
         return "—"
-    return f"×{wall / before:,.2f} time for ×{m.rows / previous.rows:,.0f} rows"
+    return f"×{wall / before:,.2f} time for ×{m.rows / previous.rows:,.3g} rows"
+
+
+def _jvm(m: Measure) -> str:
+    jvm, workers = m.peak_mib("jvm_hwm_kib"), m.peak_mib("spark_workers_hwm_kib")
+    return _fmt(jvm, 0) + (f" (+{workers:,.0f} py workers)" if workers else "")
 
 
 def table_rows(measures: list[Measure]) -> list[list[str]]:
@@ -365,7 +380,7 @@ def table_rows(measures: list[Measure]) -> list[list[str]]:
                 _fmt(m.median("spark_start_s")),
                 _fmt(m.median("process_s")),
                 _fmt(m.peak_mib("maxrss_kib"), 0),
-                _fmt(m.peak_mib("jvm_hwm_kib"), 0),
+                _jvm(m),
                 f"{m.rows / wall:,.0f}" if wall else "—",
                 _growth(m, previous.get(m.engine)),
                 ratio,
@@ -426,8 +441,9 @@ def section(
         f" (times are medians, RSS the maximum); budget per run {args.timeout:g} s",
         "- wall s: `validate()` alone, in a fresh process; spark start s: `spark_session()` (the JVM)"
         " before it; process s: the whole process (interpreter, imports, JVM, validate)."
-        " py peak RSS: `ru_maxrss` of the Python worker; JVM peak RSS: `VmHWM` of its child"
-        " processes (the Spark JVM), read before the session stops. rows/s: rows / wall s.",
+        " py peak RSS: `ru_maxrss` of the Python worker; JVM peak RSS: `VmHWM` of the Spark JVM"
+        " (a child of the worker), read before the session stops, and in brackets the summed"
+        " `VmHWM` of the `pyspark.daemon` Python workers it started. rows/s: rows / wall s.",
         "- load 1-min: the machine's 1-minute load average when each run started and ended"
         f" ({os.cpu_count()} cores; another process's load above that slows the runs).",
         "",
@@ -505,9 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     for rows in sorted(set(args.rows or [1_000_000])):
         parquet, skipped = prepare(rows, args)
         if parquet is None:
-            print(f"[{rows:,} rows] {skipped}")
+            print(f"[{rows:,} rows] skipped: {skipped}")
             measures += [Measure(rows, e, "skipped", skipped) for e in args.engines]
-            agree.append([f"{rows:,}", skipped])
+            agree.append([f"{rows:,}", f"skipped: {skipped}"])
             continue
         truth = json.loads((args.data_dir / f"ohlcv_1m_{rows}.truth.json").read_text())
         log_dir = args.data_dir / "logs" / "scaling" / str(rows)
