@@ -152,6 +152,15 @@ def test_typed_parquet(spark, name, tmp_path):
     assert report["passed"] == (name in ("good", "epoch-ms"))
 
 
+def test_two_parquet_files_number_rows_across_files(spark, tmp_path):
+    first, second = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pq.write_table(TYPED["good"](tmp_path), first)
+    pq.write_table(TYPED["low-above-open"](tmp_path), second)
+    report = assert_same(OHLCV / "contract.yaml", [first, second], catalog=OHLCV / "catalog.yaml")
+    rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
+    assert set(rows) == {61 + 4}  # the one bad row, 4th of the second file
+
+
 def test_many_files_split_into_many_partitions_keep_file_row_numbers(spark):
     # small splits: each file is read by several tasks, rows still numbered as the files hold them
     spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")

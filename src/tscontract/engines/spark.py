@@ -68,6 +68,8 @@ def spark_session(master: str | None = None, conf: dict[str, str] | None = None)
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
+    # Spark's Python workers run this interpreter, not whatever python3 is first on PATH
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support")
     for name in ("py4j", "pyspark", "SQLQueryContextLogger"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
@@ -232,6 +234,19 @@ def _numbered(spark: Any, df: Any) -> Any:
     )
 
 
+def _parquet_numbered(spark: Any, paths: list[Path]) -> Any:
+    """Parquet files with ``__row`` from each row's index in its file: no extra pass over the data."""
+    import pyarrow.parquet as pq
+    from pyspark.sql import functions as F
+
+    frames, offset = [], 0
+    for path in paths:
+        frame = spark.read.parquet(str(path))
+        frames.append(frame.withColumn("__row", F.col("_metadata.row_index") + F.lit(offset + 1)))
+        offset += pq.ParquetFile(path).metadata.num_rows
+    return _union(frames)
+
+
 def _union(frames: list[Any]) -> Any:
     df = frames[0]
     for other in frames[1:]:
@@ -280,8 +295,9 @@ def _read_json(con: SparkConnection, paths: list[Path], shown: list[str]) -> Sou
 
 
 def _register(con: SparkConnection, df: Any, *, text: bool, description: list[str]) -> Source:
-    columns = {f.name: _duckdb_type(f.dataType) for f in df.schema.fields}
-    con.view(SOURCE_VIEW, _numbered(con.spark, df))
+    """``df`` as the source view; numbered here unless it brings its own ``__row``."""
+    columns = {f.name: _duckdb_type(f.dataType) for f in df.schema.fields if f.name != "__row"}
+    con.view(SOURCE_VIEW, df if "__row" in df.columns else _numbered(con.spark, df))
     return Source(columns, text=text, has_row_number=True, description=description)
 
 
@@ -314,8 +330,7 @@ def open_spark_source(con: SparkConnection, data: Any) -> Source:
         if kind == "json":
             return _read_json(con, paths, shown)
         if kind == "parquet":
-            frames = [spark.read.parquet(str(p)) for p in paths]
-            return _register(con, _union(frames), text=False, description=shown)
+            return _register(con, _parquet_numbered(spark, paths), text=False, description=shown)
         delim = "\t" if all(p.suffix.lower() == ".tsv" for p in paths) else ","
         frames = [
             spark.read.csv(str(p), header=True, inferSchema=False, sep=delim, mode="FAILFAST", enforceSchema=False)
