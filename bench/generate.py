@@ -11,11 +11,12 @@ For each N it writes, under ``bench/data/``:
 * ``ohlcv_1m_catalog.yaml`` -- a series catalog listing the generated symbols, so the
   tscontract peer can resolve cadence and calendar for every symbol.
 
-Layout: ``SYMBOLS`` symbols, 1-minute bars in the XNAS regular session in winter
-(14:30:00Z <= bar_start < 21:00:00Z, 390 bars a session), consecutive weekdays from
-``FIRST_SESSION`` (full XNAS sessions from exchange-calendars: holidays and early closes
-skipped), rows ordered by bar_start then
-symbol. Prices are whole cents, volumes whole shares; both are written as exact decimals.
+Layout: ``SYMBOLS`` symbols, 1-minute bars in the XNAS regular session (390 bars a
+session from its real open: 14:30:00Z <= bar_start < 21:00:00Z in winter, 13:30:00Z to
+20:00:00Z in summer), the consecutive full XNAS sessions from ``FIRST_SESSION`` to
+``LAST_SESSION`` (exchange-calendars: holidays and early closes skipped; 290 sessions,
+56,550,000 bars of 500 symbols), rows ordered by bar_start then symbol. Prices are
+whole cents, volumes whole shares; both are written as exact decimals.
 
 Every number comes from numpy's PCG64 seeded with ``(SEED, chunk number)``, so the
 output is the same on every run and the rows of a smaller N are a prefix of a larger one's
@@ -59,9 +60,12 @@ SYMBOLS = 500
 GENERATE_ROWS = 1_000_000  # rows built in memory at a time (one numpy pass)
 # Parquet row group size: DuckDB's own, so a scan parallelises as it would on DuckDB's files.
 ROW_GROUP_ROWS = 122_880
-SESSION_OPEN_MS = (14 * 60 + 30) * 60_000  # 14:30Z = 09:30 America/New_York in winter
-BARS_PER_SESSION = 390  # 09:30-16:00
+BARS_PER_SESSION = 390  # 09:30-16:00 America/New_York: 14:30Z in winter, 13:30Z in summer
 FIRST_SESSION = dt.date(2026, 11, 2)  # a Monday, the first session after the switch to EST
+# The calendar's last day. XNAS has no upper bound in exchange-calendars (``bound_max`` is
+# None), so an explicit end is accepted; its default end moves with today's date, this does not.
+# 290 full sessions: 290 * 390 * 500 = 56,550,000 bars.
+LAST_SESSION = dt.date(2027, 12, 31)
 # Probability, per row, of each single-row defect; duplicate_key uses the same rate.
 # Six kinds at 1/6000 each make about 0.1% of rows defective.
 DEFECT_RATE = 0.001 / 6
@@ -105,19 +109,22 @@ def symbol_names(count: int = SYMBOLS) -> list[str]:
 
 
 def _full_sessions() -> np.ndarray:
-    """Epoch days of the XNAS full sessions opening 14:30Z from FIRST_SESSION (exchange-calendars).
+    """Epoch milliseconds of the opens of the XNAS full sessions from FIRST_SESSION to LAST_SESSION.
 
-    Holidays and early closes are skipped, so every generated bar lies inside a real session.
+    From exchange-calendars: a full session lasts 6.5 hours (holidays and early closes are
+    skipped) and opens at its real instant (14:30Z under EST, 13:30Z under EDT), so every
+    generated bar lies inside a real session.
     """
     import exchange_calendars as xcals
 
-    calendar = xcals.get_calendar("XNAS", start=FIRST_SESSION.isoformat(), end="2027-03-05")
+    calendar = xcals.get_calendar("XNAS", start=FIRST_SESSION.isoformat(), end=LAST_SESSION.isoformat())
     schedule = calendar.schedule
     opens = schedule["open"].dt.tz_convert("UTC")
     closes = schedule["close"].dt.tz_convert("UTC")
-    full = (opens.dt.hour == 14) & (opens.dt.minute == 30) & ((closes - opens) == pd_timedelta(hours=6.5))
-    days = [(ts.date() - dt.date(1970, 1, 1)).days for ts in opens[full]]
-    return np.array(days, dtype=np.int64)
+    full = (closes - opens) == pd_timedelta(hours=6.5)
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    open_ms = [(ts.to_pydatetime() - epoch) // dt.timedelta(milliseconds=1) for ts in opens[full]]
+    return np.array(open_ms, dtype=np.int64)
 
 
 def pd_timedelta(**kwargs: float):  # type: ignore[no-untyped-def]
@@ -126,17 +133,33 @@ def pd_timedelta(**kwargs: float):  # type: ignore[no-untyped-def]
     return pd.Timedelta(**kwargs)
 
 
-_SESSION_DAYS: np.ndarray | None = None
+_SESSION_OPENS: np.ndarray | None = None
 
 
-def _session_midnight_ms(day_index: np.ndarray) -> np.ndarray:
-    """Epoch milliseconds of UTC midnight of the n-th full XNAS session from FIRST_SESSION."""
-    global _SESSION_DAYS
-    if _SESSION_DAYS is None:
-        _SESSION_DAYS = _full_sessions()
-    if int(np.max(day_index, initial=0)) >= len(_SESSION_DAYS):
-        raise SystemExit("too many rows for the winter sessions this generator knows; use fewer rows")
-    return _SESSION_DAYS[day_index] * 86_400_000
+def _session_opens() -> np.ndarray:
+    global _SESSION_OPENS
+    if _SESSION_OPENS is None:
+        _SESSION_OPENS = _full_sessions()
+    return _SESSION_OPENS
+
+
+def max_base_rows(n_symbols: int = SYMBOLS) -> int:
+    """Distinct bars the calendar holds: full sessions x 390 minutes x symbols.
+
+    A data set may have slightly more rows (its duplicates, about 1 in 6000, use no bar).
+    """
+    return len(_session_opens()) * BARS_PER_SESSION * n_symbols
+
+
+def _session_open_ms(day_index: np.ndarray) -> np.ndarray:
+    """Epoch milliseconds of the open of the n-th full XNAS session from FIRST_SESSION."""
+    opens = _session_opens()
+    if int(np.max(day_index, initial=0)) >= len(opens):
+        raise SystemExit(
+            f"too many rows: the generator knows {len(opens)} full XNAS sessions from {FIRST_SESSION}"
+            f" to {LAST_SESSION}, {max_base_rows():,} bars of {SYMBOLS} symbols; use fewer rows"
+        )
+    return opens[day_index]
 
 
 def _hash_unit(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -196,7 +219,7 @@ def _chunk(
     idx = first_base_row + np.arange(base, dtype=np.int64)
     minute, symbol = np.divmod(idx, n_symbols)
     day, bar = np.divmod(minute, BARS_PER_SESSION)
-    bar_start = _session_midnight_ms(day) + SESSION_OPEN_MS + bar * 60_000
+    bar_start = _session_open_ms(day) + bar * 60_000
 
     open_c = _price_cents(base_cents, symbol, minute)
     close_c = _price_cents(base_cents, symbol, minute + 1)
@@ -259,6 +282,10 @@ def _chunk(
     counts = {name: int(mask.sum()) for name, mask in defect.items()}
     counts["duplicate_key"] = len(dup_rows)
     return table, base, counts
+
+
+def _iso_ms(epoch_ms: int) -> str:
+    return dt.datetime.fromtimestamp(epoch_ms / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
 def expected_failures(injected: dict[str, int]) -> dict[str, int]:
@@ -333,15 +360,16 @@ def generate(rows: int, out_dir: Path, force: bool = False, quiet: bool = False)
     tmp_path.replace(parquet_path)
     last_minute = (base_rows - 1) // len(symbols)
     last_day, last_bar = divmod(last_minute, BARS_PER_SESSION)
-    last_ms = int(_session_midnight_ms(np.array(last_day)) + SESSION_OPEN_MS + last_bar * 60_000)
+    last_ms = int(_session_open_ms(np.array(last_day)) + last_bar * 60_000)
+    first_ms = int(_session_open_ms(np.array(0)))
     truth = {
         "rows": rows,
         "seed": SEED,
         "symbols": len(symbols),
         "generate_rows": GENERATE_ROWS,
         "row_group_rows": ROW_GROUP_ROWS,
-        "first_bar": f"{FIRST_SESSION.isoformat()}T14:30:00.000Z",
-        "last_bar": dt.datetime.fromtimestamp(last_ms / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+        "first_bar": _iso_ms(first_ms),
+        "last_bar": _iso_ms(last_ms),
         "sessions": last_day + 1,
         "injected": injected,
         "injected_rows": sum(injected.values()) + injected["duplicate_key"],

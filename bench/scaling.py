@@ -126,18 +126,20 @@ def _validate(args: argparse.Namespace, result: dict[str, Any]) -> None:
         session = spark_session(args.spark_master, conf)
         result["spark_start_s"] = time.perf_counter() - started
     clock = PhaseClock()
+    options = {
+        "catalog": catalog,
+        "now": dt.datetime.fromisoformat(args.now),
+        "engine": args.engine,
+        "spark_master": args.spark_master,
+        "spark_conf": conf,
+    }
     started = time.perf_counter()
-    report = validate(
-        contract,
-        args.parquet,
-        catalog=catalog,
-        now=dt.datetime.fromisoformat(args.now),
-        engine=args.engine,
-        spark_master=args.spark_master,
-        spark_conf=conf,
-        progress=clock,
-    )
+    report = validate(contract, args.parquet, progress=clock, **options)
     result["run_s"] = time.perf_counter() - started
+    # the same validation again in this process: what a long-lived session (a warm JVM) pays per batch
+    started = time.perf_counter()
+    validate(contract, args.parquet, **options)
+    result["warm_s"] = time.perf_counter() - started
     phases: dict[str, float] = {}
     result["phases"] = phases
     for name, seconds in clock.stop().items():  # the session is up already: "starting Spark" is setup
@@ -335,6 +337,7 @@ HEADER = [
     "rows",
     "engine",
     "wall s",
+    "warm s",
     "spark start s",
     "process s",
     "py peak RSS MiB",
@@ -363,7 +366,7 @@ def table_rows(measures: list[Measure]) -> list[list[str]]:
     previous: dict[str, Measure] = {}
     for m in measures:
         if m.status != "ok":
-            rows.append([f"{m.rows:,}", m.engine, f"{m.status}: {m.message}", *["—"] * 7, m.loads or "—"])
+            rows.append([f"{m.rows:,}", m.engine, f"{m.status}: {m.message}", *["—"] * 8, m.loads or "—"])
             continue
         wall = m.median("run_s")
         duck = next(
@@ -372,11 +375,15 @@ def table_rows(measures: list[Measure]) -> list[list[str]]:
         ratio = "—"
         if m.engine == "spark" and duck is not None and wall and duck.median("run_s"):
             ratio = f"{wall / duck.median('run_s'):,.1f}×"  # type: ignore[operator]
+            warm, duck_warm = m.median("warm_s"), duck.median("warm_s")
+            if warm and duck_warm:
+                ratio += f" ({warm / duck_warm:,.1f}× warm)"
         rows.append(
             [
                 f"{m.rows:,}",
                 m.engine,
                 _fmt(wall),
+                _fmt(m.median("warm_s")),
                 _fmt(m.median("spark_start_s")),
                 _fmt(m.median("process_s")),
                 _fmt(m.peak_mib("maxrss_kib"), 0),
@@ -439,8 +446,10 @@ def section(
         f"- the whole seed contract with the generated catalog; `now` {args.now} for every run;"
         f" Spark master `{args.spark_master}`{conf}; {args.repeat} run(s) per size and engine"
         f" (times are medians, RSS the maximum); budget per run {args.timeout:g} s",
-        "- wall s: `validate()` alone, in a fresh process; spark start s: `spark_session()` (the JVM)"
-        " before it; process s: the whole process (interpreter, imports, JVM, validate)."
+        "- wall s: `validate()` alone, in a fresh process; warm s: the same `validate()` once more in"
+        " that process (a warm JVM and OS cache: what a long-lived session pays per batch);"
+        " spark start s: `spark_session()` (the JVM) before it;"
+        " process s: the whole process (interpreter, imports, JVM, validate)."
         " py peak RSS: `ru_maxrss` of the Python worker; JVM peak RSS: `VmHWM` of the Spark JVM"
         " (a child of the worker), read before the session stops, and in brackets the summed"
         " `VmHWM` of the `pyspark.daemon` Python workers it started. rows/s: rows / wall s.",
