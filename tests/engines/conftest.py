@@ -15,6 +15,19 @@ SENSOR = EXAMPLES / "plant_sensor"
 # the examples' data is from 2026-11-30; judge freshness just after the last bar
 NOW = datetime(2026, 11, 30, 21, 5, tzinfo=UTC)
 
+# ``tscontract validate`` of the bad OHLCV file as JSON, the catalog given and freshness judged at NOW
+VALIDATE_OHLCV_BAD = (
+    "validate",
+    OHLCV / "contract.yaml",
+    OHLCV / "data" / "bad.csv",
+    "--catalog",
+    OHLCV / "catalog.yaml",
+    "--now",
+    "2026-11-30T21:05:00Z",
+    "--format",
+    "json",
+)
+
 OHLCV_TYPES = {
     "symbol": pa.string(),
     "bar_start": pa.timestamp("ms", tz="UTC"),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import free_port, run_cli
-from tests.engines.conftest import OHLCV
+from tests.engines.conftest import VALIDATE_OHLCV_BAD
 
 pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
 
@@ -83,21 +83,16 @@ def spark_cluster(tmp_path_factory) -> Iterator[str]:
 
 
 def test_validate_on_a_standalone_cluster_matches_duckdb(spark_cluster):
-    args = [
-        "validate",
-        OHLCV / "contract.yaml",
-        OHLCV / "data" / "bad.csv",
-        "--catalog",
-        OHLCV / "catalog.yaml",
-        "--now",
-        "2026-11-30T21:05:00Z",
-        "--format",
-        "json",
-    ]
     on_cluster = run_cli(
-        *args, "--engine", "spark", "--spark-master", spark_cluster, "--spark-conf", "spark.sql.shuffle.partitions=2"
+        *VALIDATE_OHLCV_BAD,
+        "--engine",
+        "spark",
+        "--spark-master",
+        spark_cluster,
+        "--spark-conf",
+        "spark.sql.shuffle.partitions=2",
     )
-    embedded = run_cli(*args)
+    embedded = run_cli(*VALIDATE_OHLCV_BAD)
     assert on_cluster.returncode == embedded.returncode == 1, on_cluster.stderr
     cluster_report, duck_report = json.loads(on_cluster.stdout), json.loads(embedded.stdout)
     assert cluster_report["engine"] == "spark"

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import EXAMPLES, write
-from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, replace_column
+from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, VALIDATE_OHLCV_BAD, replace_column
 from tests.engines.test_time_checks import bars, sensor_csv
 from tscontract import InputError, validate
 from tscontract.contract.loader import load_contract
@@ -246,21 +246,13 @@ def test_cli_engine_spark(spark, tmp_path):
     from tests.conftest import run_cli
 
     out = run_cli(
-        "validate",
-        OHLCV / "contract.yaml",
-        OHLCV / "data" / "bad.csv",
-        "--catalog",
-        OHLCV / "catalog.yaml",
-        "--now",
-        "2026-11-30T21:05:00Z",
+        *VALIDATE_OHLCV_BAD,
         "--engine",
         "spark",
         "--spark-master",
         "local[1]",
         "--spark-conf",
         "spark.sql.shuffle.partitions=4",
-        "--format",
-        "json",
     )
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)

@@ -76,6 +76,7 @@ class ValidationRun:
         examples: int,
         progress: Progress | None,
         con: duckdb.DuckDBPyConnection | None = None,
+        engine: str = "duckdb",
     ) -> None:
         self.plan = plan
         self.contract: Contract = plan.contract
@@ -98,7 +99,7 @@ class ValidationRun:
         }
         self.series = self.contract.series_column
         self.rows = 0
-        self.engine = "duckdb"
+        self.engine = engine  # the name the report gives
 
     # ------------------------------------------------------------------ helpers
     def result(

@@ -71,7 +71,8 @@ def _describe(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
     return {str(r[0]): str(r[1]) for r in rows}
 
 
-def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> Source:
+def file_kind(paths: list[Path]) -> str:
+    """``parquet``, ``csv`` or ``json``: the one format of ``paths``, told by their suffixes."""
     kinds = set()
     for path in paths:
         suffix = path.suffix.lower()
@@ -85,7 +86,11 @@ def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> Source
             )
     if len(kinds) > 1:
         raise InputError(f"one validation reads one format; got {', '.join(sorted(kinds))}")
-    kind = kinds.pop()
+    return kinds.pop()
+
+
+def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> Source:
+    kind = file_kind(paths)
     listed = "[" + ", ".join(_quote(str(p)) for p in paths) + "]"
     shown = [display_path(p) for p in paths]
     try:

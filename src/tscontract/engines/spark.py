@@ -31,7 +31,7 @@ from typing import Any
 import sqlglot
 import sqlglot.expressions as exp
 
-from tscontract.engines.sources import SOURCE_VIEW, Source, number_pattern, paths_of
+from tscontract.engines.sources import SOURCE_VIEW, Source, file_kind, number_pattern, paths_of
 from tscontract.engines.spark_sql import spark_type, to_spark
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
@@ -41,8 +41,6 @@ DEFAULT_MASTER = "local[*]"
 SPARK_TABLE_PREFIX = "spark:"
 # the JVM's own output (Spark's log, JVM warnings): kept out of the terminal, kept for a post-mortem
 JVM_LOG = Path(tempfile.gettempdir()) / "tscontract-spark.log"
-_TEXT_KINDS = {".csv": "csv", ".tsv": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
-_PARQUET = {".parquet", ".pq"}
 
 
 # ---------------------------------------------------------------------------- session
@@ -155,7 +153,7 @@ class SparkConnection:
             name = tree.this.this.name if isinstance(tree.this, exp.Schema) else tree.this.name
             query = tree.expression
             if tree.kind == "VIEW":
-                self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {to_spark(query.sql('duckdb'))}")
+                self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {to_spark(query)}")
                 self.views.add(name)
             elif query is None:  # CREATE TABLE name (columns): an empty table filled by executemany
                 columns = ", ".join(
@@ -164,9 +162,9 @@ class SparkConnection:
                 self.schemas[name] = columns
                 self.table(name, self.spark.createDataFrame([], columns))
             else:
-                self.table(name, self.spark.sql(to_spark(query.sql("duckdb"))))
+                self.table(name, self.spark.sql(to_spark(query)))
             return _Result([])
-        return _Result(self._collect(self.spark.sql(to_spark(sql))))
+        return _Result(self._collect(self.spark.sql(to_spark(tree))))
 
     def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         match = re.match(r"^\s*INSERT INTO (\w+) VALUES", sql, re.IGNORECASE)
@@ -319,13 +317,8 @@ def open_spark_source(con: SparkConnection, data: Any) -> Source:
             raise InputError(f"no table {table!r} in the Spark catalog")
         return _register(con, spark.table(table), text=False, description=[str(items[0])])
     paths = paths_of(items)
-    kinds = {"parquet" if p.suffix.lower() in _PARQUET else _TEXT_KINDS.get(p.suffix.lower()) for p in paths}
+    kind = file_kind(paths)
     shown = [display_path(p) for p in paths]
-    if None in kinds:
-        raise InputError(f"cannot tell the format of {', '.join(shown)}: use .parquet, .csv, .tsv, .jsonl or .json")
-    if len(kinds) > 1:
-        raise InputError(f"one validation reads one format; got {', '.join(sorted(k for k in kinds if k))}")
-    kind = kinds.pop()
     try:
         if kind == "json":
             return _read_json(con, paths, shown)
@@ -372,8 +365,7 @@ class SparkEngine:
         con = SparkConnection(spark)
         try:
             source = open_spark_source(con, data)
-            run = ValidationRun(plan, source, now, examples, progress, con=con)  # type: ignore[arg-type]
-            run.engine = self.name
+            run = ValidationRun(plan, source, now, examples, progress, con=con, engine=self.name)  # type: ignore[arg-type]
             report = run.run()
         except Exception as exc:
             if not type(exc).__module__.startswith(("pyspark", "py4j")):

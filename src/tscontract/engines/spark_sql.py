@@ -100,9 +100,9 @@ def spark_time_format(strftime: str) -> str:
     return "".join(out)
 
 
-def to_spark(sql: str) -> str:
-    """DuckDB SQL generated as Spark SQL."""
-    tree = sqlglot.parse_one(sql, read="duckdb")
+def to_spark(sql: str | exp.Expression) -> str:
+    """DuckDB SQL (text, or a tree already parsed from it) generated as Spark SQL."""
+    tree = sqlglot.parse_one(sql, read="duckdb") if isinstance(sql, str) else sql.copy()
     return tree.transform(_rewrite, copy=False).sql(dialect="spark")
 
 
