@@ -61,6 +61,25 @@ def test_parquet_examples_point_at_file_rows(ohlcv_table, tmp_path):
     assert check.status == "failed" and check.examples[0]["row"] == 5 and check.examples[0]["low"] == "999.00000000"
 
 
+def test_many_parquet_files_are_numbered_as_one_input(ohlcv_table, tmp_path):
+    low = ohlcv_table.column("low").to_pylist()
+    for row in (4, 30, 55):  # 0-based: one in the first file, two in the second
+        low[row] = Decimal("999.00000000")
+    bad = replace_column(ohlcv_table, "low", pa.array(low, pa.decimal128(18, 8)))
+    first, second = tmp_path / "part-0.parquet", tmp_path / "part-1.parquet"
+    pq.write_table(bad.slice(0, 20), first)
+    pq.write_table(bad.slice(20), second, row_group_size=7)  # several row groups in the second file
+    pq.write_table(bad, tmp_path / "whole.parquet")
+    whole = run(tmp_path / "whole.parquet")
+    parts = run([first, second])
+    assert parts.rows == whole.rows == 61
+    check = parts.check("invariants[0]")
+    assert [e["row"] for e in check.examples] == [5, 31, 56]
+    assert [c.to_json() for c in parts.checks] == [c.to_json() for c in whole.checks]
+    with pytest.raises(InputError, match=r"the same file is given more than once: .*part-0\.parquet"):
+        run([first, second, first])
+
+
 def test_float_where_decimal_declared_fails_loudly(ohlcv_table):
     floats = replace_column(ohlcv_table, "close", pc.cast(ohlcv_table.column("close"), pa.float64()))
     report = run(floats)

@@ -2,10 +2,15 @@
 
 Passes over the data:
 
-1. one fused aggregate scan: every row check is ``count(*) FILTER (WHERE ...)``;
+1. row checks in one scan. Where input rows are numbered (Parquet, JSON lines, tables
+   the gate stages), the scan keeps only the failing rows, with a flag per check and
+   the text examples show; counts and examples are then read from that small table.
+   Elsewhere (CSV, in-memory frames) one fused aggregate counts every check
+   (``count(*) FILTER (WHERE ...)``) and a second scan numbers and keeps the failing
+   rows only when something failed;
 2. window checks: key uniqueness in one grouped pass, cadence and sessions in one
    pass over the distinct (series, time) points;
-3. failing examples, fetched only for checks that failed, ``LIMIT n`` each.
+3. failing examples, ``LIMIT n`` each, only for checks that failed.
 
 Catalog attributes and the calibration in force are joined in SQL; nothing
 loops over rows in Python.
@@ -271,59 +276,80 @@ class ValidationRun:
                 self.result(check, "error", message="cannot run on this input")
                 continue
             runnable.append((check, sql))
-        counts = ", ".join(f"count(*) FILTER (WHERE {sql}) AS c{i}" for i, (_, sql) in enumerate(runnable))
-        self.progress("row checks: one fused scan")
-        row = self.con.execute(f"SELECT count(*){', ' + counts if counts else ''} FROM {TYPED_VIEW}").fetchall()[0]
-        assert row is not None
-        self.rows = int(row[0])
-        failed: list[tuple[Check, str, int]] = []
-        for i, (check, sql) in enumerate(runnable):
-            n = int(row[i + 1])
-            if n:
-                failed.append((check, sql, n))
-            else:
+        if self.source.has_row_number:
+            # Rows are numbered already, so one scan does it all: it keeps the failing rows (few, as a
+            # rule) with a flag per check, and the counts are read from that small table.
+            self.progress("row checks: one scan keeping the failing rows")
+            self.rows = int(self.fetch(f"SELECT count(*) FROM {SOURCE_VIEW}")[0][0])
+            self.keep_failing(runnable, TYPED_VIEW)
+            failed = [
+                (check, i, n)
+                for i, ((check, _), n) in enumerate(zip(runnable, self.failing_counts(runnable), strict=True))
+            ]
+        else:
+            # Numbering rows costs a window over the whole input: count first, number only on failure.
+            self.progress("row checks: one fused scan")
+            sums = "".join(f", count(*) FILTER (WHERE {sql})" for _, sql in runnable)
+            row = self.fetch(f"SELECT count(*){sums} FROM {TYPED_VIEW}")[0]
+            self.rows = int(row[0])
+            counted = [(check, sql, int(n)) for (check, sql), n in zip(runnable, row[1:], strict=True)]
+            failing = [(check, sql) for check, sql, n in counted if n]
+            if failing:
+                self.progress(f"examples for {len(failing)} failed row check(s)")
+                self.create_typed_view("__tsc_typed_numbered", numbered=True)
+                self.keep_failing(failing, "__tsc_typed_numbered")
+            flag = {check.id: i for i, (check, _) in enumerate(failing)}
+            failed = [(check, flag.get(check.id, -1), n) for check, _, n in counted]
+        for check, i, n in failed:
+            if not n:
                 self.result(check, "passed")
-        if failed:
-            self.progress(f"examples for {len(failed)} failed row check(s)")
-            examples = self.row_examples(failed)
-            for check, _, n in failed:
-                message = None
-                if check.kind == "type" and self.columns[check.columns[0]].schema_problem:
-                    message = self.columns[check.columns[0]].schema_problem
-                self.result(check, "failed", n, examples.get(check.id, []), message)
+                continue
+            message = None
+            if check.kind == "type" and self.columns[check.columns[0]].schema_problem:
+                message = self.columns[check.columns[0]].schema_problem
+            self.result(check, "failed", n, self.row_examples(check, i), message)
+
+    def keep_failing(self, checks: list[tuple[Check, str]], view: str) -> None:
+        """``__tsc_failing``: the rows of ``view`` failing any of ``checks``, a flag ``__f<i>`` per check.
+
+        With the raw text of every present column and the type-failure reasons, all that
+        examples show, so they are read from this table alone.
+        """
+        present = [n for n, col in self.columns.items() if col.present]
+        flags = [f"({sql}) AS __f{i}" for i, (_, sql) in enumerate(checks)]
+        shown = [ident("__raw_" + n) for n in present] + [ident("__why_" + n) for n in present]
+        any_failed = " OR ".join(f"({sql})" for _, sql in checks) or "FALSE"
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT __row, {', '.join(flags + shown)} "
+            f"FROM {view} WHERE {any_failed}"
+        )
+
+    def failing_counts(self, checks: list[tuple[Check, str]]) -> list[int]:
+        if not checks:
+            return []
+        sums = ", ".join(f"count(*) FILTER (WHERE __f{i})" for i in range(len(checks)))
+        return [int(v) for v in self.fetch(f"SELECT {sums} FROM __tsc_failing")[0]]
 
     def example_columns(self, check: Check) -> list[str]:
         names = list(dict.fromkeys([*self.contract.key, *check.columns]))
         return [n for n in names if n in self.columns and self.columns[n].present]
 
-    def row_examples(self, failed: list[tuple[Check, str, int]]) -> dict[str, list[dict[str, Any]]]:
-        flags = ", ".join(f"({sql}) AS __f{i}" for i, (_, sql, _) in enumerate(failed))
-        any_failed = " OR ".join(f"__f{i}" for i in range(len(failed)))
-        self.create_typed_view("__tsc_typed_numbered", numbered=True)
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT * FROM (SELECT *, {flags} "
-            f"FROM __tsc_typed_numbered) WHERE {any_failed}"
+    def row_examples(self, check: Check, flag: int) -> list[dict[str, Any]]:
+        """The first failing rows of ``check`` (flag ``__f<flag>`` of ``__tsc_failing``)."""
+        names = self.example_columns(check)
+        cols = "".join(", " + ident("__raw_" + n) for n in names)
+        reason = f", {ident('__why_' + check.columns[0])}" if check.kind == "type" else ""
+        rows = self.fetch(
+            f"SELECT __row{cols}{reason} FROM __tsc_failing WHERE __f{flag} ORDER BY __row LIMIT {self.limit}"
         )
-        out: dict[str, list[dict[str, Any]]] = {}
-        for i, (check, _, _) in enumerate(failed):
-            names = self.example_columns(check)
-            cols = ", ".join(ident("__raw_" + n) for n in names)
-            reason = ""
-            if check.kind == "type":
-                reason = f", {ident('__why_' + check.columns[0])}"
-            rows = self.fetch(
-                f"SELECT __row{', ' + cols if cols else ''}{reason} FROM __tsc_failing WHERE __f{i} "
-                f"ORDER BY __row LIMIT {self.limit}"
-            )
-            examples = []
-            for r in rows:
-                example: dict[str, Any] = {"row": r[0]}
-                example.update({n: r[j + 1] for j, n in enumerate(names)})
-                if reason:
-                    example["reason"] = r[-1]
-                examples.append(example)
-            out[check.id] = examples
-        return out
+        examples = []
+        for r in rows:
+            example: dict[str, Any] = {"row": r[0]}
+            example.update({n: r[j + 1] for j, n in enumerate(names)})
+            if reason:
+                example["reason"] = r[-1]
+            examples.append(example)
+        return examples
 
     def materialize_failures(self, check_ids: list[str], table: str = "__tsc_row_fail") -> None:
         """``table(__row, check_id)``: every input row that fails each of ``check_ids``.
