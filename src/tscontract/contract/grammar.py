@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 from functools import cache, lru_cache
 from importlib.resources import files
+from pathlib import Path
 
+import lark
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
 
 START_RULES = (
     "type_expr",
@@ -37,9 +43,61 @@ class ClauseSyntaxError(ValueError):
 
 
 @cache
+def _grammar() -> str:
+    return files("tscontract.contract").joinpath("clauses.lark").read_text(encoding="utf-8")
+
+
+@cache
 def _parser() -> Lark:
-    grammar = files("tscontract.contract").joinpath("clauses.lark").read_text(encoding="utf-8")
-    return Lark(grammar, start=list(START_RULES), parser="earley", propagate_positions=True)
+    return Lark(_grammar(), start=list(START_RULES), parser="earley", propagate_positions=True)
+
+
+class _TreeCache:
+    """Parse trees kept on disk between processes, keyed by grammar, lark version and text.
+
+    Earley parsing is the bulk of loading a contract in a fresh process (building the
+    parser and parsing each clause, about 0.1 s); a process whose clauses are all in the
+    cache never builds the parser. New trees are written once, when the process exits.
+    """
+
+    LIMIT = 20_000  # trees kept; clause texts repeat, so this is never reached in practice
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.trees: dict[tuple[str, str], Tree] | None = None
+        self.added = False
+
+    def load(self) -> dict[tuple[str, str], Tree]:
+        if self.trees is None:
+            self.trees = {}
+            directory = cache_dir()
+            if directory is not None:
+                key = hashlib.sha256(f"{lark.__version__}\n{START_RULES}\n{_grammar()}".encode()).hexdigest()
+                self.path = directory / f"clauses-{key[:20]}.pickle"
+                found = read_pickle(self.path)
+                if isinstance(found, dict):
+                    self.trees = found
+        return self.trees
+
+    def get(self, start: str, text: str) -> Tree | None:
+        return self.load().get((start, text))
+
+    def put(self, start: str, text: str, tree: Tree) -> None:
+        trees = self.load()
+        if self.path is None or len(trees) >= self.LIMIT:
+            return
+        trees[(start, text)] = tree
+        if not self.added:
+            self.added = True
+            atexit.register(self.save)
+
+    def save(self) -> None:
+        if self.path is not None and self.trees is not None and self.added:
+            write_pickle(self.path, self.trees)
+            self.added = False
+
+
+_TREES = _TreeCache()
 
 
 def _expected(exc: UnexpectedInput) -> str:
@@ -70,8 +128,11 @@ def parse(start: str, text: str) -> Tree:
     what = _WHAT[start]
     if not text.strip():
         raise ClauseSyntaxError(f"empty {what}")
+    tree = _TREES.get(start, text)
+    if tree is not None:
+        return tree
     try:
-        return _parser().parse(text, start=start)
+        tree = _parser().parse(text, start=start)
     except UnexpectedEOF as exc:
         expected = _expected(exc)
         hint = f"; expected {expected}" if expected else ""
@@ -88,3 +149,5 @@ def parse(start: str, text: str) -> Tree:
         ) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark errors
         raise ClauseSyntaxError(f"cannot parse {what}: {exc}") from None
+    _TREES.put(start, text, tree)
+    return tree

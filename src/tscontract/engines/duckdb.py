@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 import duckdb
+import sqlglot.dialects.duckdb  # noqa: F401 -- every predicate is written in it: loaded with the engine
 import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE

@@ -1,0 +1,74 @@
+"""The on-disk cache of parsed clauses: used across processes, never trusted blindly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import OHLCV_SEED, ROOT
+
+# Loads the seed contract in a fresh interpreter and says whether the Earley parser had to be
+# built, and what the contract compiled to (to compare a cached load with a parsed one).
+PROBE = """
+import json, sys
+from tscontract.contract import grammar
+from tscontract.contract.loader import load_contract
+from tscontract.plan.checks import build_plan
+contract = load_contract(sys.argv[1])
+plan = build_plan(contract, None, None)
+print(json.dumps({
+    "built_parser": grammar._parser.cache_info().currsize == 1,
+    "checks": [[c.id, c.kind, c.clause, repr(c.predicate)] for c in plan.checks],
+}))
+"""
+
+
+def probe(cache: str | None, **env_vars: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "TSCONTRACT_CACHE_DIR"} | env_vars
+    if cache is not None:
+        env["TSCONTRACT_CACHE_DIR"] = cache
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(OHLCV_SEED)], capture_output=True, text=True, cwd=ROOT, env=env, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def clause_files(directory: Path) -> list[Path]:
+    return sorted(directory.glob("clauses-*.pickle"))
+
+
+def test_second_process_reads_parsed_clauses_from_the_cache(tmp_path):
+    first = probe(str(tmp_path))
+    assert first["built_parser"]
+    assert len(clause_files(tmp_path)) == 1
+    second = probe(str(tmp_path))
+    assert not second["built_parser"]  # every clause came from the cache
+    assert second["checks"] == first["checks"]
+    assert (tmp_path / "pint").is_dir()  # pint's definition cache sits beside it
+
+
+def test_damaged_cache_is_rebuilt(tmp_path):
+    probe(str(tmp_path))
+    [path] = clause_files(tmp_path)
+    parsed = probe(str(tmp_path))["checks"]
+    path.write_bytes(b"not a pickle")
+    again = probe(str(tmp_path))
+    assert again["built_parser"] and again["checks"] == parsed
+    assert not probe(str(tmp_path))["built_parser"]  # written afresh on exit
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="XDG_CACHE_HOME is the Linux and BSD default")
+def test_default_directory_and_off(tmp_path):
+    home = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    assert probe(None, **home)["built_parser"]
+    assert len(clause_files(tmp_path / "xdg" / "tscontract")) == 1
+    assert not probe(None, **home)["built_parser"]
+    elsewhere = {"HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "xdg2")}
+    assert probe("off", **elsewhere)["built_parser"]
+    assert probe("off", **elsewhere)["built_parser"]
+    assert not (tmp_path / "home").exists() and not (tmp_path / "xdg2").exists()
