@@ -32,6 +32,7 @@ from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
 from tscontract.engines.columns import ColumnSQL, column_sql, ident, json_value, sql_string, sql_type
 from tscontract.engines.duckdb_time import TimeChecks
+from tscontract.engines.relations import small_table
 from tscontract.engines.sources import SOURCE_VIEW, Source, open_source
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
@@ -138,35 +139,36 @@ class ValidationRun:
     # ------------------------------------------------------------------ setup
     def register_catalog(self) -> None:
         catalog = self.plan.catalog
-        columns = ", ".join(f"__cat_{name} {sql}" for name, sql in _CATALOG_COLUMNS)
-        self.con.execute(
-            f"CREATE TEMP TABLE {CATALOG_TABLE_SQL} (__cat_series_id VARCHAR, {columns}, __cat_cadence_us BIGINT)"
-        )
-        self.con.execute(
-            f"CREATE TEMP TABLE {CALIBRATION_TABLE} (__cal_series VARCHAR, __cal_id VARCHAR, "
-            "__cal_from TIMESTAMPTZ, __cal_to TIMESTAMPTZ)"
-        )
-        if catalog is None:
-            return
-        rows, calibrations = [], []
-        for sid, entry in catalog.series.items():
+        rows: list[tuple[Any, ...]] = []
+        calibrations: list[tuple[Any, ...]] = []
+        for sid, entry in (catalog.series if catalog is not None else {}).items():
             cadence = int(entry.cadence.seconds * 1_000_000) if entry.cadence else None
             rows.append((sid, *(entry.value_of(name) for name, _ in _CATALOG_COLUMNS), cadence))
             calibrations.extend((sid, c.id, c.valid_from, c.valid_to) for c in entry.calibrations)
-        marks = ", ".join("?" * (len(_CATALOG_COLUMNS) + 2))
-        self.con.executemany(f"INSERT INTO {CATALOG_TABLE_SQL} VALUES ({marks})", rows)
-        if calibrations:
-            self.con.executemany(f"INSERT INTO {CALIBRATION_TABLE} VALUES (?,?,?,?)", calibrations)
+        columns = [(f"__cat_{name}", sql) for name, sql in _CATALOG_COLUMNS]
+        small_table(
+            self.con,
+            CATALOG_TABLE_SQL,
+            [("__cat_series_id", "VARCHAR"), *columns, ("__cat_cadence_us", "BIGINT")],
+            rows,
+        )
+        small_table(
+            self.con,
+            CALIBRATION_TABLE,
+            [
+                ("__cal_series", "VARCHAR"),
+                ("__cal_id", "VARCHAR"),
+                ("__cal_from", "TIMESTAMPTZ"),
+                ("__cal_to", "TIMESTAMPTZ"),
+            ],
+            calibrations,
+        )
 
     def register_bounds(self) -> None:
         bounds = self.plan.bounds
         if bounds is None:
             return
         names = list(bounds.fields)
-        columns = ", ".join(
-            f"{ident(f'__b_{n}_{part}')} DECIMAL(38,10)" for n in names for part in ("low", "high", "mabs")
-        )
-        self.con.execute(f"CREATE TEMP TABLE __tsc_bounds (__b_series VARCHAR, {columns})")
         series_ids = sorted({sid for per_series in bounds.fields.values() for sid in per_series})
         rows = []
         for sid in series_ids:
@@ -176,8 +178,8 @@ class ValidationRun:
                 low, high = profile.limits(bounds.margin) if profile else (None, None)
                 row.extend([low, high, profile.median_abs if profile else None])
             rows.append(tuple(row))
-        marks = ", ".join("?" * (1 + 3 * len(names)))
-        self.con.executemany(f"INSERT INTO __tsc_bounds VALUES ({marks})", rows)
+        columns = [(f"__b_{n}_{part}", "DECIMAL(38,10)") for n in names for part in ("low", "high", "mabs")]
+        small_table(self.con, "__tsc_bounds", [("__b_series", "VARCHAR"), *columns], rows)
 
     def create_typed_view(self, view: str = TYPED_VIEW, numbered: bool = False) -> None:
         """The typed view over the source; ``numbered`` numbers input rows (examples only).

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, json_value, sql_string
+from tscontract.engines.relations import small_table
 from tscontract.plan.checks import Check
 
 if TYPE_CHECKING:
@@ -88,13 +89,13 @@ class TimeChecks:
             return "no valid timestamps"
         if not names:
             return "no exchange calendar known for the series (catalog 'calendar' or 'venue', or time.calendar)"
-        run.con.register("__tsc_sessions_arrow", calendars.sessions(names, bounds[0], bounds[1]))
+        small_table(run.con, "__tsc_sessions_rows", calendars.COLUMNS, calendars.sessions(names, bounds[0], bounds[1]))
         # one row per UTC day a session touches: points find their session by an equi-join on
         # (calendar, day) instead of an ASOF join, twice as fast on large batches
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, open, close, "
             "unnest(generate_series(date_trunc('day', open), date_trunc('day', close - INTERVAL 1 MICROSECOND), "
-            "INTERVAL 1 DAY)) AS day FROM __tsc_sessions_arrow"
+            "INTERVAL 1 DAY)) AS day FROM __tsc_sessions_rows"
         )
         return None
 

@@ -26,6 +26,7 @@ from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb_time import calendar_sql
+from tscontract.engines.relations import small_table
 from tscontract.engines.sources import fetch_arrow
 from tscontract.gate.store import Store
 
@@ -135,7 +136,7 @@ def _trading_days(con: duckdb.DuckDBPyConnection, amount: object, now: datetime)
     if first is None or not names:
         con.execute(f"ALTER TABLE {REVISION_TABLE} ADD COLUMN __sessions_since BIGINT")
         return
-    con.register("__tsc_rev_sessions", calendars.sessions(names, first, now))
+    small_table(con, "__tsc_rev_sessions", calendars.COLUMNS, calendars.sessions(names, first, now))
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {REVISION_TABLE} AS SELECT b.*, CASE WHEN b.__cal IS NULL THEN NULL ELSE "
         f"(SELECT count(*) FROM __tsc_rev_sessions s WHERE s.calendar = b.__cal AND s.open > b.__t "
