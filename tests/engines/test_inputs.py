@@ -80,6 +80,15 @@ def test_many_parquet_files_are_numbered_as_one_input(ohlcv_table, tmp_path):
         run([first, second, first])
 
 
+def test_input_without_any_contract_column_reports_schema_failures(tmp_path):
+    path = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"foo": [1, 2]}), path)
+    report = run(path)
+    assert report.rows == 2
+    assert report.check("schema.columns").status == "failed"
+    assert report.check("schema.strict").examples == [{"unknown": ["foo"]}]
+
+
 def test_float_where_decimal_declared_fails_loudly(ohlcv_table):
     floats = replace_column(ohlcv_table, "close", pc.cast(ohlcv_table.column("close"), pa.float64()))
     report = run(floats)

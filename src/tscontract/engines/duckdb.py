@@ -323,7 +323,7 @@ class ValidationRun:
         shown = [ident("__raw_" + n) for n in present] + [ident("__why_" + n) for n in present]
         any_failed = " OR ".join(f"({sql})" for _, sql in checks) or "FALSE"
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT __row, {', '.join(flags + shown)} "
+            f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT {', '.join(['__row', *flags, *shown])} "
             f"FROM {view} WHERE {any_failed}"
         )
 
