@@ -15,18 +15,10 @@ SENSOR = EXAMPLES / "plant_sensor"
 # the examples' data is from 2026-11-30; judge freshness just after the last bar
 NOW = datetime(2026, 11, 30, 21, 5, tzinfo=UTC)
 
-# ``tscontract validate`` of the bad OHLCV file as JSON, the catalog given and freshness judged at NOW
-VALIDATE_OHLCV_BAD = (
-    "validate",
-    OHLCV / "contract.yaml",
-    OHLCV / "data" / "bad.csv",
-    "--catalog",
-    OHLCV / "catalog.yaml",
-    "--now",
-    "2026-11-30T21:05:00Z",
-    "--format",
-    "json",
-)
+# what the CLI tests of the OHLCV example pass: its catalog, freshness judged at NOW, a JSON report
+OHLCV_CLI_OPTIONS = ("--catalog", OHLCV / "catalog.yaml", "--now", "2026-11-30T21:05:00Z", "--format", "json")
+# ``tscontract validate`` of the bad OHLCV file with those options
+VALIDATE_OHLCV_BAD = ("validate", OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv", *OHLCV_CLI_OPTIONS)
 
 OHLCV_TYPES = {
     "symbol": pa.string(),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tscontract.engines.spark_sql import TIME_BUCKET_ORIGIN_US, spark_time_format, spark_type, to_spark
+from tscontract.engines.spark_sql import TIME_BUCKET_ORIGIN_US, spark_time_format, to_spark
 
 
 @pytest.mark.parametrize(
@@ -49,9 +49,9 @@ def test_nested_rewrites_are_rewritten_too():
 
 
 def test_types_and_formats():
-    assert spark_type("TIMESTAMPTZ") == "TIMESTAMP"
-    assert spark_type("DECIMAL(38,10)") == "DECIMAL(38, 10)"
-    assert spark_type("VARCHAR") == "STRING"
+    # the casts relations.small_table writes for catalogs, bounds and sessions
+    out = to_spark("SELECT CAST(c AS TIMESTAMPTZ), CAST(c AS DECIMAL(38,10)), CAST(c AS VARCHAR) FROM t")
+    assert out == "SELECT CAST(c AS TIMESTAMP), CAST(c AS DECIMAL(38, 10)), CAST(c AS STRING) FROM t"
     assert spark_time_format("%Y-%m-%d %H:%M") == "yyyy-MM-dd HH:mm"
     with pytest.raises(ValueError, match="no Spark pattern"):
         spark_time_format("%j")

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 import fastavro
 
 from tests.conftest import run_cli, write
-from tests.engines.conftest import OHLCV
+from tests.engines.conftest import NOW, OHLCV, OHLCV_CLI_OPTIONS
 from tscontract import load_contract, parse_contract
 from tscontract.evolution.replay import replay
 from tscontract.export import export
 from tscontract.export._records import python_record, read_csv_rows
 
-NOW = datetime(2026, 11, 30, 21, 5, tzinfo=UTC)
 TRADES = "  trade_count: {type: int64, nullable: true}"
 
 
@@ -43,18 +41,7 @@ def test_compatible_reader_reads_old_files_and_validates(tmp_path):
     assert item.error is None and item.rows == 61
     failing = {c.id for c in item.report.checks if c.status == "failed"}
     assert failing == set()  # vwap is null in old records: allowed
-    cli = run_cli(
-        "replay",
-        files[0],
-        "--reader",
-        newer,
-        "--catalog",
-        OHLCV / "catalog.yaml",
-        "--now",
-        "2026-11-30T21:05:00Z",
-        "--format",
-        "json",
-    )
+    cli = run_cli("replay", files[0], "--reader", newer, *OHLCV_CLI_OPTIONS)
     assert cli.returncode == 0, cli.stdout + cli.stderr
     assert json.loads(cli.stdout)["files"][0]["rows"] == 61
 

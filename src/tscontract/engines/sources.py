@@ -11,6 +11,7 @@ physical types, which the engine checks against the contract.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +126,7 @@ def _file_offsets(con: duckdb.DuckDBPyConnection, paths: list[Path], listed: str
     """
     if len(paths) == 1:
         return ""
-    repeated = sorted({display_path(p) for p in paths if paths.count(p) > 1})
+    repeated = sorted(display_path(p) for p, n in Counter(paths).items() if n > 1)
     if repeated:
         raise InputError(f"the same file is given more than once: {', '.join(repeated)}")
     rows = dict(con.execute(f"SELECT file_name, num_rows FROM parquet_file_metadata({listed})").fetchall())

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -32,7 +31,7 @@ import sqlglot
 import sqlglot.expressions as exp
 
 from tscontract.engines.sources import SOURCE_VIEW, Source, file_kind, number_pattern, paths_of
-from tscontract.engines.spark_sql import spark_type, to_spark
+from tscontract.engines.spark_sql import to_spark
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
 from tscontract.report.model import ValidationReport
@@ -120,7 +119,6 @@ class SparkConnection:
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
-        self.schemas: dict[str, str] = {}  # tables created by column list: their Spark DDL schema
         self.cached: dict[str, Any] = {}
         self.views: set[str] = set()
 
@@ -150,32 +148,20 @@ class SparkConnection:
         if isinstance(tree, exp.Set):
             return _Result([])
         if isinstance(tree, exp.Create):
-            name = tree.this.this.name if isinstance(tree.this, exp.Schema) else tree.this.name
+            name = tree.this.name
             query = tree.expression
+            if query is None:
+                raise NotImplementedError(f"the Spark connection creates tables from queries only: {sql[:60]}")
             if tree.kind == "VIEW":
                 self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {to_spark(query)}")
                 self.views.add(name)
-            elif query is None:  # CREATE TABLE name (columns): an empty table filled by executemany
-                columns = ", ".join(
-                    f"`{c.name}` {spark_type(c.args['kind'].sql('duckdb'))}" for c in tree.this.expressions
-                )
-                self.schemas[name] = columns
-                self.table(name, self.spark.createDataFrame([], columns))
             else:
                 self.table(name, self.spark.sql(to_spark(query)))
             return _Result([])
         return _Result(self._collect(self.spark.sql(to_spark(tree))))
 
-    def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
-        match = re.match(r"^\s*INSERT INTO (\w+) VALUES", sql, re.IGNORECASE)
-        if match is None or match[1] not in self.schemas:
-            raise NotImplementedError(f"executemany only fills tables created here: {sql[:60]}")
-        name = match[1]
-        df = self.spark.createDataFrame([tuple(r) for r in rows], self.schemas[name])
-        self.table(name, self.cached[name].unionAll(df))
-
     def register(self, name: str, table: Any) -> None:
-        """An Arrow table as a view (exchange sessions, small)."""
+        """An Arrow table as a temporary table (relations.small_table, for large ones)."""
         self.table(name, self.spark.createDataFrame(table))
 
     def close(self) -> None:

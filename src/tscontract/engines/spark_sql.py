@@ -104,8 +104,3 @@ def to_spark(sql: str | exp.Expression) -> str:
     """DuckDB SQL (text, or a tree already parsed from it) generated as Spark SQL."""
     tree = sqlglot.parse_one(sql, read="duckdb") if isinstance(sql, str) else sql.copy()
     return tree.transform(_rewrite, copy=False).sql(dialect="spark")
-
-
-def spark_type(duckdb_type: str) -> str:
-    """A DuckDB column type as a Spark DDL type."""
-    return exp.DataType.build(duckdb_type, dialect="duckdb").transform(_rewrite).sql(dialect="spark")
