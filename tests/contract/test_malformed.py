@@ -421,3 +421,69 @@ def test_missing_file_and_bad_option_exit_2(capsys, tmp_path):
     listed = write(tmp_path, "- a\n- b\n", "list.yaml")
     code, _, err = cli(capsys, "lint", str(listed))
     assert code == 2 and "mapping of sections" in err
+
+
+@pytest.mark.parametrize(
+    ("seed", "old", "new", "column", "what"),
+    [
+        (
+            OHLCV_SEED,
+            "  symbol:   {type: string, nullable: false}",
+            "  symbol:   {type: string, nullable: true}",
+            "symbol",
+            "key column 'symbol'",
+        ),
+        (
+            OHLCV_SEED,
+            "  bar_start: {type: timestamp_ms_utc, nullable: false}",
+            "  bar_start: {type: timestamp_ms_utc, nullable: true}",
+            "bar_start",
+            "time column 'bar_start'",
+        ),
+        (  # undeclared nullability in the seed; declared in block style here
+            SENSOR_SEED,
+            "  event_ts:   {type: timestamp_ms_utc}",
+            "  event_ts:\n    type: timestamp_ms_utc\n    nullable: true",
+            "event_ts",
+            "time column 'event_ts'",
+        ),
+        (  # a provenance column is required: declaring it nullable contradicts provenance_required
+            SENSOR_SEED,
+            'calibration_id: {type: string, nullable: false, note: "calibration record in force at event_ts"}',
+            'calibration_id: {type: string, nullable: true, note: "calibration record in force at event_ts"}',
+            "calibration_id",
+            "provenance column 'calibration_id'",
+        ),
+    ],
+    ids=["key column", "time column", "time column block style", "provenance column"],
+)
+def test_nullable_key_time_or_provenance_column_is_a_contract_error(tmp_path, capsys, seed, old, new, column, what):
+    """Silent pass closed: null keys or instants used to pass validate when `nullable: true` was declared."""
+    import json
+
+    text = mutate(seed, old, new)
+    path = write(tmp_path, text)
+    code, out, err = cli(capsys, "lint", str(path))
+    assert code == 2 and out == "" and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    match = ERROR_LINE.match(lines[0])
+    assert match, lines[0]
+    assert f"{what} is declared nullable" in match["rest"], lines[0]
+    # the position is the `nullable` value as written
+    value_line = next(n for n, line in enumerate(text.splitlines(), 1) if f"{column}:" in line)
+    if "nullable:" not in text.splitlines()[value_line - 1]:
+        value_line = next(n for n, line in enumerate(text.splitlines(), 1) if n > value_line and "nullable:" in line)
+    written = text.splitlines()[value_line - 1]
+    assert int(match["line"]) == value_line
+    assert int(match["col"]) == written.index("nullable:") + len("nullable: ") + 1
+    code, out, _ = cli(capsys, "lint", str(path), "--format", "json")
+    error = json.loads(out)["error"]
+    assert code == 2 and error["section"] == f"fields.{column}.nullable"
+
+
+def test_declaring_key_columns_not_nullable_stays_valid(tmp_path, capsys):
+    # the seeds declare `nullable: false` on keys, or leave it undeclared: both still load
+    for seed in (OHLCV_SEED, SENSOR_SEED):
+        code, _, err = cli(capsys, "show", str(seed))
+        assert code == 0, err

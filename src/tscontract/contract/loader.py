@@ -150,6 +150,7 @@ class _Checker:
             raise self.errors.at(
                 ("key",), f"the key must include the time column {contract.time.column!r}", clause=False
             )
+        self._never_null(contract)
         series = contract.series
         if series is not None and series.column not in contract.fields:
             raise self.errors.at(("series", "column"), f"series column {series.column!r} is not a field")
@@ -161,6 +162,26 @@ class _Checker:
                 "a restatement would collide with the point it restates",
                 clause=False,
             )
+
+    def _never_null(self, contract: Contract) -> None:
+        """Key, time and provenance columns are never null: declaring one nullable is refused."""
+        roles = {name: "provenance column" for name in contract.provenance_required}
+        roles.update({name: "key column" for name in contract.key})
+        roles[contract.time.column] = "time column"
+        why = {
+            "time column": "every point has an instant",
+            "key column": "a key identifies a point",
+            "provenance column": "provenance_required lists it",
+        }
+        for name, role in roles.items():
+            spec = contract.fields.get(name)
+            if spec is not None and spec.nullable is True and not spec.implied:
+                raise self.errors.at(
+                    ("fields", name, "nullable"),
+                    f"{role} {name!r} is declared nullable: {why[role]}, so it is never null; "
+                    "write nullable: false or leave nullable out",
+                    clause=False,
+                )
 
     def _time(self, contract: Contract) -> None:
         time = contract.time
