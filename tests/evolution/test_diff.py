@@ -190,3 +190,249 @@ def test_cli_diff_and_history(tmp_path):
         ("3.2.0", "3.3.0", False),
     ]
     assert v3.exists()
+
+
+# ---------------------------------------------------------------- every section classified
+
+FULL = (
+    BASE.replace(TRADES, TRADES + "\n  received_at: {type: timestamp_ms_utc, nullable: false}")
+    + "completeness: {window: 1d, min_ratio: 0.99, allowed_gaps: [outside_session, exchange_holiday]}\n"
+    + "freshness: {max_age: 15m}\n"
+    + "evolution: {compatibility: FULL_TRANSITIVE, deprecation_notice: 30 days}\n"
+    + "units:\n  lots: {definition: 100 * base_units_per_venue_contract}\n"
+)
+
+
+def only_change(old_text: str, replacements: list[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    old, new = changed(old_text, replacements, "9.0.0")
+    return [(c.kind, c.path, c.compatible, c.required) for c in diff(old, new).changes]
+
+
+@pytest.mark.parametrize(
+    ("replacements", "expected"),
+    [
+        # completeness: a higher ratio, fewer allowed gaps, more expected points are stricter for producers
+        ([("min_ratio: 0.99", "min_ratio: 0.999")], ("tighten_completeness", "completeness.min_ratio", "no", "major")),
+        ([("min_ratio: 0.99", "min_ratio: 0.95")], ("relax_completeness", "completeness.min_ratio", "notice", "minor")),
+        (
+            [("allowed_gaps: [outside_session, exchange_holiday]", "allowed_gaps: [outside_session]")],
+            ("tighten_completeness", "completeness.allowed_gaps", "no", "major"),
+        ),
+        (
+            [("allowed_gaps: [outside_session, exchange_holiday]", "allowed_gaps: []")],
+            ("tighten_completeness", "completeness.allowed_gaps", "no", "major"),
+        ),
+        (
+            [("window: 1d, min_ratio", "window: 1h, min_ratio")],
+            ("change_completeness", "completeness.window", "no", "major"),
+        ),
+        (
+            [("window: 1d, min_ratio", "window: 1d, expected_count: 390, min_ratio")],
+            ("change_completeness", "completeness.expected_count", "no", "major"),
+        ),
+        (
+            [("completeness: {window: 1d, min_ratio: 0.99, allowed_gaps: [outside_session, exchange_holiday]}\n", "")],
+            ("relax_completeness", "completeness", "notice", "minor"),
+        ),
+        ([("min_ratio: 0.99,", "min_ratio: 0.990,")], None),  # the same number written differently: no change
+        # freshness: a shorter max_age is stricter; the same length in other words is a patch
+        ([("max_age: 15m", "max_age: 5m")], ("tighten_freshness", "freshness.max_age", "no", "major")),
+        ([("max_age: 15m", "max_age: 1h")], ("relax_freshness", "freshness.max_age", "notice", "minor")),
+        ([("max_age: 15m", "max_age: 900s")], ("change_freshness", "freshness.max_age", "yes", "patch")),
+        ([("max_age: 15m", "max_age: 1 trading days")], ("change_freshness", "freshness.max_age", "no", "major")),
+        (
+            [("max_age: 15m}", "max_age: 15m, column: received_at}")],
+            ("change_freshness", "freshness.column", "no", "major"),
+        ),
+        ([("freshness: {max_age: 15m}\n", "")], ("relax_freshness", "freshness", "notice", "minor")),
+        # evolution: the compatibility mode and notice period are promises to consumers
+        (
+            [("compatibility: FULL_TRANSITIVE", "compatibility: BACKWARD")],
+            ("relax_compatibility", "evolution.compatibility", "notice", "minor"),
+        ),
+        (
+            [("compatibility: FULL_TRANSITIVE, deprecation_notice: 30 days", "deprecation_notice: 30 days")],
+            None,  # FULL_TRANSITIVE is the default
+        ),
+        (
+            [("deprecation_notice: 30 days", "deprecation_notice: 7 days")],
+            ("relax_deprecation_notice", "evolution.deprecation_notice", "notice", "minor"),
+        ),
+        (
+            [("deprecation_notice: 30 days", "deprecation_notice: 90 days")],
+            ("strengthen_deprecation_notice", "evolution.deprecation_notice", "yes", "minor"),
+        ),
+        # series identity, time, units
+        (
+            [("key: [symbol", 'series: {column: symbol, pattern: "^[A-Z.]+$"}\nkey: [symbol')],
+            ("tighten_series_pattern", "series.pattern", "no", "major"),
+        ),
+        (
+            [("precision: ms\n", "precision: ms\n  calendar: XNYS\n")],
+            ("change_calendar", "time.calendar", "no", "major"),
+        ),
+        (
+            [("precision: ms\n", "precision: ms\n  ingest_column: received_at\n")],
+            ("change_ingest_column", "time.ingest_column", "no", "major"),
+        ),
+        (
+            [("lots: {definition: 100 *", "lots: {definition: 10 *")],
+            ("change_unit_definition", "units.lots.definition", "no", "major"),
+        ),
+        (
+            [("  lots: {definition: 100 * base_units_per_venue_contract}\n", "  lots: {dimension: lot_count}\n")],
+            [
+                ("change_unit_dimension", "units.lots.dimension", "no", "major"),
+                ("change_unit_definition", "units.lots.definition", "no", "major"),
+            ],
+        ),
+        (
+            [("units:\n", "units:\n  bp: {dimension: basis_point}\n")],
+            ("change_units", "units.bp", "yes", "patch"),
+        ),
+        # revision policy
+        (
+            [("window: 5 trading days", "window: 3 trading days")],
+            ("tighten_revision_window", "revision_policy.window", "no", "major"),
+        ),
+        (
+            [("window: 5 trading days", "window: 10 trading days")],
+            ("relax_revision_window", "revision_policy.window", "notice", "minor"),
+        ),
+        (
+            [("  notification: correction log topic", "  notification: correction log topic\n  who: [vendor_x]")],
+            ("tighten_revision_who", "revision_policy.who", "no", "major"),
+        ),
+        (
+            [("notification: correction log topic", "notification: corrections email")],
+            ("change_revision_notification", "revision_policy.notification", "no", "major"),
+        ),
+        # fields: documentation is a patch; a default changes what readers fill in
+        (
+            [(TRADES, "  trade_count: {type: int64, nullable: true, description: trades in the bar}")],
+            ("change_description", "fields.trade_count.description", "yes", "patch"),
+        ),
+        (
+            [(TRADES, "  trade_count: {type: int64, nullable: true, default: 0}")],
+            ("change_default", "fields.trade_count.default", "no", "major"),
+        ),
+    ],
+)
+def test_every_section_is_classified(replacements, expected):
+    changes = only_change(FULL, replacements)
+    assert changes == (expected if isinstance(expected, list) else [expected] if expected else []), changes
+
+
+def test_forbidden_unit_redefinition_is_refused_whatever_the_bump():
+    # lots redefined from 100 to 10 shares: every field in lots changes unit without changing name
+    old, new = changed(FULL, [("lots: {definition: 100 *", "lots: {definition: 10 *")], "9.0.0")
+    report = diff(old, new)
+    assert [c.forbidden for c in report.changes] == [True] and not report.ok
+    assert "never allowed" in report.problems[0]
+
+
+def test_completeness_added_is_breaking_and_needs_a_major_bump():
+    old, new = changed(BASE, [("provenance_required", "completeness: {window: 1d}\nprovenance_required")], "3.2.0")
+    report = diff(old, new)
+    assert [(c.kind, c.path, c.new) for c in report.changes] == [
+        ("tighten_completeness", "completeness", "{window: 1d, expected_count: per cadence, min_ratio: 1}")
+    ]
+    assert not report.ok and "need a major bump" in report.problems[0]
+
+
+def test_deprecation_dates_and_removal_of_a_deprecation():
+    deprecated = FULL.replace(
+        TRADES, "  trade_count: {type: int64, nullable: true, deprecated: {since: 3.1.0, removal_after: '2027-01-01'}}"
+    )
+    earlier = only_change(deprecated, [("removal_after: '2027-01-01'", "removal_after: '2026-12-01'")])
+    assert earlier == [("relax_deprecation", "fields.trade_count.deprecated.removal_after", "notice", "minor")]
+    later = only_change(deprecated, [("removal_after: '2027-01-01'", "removal_after: '2027-06-01'")])
+    assert later == [("strengthen_deprecation", "fields.trade_count.deprecated.removal_after", "yes", "minor")]
+    undone = only_change(deprecated, [(", deprecated: {since: 3.1.0, removal_after: '2027-01-01'}", "")])
+    assert undone == [("undeprecate_field", "fields.trade_count.deprecated", "yes", "minor")]
+
+
+def test_series_column_is_compared_as_used():
+    # `series: {column: symbol}` states the default: nothing changes
+    assert only_change(FULL, [("key: [symbol", "series: {column: symbol}\nkey: [symbol")]) == []
+    sensor = SENSOR_SEED.read_text()
+    text = sensor.replace("key: [series_id", "series: {column: series_id, scheme: plant tag}\nkey: [series_id")
+    old, new = parse_contract(sensor, "a.yaml"), parse_contract(text.replace("2.0.0", "3.0.0"), "b.yaml")
+    assert [(c.kind, c.path) for c in diff(old, new).changes] == [("change_series_scheme", "series.scheme")]
+    moved = text.replace("series: {column: series_id,", "series: {column: unit,")
+    report = diff(parse_contract(text, "a.yaml"), parse_contract(moved.replace("2.0.0", "3.0.0"), "b.yaml"))
+    assert [(c.kind, c.required) for c in report.changes] == [("change_series_column", "major")]
+
+
+def _model_keys(model: type, prefix: str = "") -> list[str]:
+    """Every key a contract can state: the pydantic model walked recursively (maps and lists as ``*``)."""
+    from typing import Annotated, Union, get_args, get_origin
+
+    from pydantic import BaseModel
+
+    def inner_models(annotation: object) -> list[tuple[type, str]]:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            return inner_models(get_args(annotation)[0])
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return [(annotation, "")]
+        if origin in (dict,):
+            return [(m, ".*" + s) for m, s in inner_models(get_args(annotation)[1])]
+        if origin in (list, tuple):
+            return [(m, ".*" + s) for a in get_args(annotation) if a is not Ellipsis for m, s in inner_models(a)]
+        if origin is Union or type(annotation).__name__ == "UnionType":
+            return [found for a in get_args(annotation) for found in inner_models(a)]
+        return []
+
+    keys = []
+    for name, info in model.model_fields.items():
+        if info.exclude:  # set by the loader, never written in a contract
+            continue
+        path = f"{prefix}{name}"
+        keys.append(path)
+        for sub, suffix in inner_models(info.annotation):
+            if suffix:  # an entry of a map or list (a field, a unit, an invariant)
+                keys.append(f"{path}{suffix}")
+            keys.extend(_model_keys(sub, f"{path}{suffix}."))
+    return keys
+
+
+def test_every_contract_key_is_classified_by_diff():
+    """A new contract section or key fails here until diff says how its changes count (one line in
+    CLASSIFICATION), so no key can be ignored by `tscontract diff` again."""
+    from tscontract.contract.model import Contract
+    from tscontract.evolution.diff import CLASSIFICATION, rule_for
+
+    keys = _model_keys(Contract)
+    assert {"completeness.min_ratio", "fields.*.deprecated.removal_after", "units.*.definition"} <= set(keys)
+    missing = [k for k in keys if rule_for(k) is None]
+    assert not missing, (
+        f"contract keys not classified by tscontract diff: {missing}; "
+        "add one line each to CLASSIFICATION in src/tscontract/evolution/diff.py"
+    )
+    stale = [pattern for pattern in CLASSIFICATION if pattern not in keys]
+    assert not stale, f"CLASSIFICATION names keys the contract model does not have: {stale}"
+
+
+def test_a_key_without_a_rule_is_still_a_major_change(monkeypatch):
+    from tscontract.evolution import diff as module
+
+    monkeypatch.delitem(module.CLASSIFICATION, "completeness.min_ratio")
+    assert only_change(FULL, [("min_ratio: 0.99", "min_ratio: 0.95")]) == [
+        ("change_min_ratio", "completeness.min_ratio", "no", "major")
+    ]
+
+
+def test_invariant_severity():
+    warned = BASE.replace("  - volume >= 0", "  - {clause: volume >= 0, severity: warning}")
+    assert only_change(BASE, [("  - volume >= 0", "  - {clause: volume >= 0, severity: warning}")]) == [
+        ("relax_invariant_severity", "invariants", "notice", "minor")
+    ]
+    assert only_change(warned, [("severity: warning", "severity: error")]) == [
+        ("tighten_invariant_severity", "invariants", "no", "major")
+    ]
+    added = "  - volume >= 0\n  - {clause: volume < 1e12, severity: warning}"
+    assert only_change(BASE, [("  - volume >= 0", added)]) == [("add_warning", "invariants", "yes", "minor")]
+    assert only_change(
+        BASE.replace("  - volume >= 0", added), [("  - {clause: volume < 1e12, severity: warning}\n", "")]
+    ) == [("remove_warning", "invariants", "notice", "minor")]

@@ -12,19 +12,30 @@
 
 The declared version bump must be at least the largest required one; removing a
 field needs a deprecation whose notice period has run out.
+
+Every other key of the contract model is classified by :data:`CLASSIFICATION`, one line
+per key, by the direction of the change: *tighter* (a batch or producer valid before may
+now fail: not compatible, major), *looser* (consumers are promised less: compatible with
+notice, minor), *stronger* (consumers are promised more, nothing valid before fails:
+compatible, minor), *changed* (a different meaning, no order: major), *text* (wording
+only: patch) and *forbidden* (never on the same name). A test walks the model and fails
+on any key without a line here; a key that somehow has none is still reported, as major.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal
+from decimal import Decimal
+from typing import Any, Literal
 
 import sqlglot.expressions as exp
+from pydantic import BaseModel, ValidationError
 
-from tscontract.contract.clauses import RowClause
-from tscontract.contract.model import SEMVER, Contract, FieldSpec
+from tscontract.contract.clauses import Duration, RowClause
+from tscontract.contract.model import SEMVER, Contract, FieldSpec, SeriesIdentity
 
 Level = Literal["none", "patch", "minor", "major", "new_dataset"]
 LEVELS: tuple[Level, ...] = ("none", "patch", "minor", "major", "new_dataset")
@@ -96,6 +107,271 @@ def declared_bump(old: str, new: str) -> Level:
     return "patch" if b[2] > a[2] else "none"
 
 
+# ------------------------------------------------------------ how a change to one key counts
+
+Compatible = Literal["yes", "notice", "no"]
+Direction = Literal["tighter", "looser", "stronger", "changed", "text", "forbidden"]
+Compare = Callable[[Any, Any], Direction]
+
+_VERDICTS: dict[Direction, tuple[str, Compatible, Level, str]] = {
+    "tighter": ("tighten", "no", "major", "major version; data or producers valid before may fail"),
+    "looser": ("relax", "notice", "minor", "minor version, notice period: consumers are promised less"),
+    "stronger": ("strengthen", "yes", "minor", "minor version: consumers are promised more"),
+    "changed": ("change", "no", "major", "major version"),
+    "text": ("change", "yes", "patch", "patch version"),
+    "forbidden": ("change", "no", "major", "never on the same name: declare a new one"),
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How a change of one contract key is classified: ``<verb>_<topic>`` by ``compare``'s direction.
+
+    ``compare(old, new)`` gets the two values as parsed (``None`` where absent; for a whole
+    section, only when it is added or removed). Without ``compare`` the key is a section whose
+    keys are classified one by one, or one that :class:`_Differ`'s own methods classify.
+    """
+
+    topic: str = ""  # '' = the key's own name
+    compare: Compare | None = None
+    action: str | None = None
+    kind: str | None = None  # one kind whatever the direction
+    handled: bool = False
+
+
+def _text(old: Any, new: Any) -> Direction:
+    return "text"
+
+
+def _changed(old: Any, new: Any) -> Direction:
+    return "changed"
+
+
+def _forbidden(old: Any, new: Any) -> Direction:
+    return "forbidden"
+
+
+def _added_is_tighter(old: Any, new: Any) -> Direction:
+    return "tighter" if old is None else "looser" if new is None else "changed"
+
+
+def _added_is_stronger(old: Any, new: Any) -> Direction:
+    return "stronger" if old is None else "looser" if new is None else "changed"
+
+
+def _more_is_tighter(old: Any, new: Any) -> Direction:
+    if not all(isinstance(v, int | Decimal) and not isinstance(v, bool) for v in (old, new)):
+        return "changed"
+    return "tighter" if new > old else "looser" if new < old else "text"
+
+
+def _span(value: Duration) -> tuple[str, Decimal]:
+    return ("fixed", value.seconds) if value.fixed else (f"{value.calendar} {value.unit}", value.amount)
+
+
+def _shorter_is_tighter(old: Duration | None, new: Duration | None) -> Direction:
+    """A limit: ``None`` is no limit. Lengths on different clocks (hours, trading days) have no order."""
+    if old is None or new is None:
+        return _added_is_tighter(old, new)
+    (a_kind, a), (b_kind, b) = _span(old), _span(new)
+    if a_kind != b_kind:
+        return "changed"
+    return "tighter" if b < a else "looser" if b > a else "text"
+
+
+def _longer_is_stronger(old: Duration | None, new: Duration | None) -> Direction:
+    """A promised period (a deprecation notice): ``None`` promises none."""
+    direction = _shorter_is_tighter(old, new)
+    return {"tighter": "looser", "looser": "stronger"}.get(direction, direction)  # type: ignore[return-value]
+
+
+def _later_is_stronger(old: str | None, new: str | None) -> Direction:
+    """``removal_after``: a later date is longer notice; no date means no removal is planned."""
+    if old is None or new is None:
+        return "looser" if old is None else "stronger"
+    return "stronger" if new > old else "looser" if new < old else "text"
+
+
+def _fewer_is_tighter(old: Any, new: Any) -> Direction:
+    """A list of what is allowed (gap types): fewer entries allow less."""
+    a, b = set(old or ()), set(new or ())
+    return "tighter" if b < a else "looser" if b > a else "changed" if a != b else "text"
+
+
+def _listed_is_tighter(old: Any, new: Any) -> Direction:
+    """A list of who or why where an empty list allows anyone (revision ``who``, ``reasons``)."""
+    a, b = set(old or ()), set(new or ())
+    if not a or not b:
+        return "tighter" if not a else "looser"
+    return _fewer_is_tighter(a, b)
+
+
+def _more_is_stronger(old: Any, new: Any) -> Direction:
+    """Aliases: more names resolve; a dropped alias breaks readers of that name."""
+    a, b = set(old or ()), set(new or ())
+    return "stronger" if b > a else "changed" if a != b else "text"
+
+
+def _ranked(*order: str) -> Compare:
+    """Values from strictest to loosest; ``None`` is the first (the default)."""
+
+    def compare(old: str | None, new: str | None) -> Direction:
+        a, b = order.index(old or order[0]), order.index(new or order[0])
+        return "tighter" if b < a else "looser" if b > a else "text"
+
+    return compare
+
+
+_MODE_GUARANTEES: dict[str, set[str]] = {
+    "NONE": set(),
+    "BACKWARD": {"backward"},
+    "FORWARD": {"forward"},
+    "FULL": {"backward", "forward"},
+    "BACKWARD_TRANSITIVE": {"backward", "backward_all"},
+    "FORWARD_TRANSITIVE": {"forward", "forward_all"},
+    "FULL_TRANSITIVE": {"backward", "forward", "backward_all", "forward_all"},
+}
+
+
+def _mode(old: str, new: str) -> Direction:
+    """A registry mode that guarantees more is stronger; BACKWARD and FORWARD have no order."""
+    a, b = _MODE_GUARANTEES[old], _MODE_GUARANTEES[new]
+    return "stronger" if b > a else "looser" if b < a else "changed"
+
+
+HANDLED = Rule(handled=True)  # classified by _Differ's own methods (renames, clauses, key, policy)
+SECTION = Rule()  # a section or map: its keys are classified one by one
+TEXT = Rule(compare=_text)  # wording only: patch
+
+# Every key a contract can state, by path (``*`` = a field or unit name). One line per key.
+CLASSIFICATION: dict[str, Rule] = {
+    "contract": HANDLED,  # another name is a new dataset
+    "version": HANDLED,  # the declared bump itself
+    "owner": TEXT,
+    "source": TEXT,
+    "description": TEXT,
+    "note": TEXT,
+    "series": HANDLED,  # the column as used (key minus time and revision when not stated)
+    "series.column": HANDLED,
+    "series.scheme": Rule("series_scheme", _changed, "major version: series ids follow another scheme"),
+    "series.pattern": Rule("series_pattern", _added_is_tighter),
+    "series.description": TEXT,
+    "series.note": TEXT,
+    "key": HANDLED,  # another key is a new dataset
+    "time": SECTION,
+    "time.column": Rule("time_column", _changed),
+    "time.precision": Rule("time_precision", _changed),
+    "time.timezone": Rule("timezone", _changed, "major version; usually a sign the original was wrong"),
+    "time.cadence": Rule("cadence", _changed, "major version or a new series id"),
+    "time.ingest_column": Rule("ingest_column", _changed),
+    "time.calendar": Rule("calendar", _changed, "major version: sessions and trading days follow another calendar"),
+    "time.description": TEXT,
+    "time.note": TEXT,
+    "fields": SECTION,
+    "fields.*": HANDLED,  # added, removed, renamed
+    "fields.*.type": HANDLED,
+    "fields.*.nullable": HANDLED,
+    "fields.*.unit": HANDLED,
+    "fields.*.dimension": HANDLED,
+    "fields.*.value": HANDLED,
+    "fields.*.constraint": HANDLED,
+    "fields.*.default": Rule("default", _changed, "major version: readers fill a missing value differently"),
+    "fields.*.aliases": Rule("aliases", _more_is_stronger),
+    "fields.*.deprecated": HANDLED,
+    "fields.*.deprecated.since": TEXT,
+    "fields.*.deprecated.removal_after": Rule("deprecation", _later_is_stronger),
+    "fields.*.deprecated.replacement": TEXT,
+    "fields.*.deprecated.note": TEXT,
+    "fields.*.description": TEXT,
+    "fields.*.note": TEXT,
+    "units": SECTION,
+    "units.*": Rule("units", _text, "patch version: fields that use a unit are classified at their own unit"),
+    "units.*.dimension": Rule("unit_dimension", _forbidden, "never on the same unit: declare a new unit name"),
+    "units.*.definition": Rule("unit_definition", _forbidden, "never on the same unit: declare a new unit name"),
+    "units.*.description": TEXT,
+    "units.*.note": TEXT,
+    "invariants": HANDLED,  # matched by columns; widened or tightened bounds
+    "invariants.*": HANDLED,
+    "invariants.*.clause": HANDLED,
+    "invariants.*.severity": HANDLED,  # a warning rejects nothing: error -> warning is looser
+    "invariants.*.description": TEXT,
+    "invariants.*.note": TEXT,
+    "revision_policy": HANDLED,  # added, removed, allowed
+    "revision_policy.allowed": HANDLED,
+    "revision_policy.window": Rule("revision_window", _shorter_is_tighter),
+    "revision_policy.reasons": Rule("", _listed_is_tighter, "tell consumers", kind="change_revision_reasons"),
+    "revision_policy.who": Rule("revision_who", _listed_is_tighter),
+    "revision_policy.notification": Rule("revision_notification", _added_is_stronger),
+    "revision_policy.description": TEXT,
+    "revision_policy.note": TEXT,
+    "completeness": Rule("completeness", _added_is_tighter),
+    "completeness.window": Rule("completeness", _changed),
+    "completeness.expected_count": Rule("completeness", _more_is_tighter),
+    "completeness.min_ratio": Rule("completeness", _more_is_tighter),
+    "completeness.allowed_gaps": Rule("completeness", _fewer_is_tighter),
+    "completeness.description": TEXT,
+    "completeness.note": TEXT,
+    "freshness": Rule("freshness", _added_is_tighter),
+    "freshness.max_age": Rule("freshness", _shorter_is_tighter),
+    "freshness.column": Rule("freshness", _changed),
+    "freshness.clock": Rule("freshness", _ranked("wall", "session")),  # session time passes slower
+    "freshness.description": TEXT,
+    "freshness.note": TEXT,
+    "evolution": SECTION,  # absent = the defaults
+    "evolution.compatibility": Rule("compatibility", _mode),
+    "evolution.deprecation_notice": Rule("deprecation_notice", _longer_is_stronger),
+    "evolution.compatibility_reason": TEXT,
+    "evolution.description": TEXT,
+    "evolution.note": TEXT,
+    "provenance_required": HANDLED,  # more required columns break old data
+}
+
+
+def rule_for(path: str) -> Rule | None:
+    """The rule of a key path (``fields.volume.unit`` or its pattern ``fields.*.unit``)."""
+    if path in CLASSIFICATION:
+        return CLASSIFICATION[path]
+    parts = path.split(".")
+    for pattern, rule in CLASSIFICATION.items():
+        names = pattern.split(".")
+        if len(names) == len(parts) and all(n in ("*", p) for n, p in zip(names, parts, strict=True)):
+            return rule
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """A value as compared: clauses by their text, lists as lists."""
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    text = getattr(value, "text", None)
+    return text if isinstance(text, str) and not isinstance(value, str) else value
+
+
+def _show(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, BaseModel):
+        shown = {
+            name: _show(getattr(value, name))
+            for name, info in type(value).model_fields.items()
+            if not info.exclude and name not in ("description", "note") and getattr(value, name) not in (None, (), [])
+        }
+        return "{" + ", ".join(f"{k}: {v}" for k, v in shown.items()) + "}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(str(_show(v)) for v in value) + "]"
+    return str(_plain(value))
+
+
+def _defaults(model: type[BaseModel]) -> BaseModel | None:
+    """A section that states nothing, where every key has a default (``evolution``)."""
+    try:
+        return model()
+    except ValidationError:
+        return None
+
+
 def _type_text(spec: FieldSpec) -> str:
     return spec.type.text
 
@@ -153,15 +429,71 @@ class _Differ:
                 "changing the natural key is a new dataset",
             )
         self.fields()
-        self.time()
+        self.series()
         self.invariants()
         self.policy()
-        for name in ("owner", "source", "description", "note"):
-            if getattr(old, name) != getattr(new, name):
-                self.add(
-                    f"change_{name}", name, getattr(old, name), getattr(new, name), "yes", "patch", "patch version"
-                )
+        self.walk(old, new, (), ())
         return self.changes
+
+    # ------------------------------------------------------------ every other key, by CLASSIFICATION
+    def walk(self, old: Any, new: Any, path: tuple[str, ...], pattern: tuple[str, ...]) -> None:
+        """Compare two values of the same key; sections key by key, maps name by name."""
+        rule = rule_for(".".join(pattern)) if pattern else SECTION
+        models = isinstance(old, BaseModel) and isinstance(new, BaseModel)
+        if rule is not None and rule.handled and not models:
+            return
+        model = old if isinstance(old, BaseModel) else new if isinstance(new, BaseModel) else None
+        if model is not None:
+            if not models:
+                stand_in = _defaults(type(model)) if pattern[-1] != "*" else None
+                if stand_in is None:
+                    self.classify(rule, path, old, new)
+                    return
+                old, new = (stand_in if old is None else old), (stand_in if new is None else new)
+            for name, info in type(model).model_fields.items():
+                if not info.exclude:
+                    self.walk(getattr(old, name), getattr(new, name), (*path, name), (*pattern, name))
+        elif isinstance(old, dict) or isinstance(new, dict):
+            before, after = old or {}, new or {}
+            for name in [*before, *(n for n in after if n not in before)]:
+                self.walk(before.get(name), after.get(name), (*path, name), (*pattern, "*"))
+        elif _plain(old) != _plain(new):
+            self.classify(rule, path, old, new)
+
+    def classify(self, rule: Rule | None, path: tuple[str, ...], old: Any, new: Any) -> None:
+        rule = rule or Rule(compare=_changed)  # unclassified: never ignored, counted as breaking
+        if rule.compare is None:
+            return
+        direction = rule.compare(old, new)
+        verb, compatible, required, action = _VERDICTS[direction]
+        self.add(
+            rule.kind or f"{verb}_{rule.topic or path[-1]}",
+            ".".join(path),
+            _show(old),
+            _show(new),
+            compatible,
+            required,
+            rule.action or action,
+            forbidden=direction == "forbidden",
+        )
+
+    def series(self) -> None:
+        """The series column as the engine groups by it; scheme and pattern by CLASSIFICATION."""
+        before, after = self.old.series_column, self.new.series_column
+        if before != after:
+            self.add(
+                "change_series_column",
+                "series.column",
+                before,
+                after,
+                "no",
+                "major",
+                "major version: points are grouped into series by another column",
+            )
+        old, new = self.old.series, self.new.series
+        if (old is None) != (new is None):
+            stand_in = SeriesIdentity(column="")
+            self.walk(old or stand_in, new or stand_in, ("series",), ("series",))
 
     # ------------------------------------------------------------ fields
     def fields(self) -> None:
@@ -388,31 +720,18 @@ class _Differ:
                 "minor",
                 "minor version; the field may be removed after the notice",
             )
-
-    # ------------------------------------------------------------ time, invariants, policies
-    def time(self) -> None:
-        ot, nt = self.old.time, self.new.time
-        if ot.column != nt.column:
-            self.add("change_time_column", "time.column", ot.column, nt.column, "no", "major", "major version")
-        if (ot.precision or "") != (nt.precision or ""):
+        elif old.deprecated is not None and new.deprecated is None:
             self.add(
-                "change_time_precision", "time.precision", ot.precision, nt.precision, "no", "major", "major version"
+                "undeprecate_field",
+                f"{path}.deprecated",
+                old.deprecated.since,
+                None,
+                "yes",
+                "minor",
+                "minor version: the field stays",
             )
-        otz, ntz = (ot.timezone.text if ot.timezone else None), (nt.timezone.text if nt.timezone else None)
-        if otz != ntz:
-            self.add(
-                "change_timezone",
-                "time.timezone",
-                otz,
-                ntz,
-                "no",
-                "major",
-                "major version; usually a sign the original was wrong",
-            )
-        oc, nc = (ot.cadence.text if ot.cadence else None), (nt.cadence.text if nt.cadence else None)
-        if oc != nc:
-            self.add("change_cadence", "time.cadence", oc, nc, "no", "major", "major version or a new series id")
 
+    # ------------------------------------------------------------ invariants, policies
     def invariants(self) -> None:
         old = {c.text: c for c in self.old.invariants}
         new = {c.text: c for c in self.new.invariants}
@@ -428,9 +747,36 @@ class _Differ:
             self.clause_change("invariants", before, None)
         for after in came:
             self.clause_change("invariants", None, after)
+        for text in [t for t in new if t in old and _severity(old[t]) != _severity(new[t])]:
+            warning = _severity(new[text]) == "warning"
+            self.add(
+                "relax_invariant_severity" if warning else "tighten_invariant_severity",
+                "invariants",
+                f"{text} ({_severity(old[text])})",
+                f"{text} ({_severity(new[text])})",
+                "notice" if warning else "no",
+                "minor" if warning else "major",
+                "minor version, notice period: a warning rejects nothing"
+                if warning
+                else "major version; existing data may fail",
+            )
 
     def clause_change(self, path: str, before: RowClause | None, after: RowClause | None) -> None:
-        if before is None and after is not None:
+        if _severity(after) == "warning":  # reports, never rejects: nothing valid before fails
+            relaxed = _severity(before) == "error"  # an error clause became a warning
+            kind = "relax_range" if relaxed else "add_warning" if before is None else "change_warning"
+            self.add(
+                kind,
+                path,
+                before.text if before else None,
+                after.text if after else None,
+                "notice" if relaxed else "yes",
+                "minor",
+                "minor version: a warning reports, rejects nothing",
+            )
+        elif after is None and _severity(before) == "warning":
+            self.add("remove_warning", path, before.text if before else None, None, "notice", "minor", "minor version")
+        elif before is None and after is not None:
             self.add("tighten_range", path, None, after.text, "no", "major", "major version; existing data may fail")
         elif after is None and before is not None:
             self.add("widen_range", path, before.text, None, "notice", "minor", "minor version, notice period")
@@ -464,28 +810,6 @@ class _Differ:
                 "minor" if looser else "major",
                 "consumers must be told how restatements change",
             )
-        elif op and np_:
-            if set(np_.reasons) != set(op.reasons):
-                fewer = not set(np_.reasons) >= set(op.reasons)
-                self.add(
-                    "change_revision_reasons",
-                    "revision_policy.reasons",
-                    list(op.reasons),
-                    list(np_.reasons),
-                    "no" if fewer else "notice",
-                    "major" if fewer else "minor",
-                    "tell consumers",
-                )
-            if (op.window.text if op.window else None) != (np_.window.text if np_.window else None):
-                self.add(
-                    "change_revision_window",
-                    "revision_policy.window",
-                    op.window.text if op.window else None,
-                    np_.window.text if np_.window else None,
-                    "notice",
-                    "minor",
-                    "minor version, notice period",
-                )
         oprov, nprov = set(self.old.provenance_required), set(self.new.provenance_required)
         for column in sorted(nprov - oprov):
             self.add(
@@ -499,13 +823,13 @@ class _Differ:
             )
         for column in sorted(oprov - nprov):
             self.add("remove_provenance", "provenance_required", column, None, "notice", "minor", "minor version")
-        of = self.old.freshness.max_age.text if self.old.freshness else None
-        nf = self.new.freshness.max_age.text if self.new.freshness else None
-        if of != nf:
-            self.add("change_freshness", "freshness.max_age", of, nf, "notice", "minor", "minor version, notice")
 
     def problem(self, text: str) -> None:
         self.problems.append(text)
+
+
+def _severity(clause: RowClause | None) -> str | None:
+    return None if clause is None else getattr(clause, "severity", "error")
 
 
 def _literal_bound(clause: RowClause) -> tuple[str, str, float] | None:
