@@ -213,7 +213,7 @@ OHLCV_HEADER = [
 
 SESSION_OPEN = datetime(2026, 11, 30, 14, 30, tzinfo=UTC)  # 09:30 America/New_York (EST)
 START_CENTS = {"AAPL": 23000, "MSFT": 48000}
-N_BARS = 30
+N_BARS = 390  # the whole regular session, 09:30-16:00 New York time
 NULL_TRADE_COUNT = ("MSFT", 17)  # bar 14:47 has trade_count = null
 RESTATED = ("AAPL", 12)  # bar 14:42 is restated with revision 1
 RESTATED_CLOSE_DELTA = 2  # +0.02 USD corrected close
@@ -295,7 +295,7 @@ def ohlcv_good_bars() -> list[dict]:
 
 
 def ohlcv_bad_bars() -> list[dict]:
-    """~30 bars, one injected violation per listed row (see README)."""
+    """The session's bars, one injected violation per listed row in the first 16 minutes (see README)."""
 
     def at(bars: list[dict], minute: int) -> dict:
         return dict(bars[minute])
@@ -350,6 +350,9 @@ def ohlcv_bad_bars() -> list[dict]:
         trade_count=9,
     )
     out.append(late)
+    # the rest of the session, valid, so the batch covers its whole session
+    out.extend(dict(b) for b in aapl[16:])
+    out.extend(dict(b) for b in msft[16:])
     return out
 
 

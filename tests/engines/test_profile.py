@@ -15,7 +15,7 @@ def test_profile_writes_quantiles_per_series(tmp_path):
     bounds = profile(load_contract(OHLCV / "contract.yaml"), [OHLCV / "data" / "good.csv"])
     assert set(bounds.fields) == {"open", "high", "low", "close", "volume"}
     volume = bounds.fields["volume"]["AAPL"]
-    assert volume.count == 31 and volume.p01 <= volume.p50 <= volume.p99
+    assert volume.count == 391 and volume.p01 <= volume.p50 <= volume.p99
     path = tmp_path / "bounds.yaml"
     save_bounds(bounds, path)
     assert "series_column: symbol" in path.read_text()

@@ -99,9 +99,21 @@ def test_sessions_from_the_exchange_calendar(tmp_path):
         "2026-11-30T14:30:00.000Z",
         "2026-11-30T14:31:00.000Z",
     ]
-    report = validate(OHLCV / "contract.yaml", bars(tmp_path, instants), catalog=OHLCV / "catalog.yaml", now=NOW)
+    # the batch says it covers 17:58 Friday to 14:32 Monday: the weekend is not a gap inside a session
+    covered = (datetime(2026, 11, 27, 17, 58, tzinfo=UTC), datetime(2026, 11, 30, 14, 32, tzinfo=UTC))
+    report = validate(
+        OHLCV / "contract.yaml", bars(tmp_path, instants), catalog=OHLCV / "catalog.yaml", now=NOW, coverage=covered
+    )
     assert report.check("time.session").status == "passed"
-    assert report.check("time.cadence").status == "passed"  # the weekend is not a gap inside a session
+    assert report.check("time.cadence").status == "passed"
+    # without --from/--to both sessions count whole: Friday's first bars and Monday's last are missing
+    report = validate(OHLCV / "contract.yaml", bars(tmp_path, instants), catalog=OHLCV / "catalog.yaml", now=NOW)
+    cadence = report.check("time.cadence")
+    assert cadence.failed_rows == 2
+    assert [(e["bar_start"], e.get("edge")) for e in cadence.examples] == [
+        ("2026-11-27T17:58:00Z", "coverage start"),
+        ("2026-11-30T21:00:00Z", "coverage end"),
+    ]
     late = [*instants[:2], "2026-11-27T18:00:00.000Z", "2026-11-26T15:00:00.000Z"]  # after close; Thanksgiving
     report = validate(OHLCV / "contract.yaml", bars(tmp_path, late), catalog=OHLCV / "catalog.yaml", now=NOW)
     session = report.check("time.session")

@@ -51,14 +51,20 @@ def test_ohlcv_bad_file_each_violation_caught_once():
     key = failed.pop("key.unique")
     assert key.failed_rows == 2 and key.examples[0]["bar_start"] == "2026-11-30T14:36:00Z"
     cadence = failed.pop("time.cadence")
-    assert cadence.failed_rows == 1
+    # MSFT 14:40 is missing; the naive (AAPL) and sub-millisecond (MSFT) 14:45 bars cannot be placed
+    # in time, so their minutes are holes too
+    assert cadence.failed_rows == 3
     assert cadence.examples[0] == {
-        "symbol": "MSFT",
-        "bar_start": "2026-11-30T14:41:00Z",
-        "previous": "2026-11-30T14:39:00Z",
+        "symbol": "AAPL",
+        "bar_start": "2026-11-30T14:46:00Z",
+        "previous": "2026-11-30T14:44:00Z",
         "gap_s": 120.0,
         "expected_s": 60.0,
     }
+    assert [(e["symbol"], e["bar_start"]) for e in cadence.examples[1:]] == [
+        ("MSFT", "2026-11-30T14:41:00Z"),
+        ("MSFT", "2026-11-30T14:46:00Z"),
+    ]
     session = failed.pop("time.session")
     assert session.failed_rows == 1 and session.examples[0]["bar_start"] == "2026-11-30T21:30:00Z"
     assert failed == {}  # nothing else fails: every violation is reported by exactly its clause

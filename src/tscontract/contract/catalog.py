@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from itertools import pairwise
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, PlainValidator, field_validator, model_validator
@@ -37,6 +37,7 @@ CSV_COLUMNS = (
     "device_zone",
     "venue",
     "calendar",
+    "session",
     "quote_currency",
     "calibration_id",
     "calibration_valid_from",
@@ -130,6 +131,7 @@ class SeriesEntry(_Section):
     device_zone: str | None = None
     venue: str | None = None
     calendar: str | None = None
+    session: Literal["regular", "extended"] | None = None  # which hours of the calendar: regular by default
     quote_currency: str | None = None
     calibrations: list[Calibration] = Field(default_factory=list)
     description: str | None = None
@@ -140,8 +142,8 @@ class SeriesEntry(_Section):
     @field_validator("cadence")
     @classmethod
     def _fixed(cls, value: Duration | None) -> Duration | None:
-        if value is not None and value.on_trading_calendar:
-            raise ValueError("a series cadence is a fixed interval, not trading days")
+        if value is not None and not value.fixed:
+            raise ValueError(f"a series cadence is a fixed interval, not {value.calendar} days")
         return value
 
     @field_validator("calibrations")

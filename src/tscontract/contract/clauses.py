@@ -79,14 +79,20 @@ _UNIT_ALIASES = {
     "days": "d",
     "week": "w",
     "weeks": "w",
+    "sessions": "session",
 }
 
-CalendarKind = Literal["trading", "business", "calendar"]
+CalendarKind = Literal["trading", "business", "calendar", "local"]
 
 
 @dataclass(frozen=True)
 class Duration:
-    """``60s``, ``15m``, ``5 trading days``: an amount of a unit, maybe on a trading calendar."""
+    """``60s``, ``15m``, ``5 trading days``, ``1 local day``: an amount of a unit, maybe on a calendar.
+
+    ``N sessions`` is ``N trading days``: sessions of the series' exchange calendar. ``N local days``
+    are days of the series' own zone (a catalog ``device_zone`` or the venue's zone), 23 or 25 hours
+    long across a DST change, so they have no fixed length either.
+    """
 
     text: str
     amount: Decimal
@@ -98,8 +104,17 @@ class Duration:
         return self.calendar in ("trading", "business")
 
     @property
+    def in_local_days(self) -> bool:
+        return self.calendar == "local"
+
+    @property
+    def fixed(self) -> bool:
+        """A fixed length of time (``calendar days`` are 24 h; trading and local days are not)."""
+        return not self.on_trading_calendar and not self.in_local_days
+
+    @property
     def seconds(self) -> Decimal:
-        if self.on_trading_calendar:
+        if not self.fixed:
             raise ValueError(f"{self.text!r} counts {self.calendar} days; it needs a calendar")
         return self.amount * _UNIT_SECONDS[self.unit]
 
@@ -122,6 +137,10 @@ def _duration(node: Tree, text: str) -> Duration:
     unit_text = tokens[-1]
     unit = _UNIT_ALIASES.get(unit_text.lower(), unit_text.lower())
     calendar = tokens[1].lower() if len(tokens) == 3 else None
+    if unit == "session":  # a session is a trading day of the series' exchange calendar
+        if calendar is not None:
+            raise ClauseSyntaxError(f"sessions are trading days already; drop {tokens[1]!r}")
+        unit, calendar = "d", "trading"
     if calendar and unit != "d":
         raise ClauseSyntaxError(f"{calendar} calendars count days, not {unit_text!r}")
     if amount <= 0:
@@ -141,17 +160,30 @@ def parse_duration(text: str) -> Duration:
 class Cadence:
     """A cadence clause.
 
-    ``60s within session; no bars outside session`` or
-    ``per series from catalog; tolerance +/-10% of interval``.
+    ``60s within session; no bars outside session``,
+    ``per series from catalog; tolerance +/-10% of interval`` or
+    ``1 session; stamped at session date``: one point per trading session, stamped at the
+    session's open, its close, or 00:00 of the session date in the venue's zone (``session
+    date in UTC``: 00:00 UTC of that date).
     """
 
     text: str
-    source: Literal["fixed", "catalog", "irregular"]
+    source: Literal["fixed", "catalog", "irregular", "session"]
     interval: Duration | None = None
     within_session: bool = False
     outside_session_forbidden: bool = False
     tolerance_ratio: Decimal | None = None
     tolerance: Duration | None = None
+    stamp: Literal["open", "close", "date", "date_utc"] | None = None
+
+    @property
+    def per_session(self) -> bool:
+        return self.source == "session"
+
+    @property
+    def uses_sessions(self) -> bool:
+        """Points are placed in exchange sessions (intraday within a session, or one per session)."""
+        return self.within_session or self.per_session
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -162,6 +194,7 @@ class Cadence:
             "outside_session_forbidden": self.outside_session_forbidden,
             "tolerance_ratio": str(self.tolerance_ratio) if self.tolerance_ratio is not None else None,
             "tolerance": self.tolerance.to_json() if self.tolerance else None,
+            "stamp": self.stamp,
         }
 
 
@@ -171,9 +204,18 @@ def parse_cadence(text: str) -> Cadence:
     assert isinstance(base, Tree)
     if base.data == "fixed_cadence":
         interval = _duration(base.children[0], text)  # type: ignore[arg-type]
+        if interval.in_local_days:
+            raise ClauseSyntaxError("a cadence is a fixed interval or '1 session', not local days")
         if interval.on_trading_calendar:
-            raise ClauseSyntaxError("a cadence is a fixed interval, not trading days")
-        cadence = Cadence(text=text.strip(), source="fixed", interval=interval, within_session=len(base.children) > 1)
+            if interval.amount != 1:
+                raise ClauseSyntaxError("a session cadence is one point per session: '1 session'")
+            if len(base.children) > 1:
+                raise ClauseSyntaxError("one point per session is not 'within session'; drop it")
+            cadence = Cadence(text=text.strip(), source="session", interval=interval)
+        else:
+            cadence = Cadence(
+                text=text.strip(), source="fixed", interval=interval, within_session=len(base.children) > 1
+            )
     elif base.data == "catalog_cadence":
         cadence = Cadence(text=text.strip(), source="catalog")
     else:
@@ -187,6 +229,13 @@ def parse_cadence(text: str) -> Cadence:
         seen.add(kind)
         if option.data == "no_outside_session":
             cadence = replace(cadence, outside_session_forbidden=True)
+        elif option.data == "stamped_at":
+            if not cadence.per_session:
+                raise ClauseSyntaxError("only a '1 session' cadence is stamped at a session", option.meta.start_pos)
+            point = str(option.children[0]).lower()
+            cadence = replace(cadence, stamp="date_utc" if len(option.children) > 1 else point)  # type: ignore[arg-type]
+            if len(option.children) > 1 and point != "date":
+                raise ClauseSyntaxError("only the session date is stamped 'in UTC'", option.meta.start_pos)
         elif option.data == "tolerance_ratio":
             ratio = Decimal(str(option.children[0]).rstrip("%")) / 100
             if not 0 <= ratio < 1:
@@ -194,8 +243,16 @@ def parse_cadence(text: str) -> Cadence:
             cadence = replace(cadence, tolerance_ratio=ratio)
         else:
             cadence = replace(cadence, tolerance=_duration(option.children[0], text))  # type: ignore[arg-type]
-    if cadence.source == "irregular" and (cadence.tolerance_ratio or cadence.tolerance):
-        raise ClauseSyntaxError("an irregular cadence has no tolerance")
+    if cadence.source in ("irregular", "session") and (cadence.tolerance_ratio or cadence.tolerance):
+        which = "an irregular" if cadence.source == "irregular" else "a session"
+        raise ClauseSyntaxError(f"{which} cadence has no tolerance")
+    if cadence.per_session and cadence.stamp is None:
+        raise ClauseSyntaxError(
+            "say where the point of a session is stamped: '; stamped at session open', 'session close', "
+            "'session date' (00:00 in the venue's zone) or 'session date in UTC'"
+        )
+    if cadence.tolerance is not None and not cadence.tolerance.fixed:
+        raise ClauseSyntaxError("a cadence tolerance is a fixed length of time")
     return cadence
 
 
@@ -262,6 +319,7 @@ class RowClause:
     subject: str | None = None
     catalog: CatalogRef | None = None
     columns: tuple[str, ...] = field(default=())
+    severity: Literal["error", "warning"] = "error"  # a failing warning is reported, never rejects data
 
     @property
     def sql(self) -> str:
@@ -287,6 +345,7 @@ class RowClause:
             "subject": self.subject,
             "columns": list(self.columns),
             "catalog": {"attribute": self.catalog.attribute, "key": self.catalog.key} if self.catalog else None,
+            "severity": self.severity,
         }
 
 

@@ -11,10 +11,11 @@ an error, never ignored. Informational text lives only under ``note`` and
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
 from tscontract.contract.clauses import (
     Cadence,
@@ -66,6 +67,12 @@ def _duration_or_number(value: object) -> Duration:
     if isinstance(value, str):
         return parse_duration(value)
     raise ValueError(f"a duration is written with its unit, e.g. '15m' or '5 trading days'; got {value!r}")
+
+
+def _not_local(value: Duration) -> Duration:
+    if value.in_local_days:
+        raise ValueError("local days measure completeness windows only; use hours, days or trading days")
+    return value
 
 
 TypeExpr = Annotated[DataType, _text_parser(parse_type, "a type")]
@@ -189,10 +196,62 @@ class RevisionPolicy(_Section):
     allowed: bool
     window: DurationText | None = None
     reasons: NameList = ()
+
+    _window = field_validator("window")(classmethod(lambda cls, value: value and _not_local(value)))
     who: NameList = ()
     notification: str | None = None
     description: str | None = None
     note: str | None = None
+
+
+class Invariant(_Section):
+    """``{clause: "volume < 1e9", severity: warning}``; a plain string is the clause at error severity.
+
+    A failing warning is reported (validate still exits 0, the gate publishes the row).
+    """
+
+    clause: InvariantClause
+    severity: Literal["error", "warning"] = "error"
+    description: str | None = None
+    note: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _written(cls, value: object) -> object:
+        if isinstance(value, str):
+            return {"clause": value}
+        if not isinstance(value, dict):
+            raise ValueError("an invariant is a clause as text, or {clause: ..., severity: error|warning}")
+        return value
+
+
+class Duplicates(_Section):
+    """Rows of one batch that share the key: ``{keep: last, by: vendor_seq}``.
+
+    ``keep: all`` (the default, as without the section) rejects every copy. ``keep: first`` /
+    ``keep: last`` keeps the copy with the lowest / highest ``by`` and rejects the others as
+    superseded; copies whose ``by`` is null or tied cannot be ordered, and all of them fail.
+    """
+
+    keep: Literal["all", "first", "last"] = "all"
+    by: str | None = None
+    description: str | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Duplicates:
+        if self.keep != "all" and self.by is None:
+            raise ValueError(f"keep: {self.keep} needs 'by': the column that orders the copies (a vendor sequence)")
+        if self.keep == "all" and self.by is not None:
+            raise ValueError("'by' orders the copies to keep one of them; with keep: all every copy is rejected")
+        return self
+
+    def as_text(self) -> str:
+        return "duplicates: keep all" if self.keep == "all" else f"duplicates: keep {self.keep} by {self.by}"
+
+    @property
+    def keeps_one(self) -> bool:
+        return self.keep != "all"
 
 
 class Completeness(_Section):
@@ -223,12 +282,30 @@ class Completeness(_Section):
 
 
 class Freshness(_Section):
-    """Maximum age of the newest point at the consumer boundary."""
+    """Maximum age of the newest point at the consumer boundary.
+
+    ``clock: wall`` (the default) counts every hour; ``clock: session`` counts only time in the
+    series' exchange sessions, so market data is not stale at night, on weekends and holidays.
+    ``max_age: N trading days`` counts sessions that closed since the newest point's session.
+    """
 
     max_age: DurationText
     column: str | None = None
+    clock: Literal["wall", "session"] | None = None
     description: str | None = None
     note: str | None = None
+
+    _max_age = field_validator("max_age")(classmethod(lambda cls, value: _not_local(value)))
+
+    @model_validator(mode="after")
+    def _clock(self) -> Freshness:
+        if self.max_age.on_trading_calendar and self.clock == "wall":
+            raise ValueError("max_age counts trading days, which pass on the session clock; drop 'clock: wall'")
+        return self
+
+    @property
+    def on_session_clock(self) -> bool:
+        return self.clock == "session" or self.max_age.on_trading_calendar
 
 
 class Evolution(_Section):
@@ -257,8 +334,9 @@ class Contract(_Section):
     time: TimeSpec
     fields: dict[str, FieldSpec]
     units: dict[str, UnitDeclaration] = {}
-    invariants: list[InvariantClause] = []
+    invariants: list[Invariant] = []  # read as RowClause, each with its severity (see ``_clauses``)
     revision_policy: RevisionPolicy | None = None
+    duplicates: Duplicates | None = None
     completeness: Completeness | None = None
     freshness: Freshness | None = None
     evolution: Evolution | None = None
@@ -267,6 +345,11 @@ class Contract(_Section):
     path: str = Field(default="", exclude=True)
     positions: Any = Field(default=None, exclude=True)  # PositionIndex of the file
     constraints: dict[str, RowClause] = Field(default_factory=dict, exclude=True)
+
+    @field_validator("invariants")
+    @classmethod
+    def _clauses(cls, value: list[Invariant]) -> list[RowClause]:
+        return [replace(i.clause, severity=i.severity) for i in value]
 
     @field_validator("version")
     @classmethod

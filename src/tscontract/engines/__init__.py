@@ -28,6 +28,7 @@ def validate(
     progress: Any = None,
     spark_master: str | None = None,
     spark_conf: dict[str, str] | None = None,
+    coverage: tuple[datetime | None, datetime | None] | None = None,
 ) -> ValidationReport:
     """Validate ``data`` against every clause of ``contract``; a lazy report of all failures.
 
@@ -37,7 +38,17 @@ def validate(
     ``engine="spark"`` runs the same plan on Spark (``spark_master``, default ``local[*]``;
     ``spark_conf`` settings for the session); ``data`` may then also be ``spark:TABLE`` or
     a pyspark DataFrame.
+    ``coverage=(start, end)`` is the period the batch covers at least (``--from/--to``): cadence
+    and completeness expect points over all of it, not only between each series' first and
+    last point (by default: every session or completeness window the batch touches, whole).
     """
+    if coverage is not None:
+        start, end = coverage
+        for moment in (start, end):
+            if moment is not None and moment.tzinfo is None:
+                raise InputError("coverage instants need a UTC offset")
+        if start is not None and end is not None and start >= end:
+            raise InputError("coverage: --from must be before --to")
     if not isinstance(contract, Contract):
         contract = load_contract(contract)
     if catalog is not None and not isinstance(catalog, Catalog):
@@ -48,7 +59,9 @@ def validate(
     if engine == "spark":
         from tscontract.engines.spark import SparkEngine
 
-        return SparkEngine(spark_master, spark_conf).run(plan, data, now=now, examples=examples, progress=progress)
+        return SparkEngine(spark_master, spark_conf).run(
+            plan, data, now=now, examples=examples, progress=progress, coverage=coverage
+        )
     from tscontract.engines.duckdb import DuckDBEngine
 
-    return DuckDBEngine().run(plan, data, now=now, examples=examples, progress=progress)
+    return DuckDBEngine().run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)

@@ -16,17 +16,37 @@ import hashlib
 import importlib.metadata
 import warnings
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
 from tscontract.errors import InputError
 
 _MARGIN = timedelta(days=7)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-COLUMNS = [("calendar", "VARCHAR"), ("open", "TIMESTAMPTZ"), ("close", "TIMESTAMPTZ")]
+# Instants outside these years are not looked up on a calendar: one stray timestamp in year 9999
+# must not make a validation build eight thousand years of sessions.
+FIRST_YEAR, LAST_YEAR = 1970, 2099
+COLUMNS = [
+    ("calendar", "VARCHAR"),
+    ("kind", "VARCHAR"),
+    ("session_date", "DATE"),
+    ("open", "TIMESTAMPTZ"),
+    ("close", "TIMESTAMPTZ"),
+    ("zone", "VARCHAR"),
+]
+SESSION_KINDS = ("regular", "extended")
+# Extended hours where the venue's regular session is only part of the trading day: US equities
+# trade from 04:00 New York time before the open to four hours after the close (20:00; 17:00 on
+# a half day). exchange-calendars models regular sessions only.
+_EXTENDED_HOURS = {
+    name: (time(4, 0), timedelta(hours=4)) for name in ("XNYS", "XNAS", "XASE", "ARCX", "BATS", "NYSE", "NASDAQ")
+}
+_FORMAT = 2  # of the cached years: (session date ordinal, open us, close us) and the calendar's zone
 
-Session = tuple[str, datetime, datetime]  # calendar, open, close (UTC)
+Session = tuple[str, str, date, datetime, datetime, str]  # calendar, kind, date, open, close (UTC), zone
+_Year = tuple[str, list[tuple[int, int, int]]]  # zone, sessions
 
 
 def _calendar_module() -> Any:
@@ -39,8 +59,8 @@ def _calendar_module() -> Any:
     return exchange_calendars
 
 
-def _schedule(name: str, first: str, last: str) -> list[tuple[int, int]]:
-    """(open, close) in microseconds since the epoch for the sessions ``first``..``last``."""
+def _schedule(name: str, first: str, last: str) -> _Year:
+    """The calendar's zone and (date ordinal, open, close in microseconds) of sessions ``first``..``last``."""
     import pyarrow as pa
 
     xcals = _calendar_module()
@@ -48,11 +68,13 @@ def _schedule(name: str, first: str, last: str) -> list[tuple[int, int]]:
         # exchange-calendars' own use of a pandas API pandas 3 deprecates; not ours to fix
         warnings.simplefilter("ignore", FutureWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        schedule = xcals.get_calendar(name, start=first, end=last).schedule
+        calendar = xcals.get_calendar(name, start=first, end=last)
+        schedule = calendar.schedule
     micros = pa.timestamp("us", tz="UTC")
     opens = pa.Array.from_pandas(schedule["open"]).cast(micros).cast(pa.int64()).to_pylist()
     closes = pa.Array.from_pandas(schedule["close"]).cast(micros).cast(pa.int64()).to_pylist()
-    return list(zip(opens, closes, strict=True))
+    days = [label.date().toordinal() for label in schedule.index]
+    return str(calendar.tz), list(zip(days, opens, closes, strict=True))
 
 
 def _version() -> str | None:
@@ -62,47 +84,85 @@ def _version() -> str | None:
         return None
 
 
-def _year(name: str, year: int, version: str) -> list[tuple[int, int]] | None:
+def _year(name: str, year: int, version: str) -> _Year | None:
     """The sessions of ``year``, from the cache or the calendar; None when the calendar cannot give it whole."""
     directory = cache_dir()
-    key = (name, year, version)
+    key = (_FORMAT, name, year, version)
     path = None
     if directory is not None:
         digest = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
         path = directory / "sessions" / f"{digest}.pickle"
         cached = read_pickle(path)
         if isinstance(cached, dict) and cached.get("key") == key:
-            return cached["sessions"]
+            return cached["zone"], cached["sessions"]
     _calendar_module()  # a missing package is the caller's error, not a year the calendar lacks
     try:
-        found = _schedule(name, f"{year}-01-01", f"{year}-12-31")
+        zone, found = _schedule(name, f"{year}-01-01", f"{year}-12-31")
     except Exception:  # beyond the calendar's bounds, or an unknown name: the caller reads the range itself
         return None
     if path is not None:
-        write_pickle(path, {"key": key, "sessions": found})
-    return found
+        write_pickle(path, {"key": key, "zone": zone, "sessions": found})
+    return zone, found
 
 
-def sessions(calendars: Iterable[str], start: datetime, end: datetime) -> list[Session]:
-    """``(calendar, open, close)`` (UTC) for the sessions of ``calendars`` around ``[start, end]``."""
-    first: date = (start - _MARGIN).date()
-    last: date = (end + _MARGIN).date()
+def _clip(moment: datetime) -> date:
+    return min(max(moment.date(), date(FIRST_YEAR, 1, 1)), date(LAST_YEAR, 12, 31))
+
+
+def _regular(name: str, first: date, last: date, version: str | None) -> _Year:
+    zone = ""
+    found: list[tuple[int, int, int]] | None = []
+    for year in range(first.year, last.year + 1):
+        part = _year(name, year, version) if version is not None else None
+        if part is None:
+            found = None
+            break
+        zone = part[0]
+        found.extend(part[1])
+    if found is not None:
+        return zone, found
+    try:
+        return _schedule(name, first.isoformat(), last.isoformat())
+    except InputError:
+        raise
+    except Exception as exc:  # exchange_calendars raises several types for unknown names and ranges
+        raise InputError(f"exchange calendar {name!r} is not available: {exc}") from None
+
+
+def zone(name: str) -> str:
+    """The IANA zone of exchange calendar ``name`` (its local days)."""
+    return _regular(name, date.today(), date.today(), _version())[0]
+
+
+def _extended(name: str, zone: str, day: date, close: datetime) -> tuple[datetime, datetime]:
+    if name not in _EXTENDED_HOURS:
+        known = ", ".join(sorted(_EXTENDED_HOURS))
+        raise InputError(f"extended hours of calendar {name!r} are not known (known for {known})")
+    opens_at, after_close = _EXTENDED_HOURS[name]
+    return datetime.combine(day, opens_at, ZoneInfo(zone)).astimezone(UTC), close + after_close
+
+
+def sessions(
+    calendars: Iterable[str], start: datetime, end: datetime, kinds: Iterable[str] = ("regular",)
+) -> list[Session]:
+    """``(calendar, kind, date, open, close, zone)`` for the sessions of ``calendars`` around ``[start, end]``.
+
+    ``kinds``: ``regular`` sessions, and ``extended`` hours where the venue has them. Years outside
+    FIRST_YEAR..LAST_YEAR are not looked up.
+    """
+    first = _clip(start - _MARGIN)
+    last = _clip(end + _MARGIN)
     version = _version()
+    wanted = sorted(set(kinds))
     rows: list[Session] = []
     for name in sorted(set(calendars)):
-        found: list[tuple[int, int]] | None = []
-        for year in range(first.year, last.year + 1):
-            part = _year(name, year, version) if version is not None else None
-            if part is None:
-                found = None
-                break
-            found.extend(part)
-        if found is None:
-            try:
-                found = _schedule(name, first.isoformat(), last.isoformat())
-            except InputError:
-                raise
-            except Exception as exc:  # exchange_calendars raises several types for unknown names and ranges
-                raise InputError(f"exchange calendar {name!r} is not available: {exc}") from None
-        rows.extend((name, _EPOCH + timedelta(microseconds=o), _EPOCH + timedelta(microseconds=c)) for o, c in found)
+        zone, found = _regular(name, first, last, version)
+        for ordinal, open_us, close_us in found:
+            day = date.fromordinal(ordinal)
+            opens, closes = _EPOCH + timedelta(microseconds=open_us), _EPOCH + timedelta(microseconds=close_us)
+            for kind in wanted:
+                if kind == "extended":
+                    rows.append((name, kind, day, *_extended(name, zone, day, closes), zone))
+                else:
+                    rows.append((name, kind, day, opens, closes, zone))
     return rows

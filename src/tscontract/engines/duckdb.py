@@ -55,6 +55,7 @@ _CATALOG_COLUMNS = (
     ("device_zone", "VARCHAR"),
     ("venue", "VARCHAR"),
     ("calendar", "VARCHAR"),
+    ("session", "VARCHAR"),
     ("quote_currency", "VARCHAR"),
 )
 
@@ -65,6 +66,9 @@ def connect() -> duckdb.DuckDBPyConnection:
     con.execute("SET TimeZone = 'UTC'")
     con.execute("SET enable_progress_bar = false")
     return con
+
+
+Coverage = tuple[datetime | None, datetime | None]
 
 
 class ValidationRun:
@@ -84,8 +88,10 @@ class ValidationRun:
         progress: Progress | None,
         con: duckdb.DuckDBPyConnection | None = None,
         engine: str = "duckdb",
+        coverage: Coverage | None = None,
     ) -> None:
         self.plan = plan
+        self.coverage = coverage  # --from/--to: the period the batch covers at least
         self.contract: Contract = plan.contract
         self.now = now or datetime.now(UTC)
         self.limit = examples
@@ -105,6 +111,7 @@ class ValidationRun:
             for name, spec in self.contract.fields.items()
         }
         self.series = self.contract.series_column
+        self.typed_view = TYPED_VIEW
         self.rows = 0
         self.engine = engine  # the name the report gives
 
@@ -430,9 +437,13 @@ class ValidationRun:
         )
         candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
         where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
+        # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
+        policy = check.params.get("duplicates")
+        by = self.columns[policy.by] if policy is not None else None
+        unresolved = f" AND count(DISTINCT {by.typed}) < count(*)" if by is not None and by.present else ""
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {typed_keys}, count(*) AS n FROM {SOURCE_VIEW} "
-            f"{where} GROUP BY ALL HAVING count(*) > 1"
+            f"{where} GROUP BY ALL HAVING count(*) > 1{unresolved}"
         )
         total = self.fetch("SELECT coalesce(sum(n), 0), count(*) FROM __tsc_dups")[0]
         if not total[0]:
@@ -444,41 +455,6 @@ class ValidationRun:
         self.result(check, "failed", int(total[0]), examples, f"{total[1]} key(s) appear more than once")
 
     # ------------------------------------------------------------------ batch checks
-    def freshness_check(self, check: Check) -> None:
-        freshness = check.params["freshness"]
-        column = check.columns[0]
-        if not self.columns[column].present:
-            self.result(check, "error", message=f"column {column} missing")
-            return
-        max_age_us = int(freshness.max_age.seconds * 1_000_000)
-        series = ident(self.series) if self.series else "'*'"
-        now = sql_string(self.now.astimezone(UTC).isoformat())
-        rows = self.fetch(
-            f"SELECT {series}, max({ident(column)}), epoch_us(CAST({now} AS TIMESTAMPTZ)) - "
-            f"epoch_us(max({ident(column)})) AS age FROM {TYPED_VIEW} GROUP BY 1 "
-            f"HAVING age > {max_age_us} OR max({ident(column)}) IS NULL ORDER BY 1"
-        )
-        if not rows:
-            self.result(check, "passed")
-            return
-        name = self.series or "series"
-        examples = [
-            {
-                name: r[0],
-                "newest": json_value(r[1]),
-                "age_s": None if r[2] is None else r[2] / 1e6,
-                "max_age_s": max_age_us / 1e6,
-            }
-            for r in rows[: self.limit]
-        ]
-        self.result(
-            check,
-            "failed",
-            len(rows),
-            examples,
-            f"{len(rows)} series older than {freshness.max_age.text} at {self.now.isoformat()}",
-        )
-
     def plausibility_sql(self, check: Check) -> str:
         name = check.params["field"]
         return f"{ident(name)} NOT BETWEEN {ident(f'__b_{name}_low')} AND {ident(f'__b_{name}_high')}"
@@ -534,13 +510,11 @@ class ValidationRun:
         for check in self.plan.of_scope("window"):
             if check.kind == "unique_key":
                 self.key_check(check)
-        time_checks = [c for c in self.plan.checks if c.kind in ("cadence", "session", "completeness")]
+        time_checks = [c for c in self.plan.checks if c.kind in ("cadence", "session", "completeness", "freshness")]
         if time_checks:
             TimeChecks(self).execute(time_checks)
         for check in self.plan.of_scope("batch"):
-            if check.kind == "freshness":
-                self.freshness_check(check)
-            elif check.kind == "scale_shift":
+            if check.kind == "scale_shift":
                 self.scale_check(check)
         for check in self.plan.checks:
             if check.id not in self.results:
@@ -572,8 +546,9 @@ class DuckDBEngine:
         now: datetime | None = None,
         examples: int = 5,
         progress: Progress | None = None,
+        coverage: Coverage | None = None,
     ) -> ValidationReport:
-        return ValidationRun(plan, data, now, examples, progress).run()
+        return ValidationRun(plan, data, now, examples, progress, coverage=coverage).run()
 
 
 def measurement_fields(contract: Contract) -> list[str]:

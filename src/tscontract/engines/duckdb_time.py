@@ -1,27 +1,52 @@
-"""Time-series window checks on DuckDB: cadence, sessions and completeness.
+"""Time-series window checks: cadence, sessions, completeness and freshness.
 
-All three read one table of distinct (series, instant) points — revisions of a
-point share its instant — located in their exchange session where the contract
-speaks of sessions, with the gap to the previous point of the same series (and
-session). Counting expected points per window runs over a generated grid, in SQL.
+All read one table of distinct (series, instant) points — revisions of a point share
+its instant — located in their exchange session where the contract speaks of sessions,
+with the gap to the previous point of the same series (and session).
+
+**Coverage.** A batch is judged over the period it covers, not only between each series'
+first and last point: a missing opening or closing bar is a gap. The period is, per
+series present in the batch:
+
+- with sessions, every session of the series' calendar the batch touches, whole (a
+  session cadence: every session whose stamp falls in the batch's span);
+- without, the batch's span, from its first to its last instant over all series;
+- completeness windows (``1h``, ``1 local day``, ``5 sessions``) touched by the batch,
+  whole;
+- ``--from/--to`` (``coverage``) widen the period to at least that range and are taken
+  as given: sessions and windows are then cut at ``from`` and ``to``, not made whole.
+
+Counting expected points per window is arithmetic over sessions and windows, in SQL;
+nothing enumerates the expected points.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, json_value, sql_string
 from tscontract.engines.relations import small_table
+from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 
 if TYPE_CHECKING:
     from tscontract.engines.duckdb import ValidationRun
 
 POINTS = "__tsc_points"
-SESSIONS = "__tsc_sessions"
+SESSIONS = "__tsc_sessions"  # one row per (calendar, kind, UTC day) a session touches
+SESSION_ROWS = "__tsc_sessions_rows"  # one row per session
+SERIES = "__tsc_series"  # per series present: interval, calendar, session kind, zone
+UNITS = "__tsc_units"  # per series: the sessions (or the one span) the batch covers
+EDGES = "__tsc_edges"  # gaps at the start and end of each unit, and units without a point
+WINDOWS = "__tsc_windows"  # completeness windows per window group
+GROUPS = "__tsc_window_groups"  # the window group of each series
 _SESSION_GAPS = ("outside_session", "exchange_holiday")
+_PLAUSIBLE = (f"{calendars.FIRST_YEAR}-01-01", f"{calendars.LAST_YEAR + 1}-01-01")
+_US = "1000000"
 
 
 def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
@@ -32,6 +57,14 @@ def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
     return f"coalesce(__cat_calendar, {fallback})" if catalog_joined else fallback
 
 
+def _instant(moment: datetime) -> str:
+    return f"CAST({sql_string(moment.astimezone(UTC).isoformat())} AS TIMESTAMPTZ)"
+
+
+def _us(duration_us: str) -> str:
+    return f"to_microseconds({duration_us})"
+
+
 class TimeChecks:
     def __init__(self, run: ValidationRun) -> None:
         self.run = run
@@ -39,24 +72,52 @@ class TimeChecks:
         self.time_col = run.contract.time.column
         self.series_name = run.series or "series"
         self.limit = run.limit
+        self.cadence_rule = run.contract.time.cadence
         self.sessions = False
+        self.explicit = run.coverage is not None and any(run.coverage)
+        self.lo: datetime | None = None  # the batch's first and last plausible instants
+        self.hi: datetime | None = None
 
     # ------------------------------------------------------------ setup
-    def needs_sessions(self, checks: list[Check]) -> bool:
-        cadence = self.contract.time.cadence
+    def points_in_sessions(self, checks: list[Check]) -> bool:
+        """Points are located in their session (gaps do not span two sessions)."""
         completeness = self.contract.completeness
         return (
             any(c.kind == "session" for c in checks)
-            or (cadence is not None and cadence.within_session)
-            or (completeness is not None and any(g in _SESSION_GAPS for g in completeness.allowed_gaps))
+            or (self.cadence_rule is not None and self.cadence_rule.uses_sessions)
+            or (completeness is not None and self.sessions_in_completeness)
         )
+
+    def needs_sessions(self, checks: list[Check]) -> bool:
+        completeness = self.contract.completeness
+        freshness = self.contract.freshness
+        return (
+            self.points_in_sessions(checks)
+            or (completeness is not None and completeness.window.on_trading_calendar)
+            or (freshness is not None and freshness.on_session_clock and any(c.kind == "freshness" for c in checks))
+        )
+
+    @property
+    def sessions_in_completeness(self) -> bool:
+        """Expected points are counted in session only."""
+        completeness = self.contract.completeness
+        return (self.cadence_rule is not None and self.cadence_rule.uses_sessions) or (
+            completeness is not None and any(g in _SESSION_GAPS for g in completeness.allowed_gaps)
+        )
+
+    @property
+    def per_session(self) -> bool:
+        return self.cadence_rule is not None and self.cadence_rule.per_session
 
     def calendar_sql(self) -> str:
         return calendar_sql(self.contract, self.run.catalog_joined)
 
+    def kind_sql(self) -> str:
+        return "coalesce(__cat_session, 'regular')" if self.run.catalog_joined else "'regular'"
+
     def interval_sql(self) -> str:
-        cadence = self.contract.time.cadence
-        if cadence is None or cadence.source == "irregular":
+        cadence = self.cadence_rule
+        if cadence is None or cadence.source in ("irregular", "session"):
             return "NULL::BIGINT"
         if cadence.source == "catalog":
             return "__cat_cadence_us"
@@ -64,19 +125,57 @@ class TimeChecks:
         return str(int(cadence.interval.seconds * 1_000_000))
 
     def tolerance_sql(self) -> str:
-        cadence = self.contract.time.cadence
+        cadence = self.cadence_rule
         if cadence is not None and cadence.tolerance_ratio is not None:
             return f"__i * {cadence.tolerance_ratio}"
         if cadence is not None and cadence.tolerance is not None:
             return str(int(cadence.tolerance.seconds * 1_000_000))
         return "0"
 
-    def register_sessions(self) -> str | None:
-        """Load sessions for the batch; an error message when that is impossible."""
+    def valid_sql(self) -> str:
+        ts = ident(self.time_col)
+        valid = (
+            f"{ts} IS NOT NULL AND NOT {ident('__utc_' + self.time_col)} "
+            f"AND NOT {ident('__tf_' + self.time_col)} AND NOT {ident('__prec_' + self.time_col)}"
+        )
+        if self.run.series:
+            valid += f" AND {ident(self.run.series)} IS NOT NULL"
+        return valid
+
+    def plausible_sql(self, column: str) -> str:
+        low, high = _PLAUSIBLE
+        return f"{column} >= TIMESTAMPTZ '{low}' AND {column} < TIMESTAMPTZ '{high}'"
+
+    def source_span(self) -> None:
+        """Roughly the batch's first and last instants, from the source alone (no catalog join, no
+        type checks): enough to load sessions, which are read with a margin. Implausible instants (one
+        stray year-9999 point) widen nothing."""
+        typed = self.run.columns[self.time_col].typed
+        self.lo, self.hi = self.run.fetch(
+            f"SELECT min({typed}), max({typed}) FROM __tsc_source WHERE {self.plausible_sql(typed)}"
+        )[0]
+
+    def points_span(self) -> None:
+        """The batch's first and last valid, plausible instants: each is the first or last point of its
+        series, which the points table always keeps."""
+        self.lo, self.hi = self.run.fetch(f"SELECT min(__t), max(__t) FROM {POINTS} WHERE {self.plausible_sql('__t')}")[
+            0
+        ]
+
+    def span(self) -> tuple[datetime, datetime] | None:
+        """``[start, end)`` the batch covers: its span, widened by ``--from/--to``."""
+        start, end = self.run.coverage or (None, None)
+        if self.lo is None or self.hi is None:
+            if start is None or end is None:
+                return None
+            return start, end
+        lo, hi = self.lo, self.hi + timedelta(microseconds=1)
+        return (min(lo, start) if start else lo), (max(hi, end) if end else hi)
+
+    def register_sessions(self, until: datetime | None) -> str | None:
+        """Load sessions for the batch (and up to ``until``); an error message when that is impossible."""
         run = self.run
-        # the time range from the source alone (no catalog join); calendars from the catalog, which is small
-        typed_time = run.columns[self.time_col].typed
-        bounds = run.fetch(f"SELECT min({typed_time}), max({typed_time}) FROM __tsc_source")[0]
+        span = self.span()
         names = [
             r[0]
             for r in run.fetch(
@@ -85,17 +184,33 @@ class TimeChecks:
             )
             if r[0] is not None
         ]
-        if bounds[0] is None:
+        if span is None:
             return "no valid timestamps"
         if not names:
             return "no exchange calendar known for the series (catalog 'calendar' or 'venue', or time.calendar)"
-        small_table(run.con, "__tsc_sessions_rows", calendars.COLUMNS, calendars.sessions(names, bounds[0], bounds[1]))
+        kinds = ["regular"]
+        if run.catalog_joined and run.plan.catalog is not None:
+            kinds = sorted({entry.session or "regular" for entry in run.plan.catalog.series.values()} | {"regular"})
+        start, end = span
+        if until is not None:
+            end = max(end, until)
+        small_table(run.con, "__tsc_sessions_list", calendars.COLUMNS, calendars.sessions(names, start, end, kinds))
+        stamp = {
+            "open": "open",
+            "close": "close",
+            "date": "CAST(timezone(zone, CAST(session_date AS TIMESTAMP)) AS TIMESTAMPTZ)",
+            "date_utc": "CAST(CAST(session_date AS TIMESTAMP) AS TIMESTAMPTZ)",
+        }[(self.cadence_rule.stamp if self.per_session and self.cadence_rule else None) or "open"]
+        run.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {SESSION_ROWS} AS SELECT calendar, kind, session_date, open, close, zone, "
+            f"{stamp} AS stamp FROM __tsc_sessions_list"
+        )
         # one row per UTC day a session touches: points find their session by an equi-join on
         # (calendar, day) instead of an ASOF join, twice as fast on large batches
         run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, open, close, "
+            f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, kind, open, close, "
             "unnest(generate_series(date_trunc('day', open), date_trunc('day', close - INTERVAL 1 MICROSECOND), "
-            "INTERVAL 1 DAY)) AS day FROM __tsc_sessions_rows"
+            f"INTERVAL 1 DAY)) AS day FROM {SESSION_ROWS}"
         )
         return None
 
@@ -103,8 +218,8 @@ class TimeChecks:
     def in_session_join(alias: str) -> str:
         """``LEFT JOIN`` of the session (if any) that contains ``alias.__t``."""
         return (
-            f"LEFT JOIN {SESSIONS} x ON x.calendar = {alias}.__cal AND x.day = date_trunc('day', {alias}.__t) "
-            f"AND {alias}.__t >= x.open AND {alias}.__t < x.close"
+            f"LEFT JOIN {SESSIONS} x ON x.calendar = {alias}.__cal AND x.kind = {alias}.__kind "
+            f"AND x.day = date_trunc('day', {alias}.__t) AND {alias}.__t >= x.open AND {alias}.__t < x.close"
         )
 
     def build_points(self, sessions: bool, keep_all: bool) -> None:
@@ -112,38 +227,101 @@ class TimeChecks:
 
         Revisions and duplicates of a point share its instant: their gap is 0 and is not a cadence
         fault; counts of points use ``count(DISTINCT __t)``. Only completeness needs every point;
-        otherwise only the points that break the cadence or stand outside a session are kept.
+        otherwise the points kept are those outside a session, those that break the cadence and the
+        first and last point of each session (or series), which the coverage's edges need.
         """
         run = self.run
         ts = ident(self.time_col)
         series = ident(run.series) if run.series else "'*'"
-        valid = (
-            f"{ts} IS NOT NULL AND NOT {ident('__utc_' + self.time_col)} "
-            f"AND NOT {ident('__tf_' + self.time_col)} AND NOT {ident('__prec_' + self.time_col)}"
-        )
-        if run.series:
-            valid += f" AND {series} IS NOT NULL"
         points = (
             f"SELECT __row, {series} AS __s, {ts} AS __t, {self.interval_sql()} AS __i, "
-            f"{self.calendar_sql()} AS __cal FROM __tsc_typed WHERE {valid}"
+            f"{self.calendar_sql()} AS __cal, {self.kind_sql()} AS __kind FROM {run.typed_view} "
+            f"WHERE {self.valid_sql()}"
         )
-        if sessions:
+        if sessions and self.per_session:
+            # one point per session, at the session's stamp: a point elsewhere is outside every session
+            flagged = (
+                f"SELECT p.*, x.open AS __open, x.open IS NULL AS __outside FROM ({points}) p "
+                f"LEFT JOIN {SESSION_ROWS} x ON x.calendar = p.__cal AND x.kind = p.__kind AND x.stamp = p.__t"
+            )
+        elif sessions:
             flagged = (
                 f"SELECT p.*, x.open AS __open, x.open IS NULL AS __outside "
                 f"FROM ({points}) p {self.in_session_join('p')}"
             )
         else:
             flagged = f"SELECT *, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points})"
-        # one window over each series; a gap counts only between two in-session points of the same session
-        same_session = "NOT __outside AND NOT lag(__outside) OVER w AND lag(__open) OVER w IS NOT DISTINCT FROM __open"
-        keep = (
-            "" if keep_all else f" WHERE __outside OR (__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()})"
-        )
+        # a gap counts only between two in-session points of the same session
+        same_prev = "NOT __outside AND NOT lag(__outside) OVER w AND lag(__open) OVER w IS NOT DISTINCT FROM __open"
+        same_next = "NOT __outside AND NOT lead(__outside) OVER w AND lead(__open) OVER w IS NOT DISTINCT FROM __open"
+        fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
+        keep = "" if keep_all else f" WHERE __outside OR __first OR __last OR ({fault})"
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT * FROM (SELECT *, "
-            f"CASE WHEN {same_session} THEN lag(__t) OVER w END AS __prev, "
-            f"CASE WHEN {same_session} THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us "
-            f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s ORDER BY __t)){keep}"
+            f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
+            f"CASE WHEN {same_prev} THEN lag(__t) OVER w END AS __prev, "
+            f"CASE WHEN {same_prev} THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
+            f"NOT __outside AND NOT coalesce({same_next}, FALSE) AS __last "
+            f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s ORDER BY __t))){keep}"
+        )
+
+    def build_units(self, sessions: bool) -> None:
+        """Per series present: its attributes, and the units of coverage with their edge gaps."""
+        run = self.run
+        span = self.span()
+        assert span is not None
+        start, end = (_instant(span[0]), _instant(span[1]))
+        run.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {SERIES} AS SELECT __s, any_value(__i) AS __i, any_value(__cal) AS __cal, "
+            f"any_value(__kind) AS __kind FROM {POINTS} GROUP BY __s"
+        )
+        if sessions:
+            if self.per_session:
+                touched = f"x.stamp >= {start} AND x.stamp < {end}"
+                bounds = "x.open AS __u_start, x.close AS __u_end"
+            else:
+                touched = f"x.close > {start} AND x.open < {end}"
+                bounds = (
+                    f"greatest(x.open, {start}) AS __u_start, least(x.close, {end}) AS __u_end"
+                    if self.explicit
+                    else "x.open AS __u_start, x.close AS __u_end"
+                )
+            run.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {UNITS} AS SELECT s.__s, s.__i, x.open AS __open, x.stamp, "
+                f"x.session_date, x.zone, {bounds} FROM {SERIES} s JOIN {SESSION_ROWS} x "
+                f"ON x.calendar = s.__cal AND x.kind = s.__kind WHERE {touched}"
+            )
+        else:
+            # without sessions the edges are the period --from/--to state; a batch alone says nothing of them
+            run.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {UNITS} AS SELECT __s, __i, NULL::TIMESTAMPTZ AS __open, "
+                f"NULL::TIMESTAMPTZ AS stamp, NULL::DATE AS session_date, NULL::VARCHAR AS zone, "
+                f"{start} AS __u_start, {end} AS __u_end FROM {SERIES} WHERE {'TRUE' if self.explicit else 'FALSE'}"
+            )
+        self.build_edges()
+
+    def build_edges(self) -> None:
+        """Gaps at a unit's edges: its first point one interval or more after its start, its last point more
+        than one interval before its end, or no point at all (the whole unit is a gap)."""
+        on = "u.__s = f.__s AND u.__open IS NOT DISTINCT FROM f.__open"
+        firsts = (
+            f"SELECT __s, __open, min(CASE WHEN __first THEN __t END) AS __p1, "
+            f"max(CASE WHEN __last THEN __t END) AS __pn FROM {POINTS} WHERE NOT __outside GROUP BY __s, __open"
+        )
+        if self.per_session:
+            lead = trail = "FALSE"
+        else:
+            lead = "epoch_us(f.__p1) - epoch_us(u.__u_start) >= u.__i"
+            trail = "epoch_us(u.__u_end) - epoch_us(f.__pn) > u.__i"
+        self.run.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {EDGES} AS "
+            f"SELECT u.__s, u.__i, u.__u_start AS __g_start, u.__u_end AS __g_end, u.__u_start AS __at, "
+            f"NULL::TIMESTAMPTZ AS __prev, 'no point' AS __edge, u.session_date, u.stamp "
+            f"FROM {UNITS} u LEFT JOIN ({firsts}) f ON {on} WHERE f.__p1 IS NULL "
+            f"UNION ALL SELECT u.__s, u.__i, u.__u_start, f.__p1, f.__p1, u.__u_start, 'start', "
+            f"u.session_date, u.stamp FROM {UNITS} u JOIN ({firsts}) f ON {on} WHERE u.__i IS NOT NULL AND {lead} "
+            f"UNION ALL SELECT u.__s, u.__i, f.__pn + {_us('u.__i')}, u.__u_end, u.__u_end, f.__pn, 'end', "
+            f"u.session_date, u.stamp FROM {UNITS} u JOIN ({firsts}) f ON {on} WHERE u.__i IS NOT NULL AND {trail}"
         )
 
     # ------------------------------------------------------------ run
@@ -154,99 +332,211 @@ class TimeChecks:
             problem = "time or series column missing"
         elif any(c.params.get("needs_catalog") for c in checks) and not run.catalog_joined:
             problem = "needs the series catalog (--catalog) for the cadence"
-        sessions = self.sessions = not problem and self.needs_sessions(checks)
-        if sessions:
+        freshness = [c for c in checks if c.kind == "freshness"]
+        window_checks = [c for c in checks if c.kind != "freshness"]
+        spec = self.contract.freshness
+        session_clock = bool(freshness) and spec is not None and spec.on_session_clock
+        in_sessions = self.sessions = not problem and self.points_in_sessions(window_checks)
+        sessions_problem = None
+        if (not problem or session_clock) and self.needs_sessions(checks):
             run.progress("exchange sessions")
+            self.source_span()
             try:
-                problem = self.register_sessions()
+                sessions_problem = self.register_sessions(run.now if session_clock else None)
             except Exception as exc:  # an unavailable calendar is reported on the checks that need it
-                problem = str(exc)
+                sessions_problem = str(exc)
+        for check in freshness:
+            if session_clock and sessions_problem:
+                run.result(check, "error", message=sessions_problem)
+            else:
+                self.freshness(check)
+        problem = problem or sessions_problem
         if problem:
-            for check in checks:
+            for check in window_checks:
                 run.result(check, "error", message=problem)
             return
-        run.progress("cadence and completeness")
-        self.build_points(sessions, keep_all=any(c.kind == "completeness" for c in checks))
-        for check in checks:
+        if window_checks:
+            run.progress("cadence and completeness")
+            self.build_points(in_sessions, keep_all=any(c.kind == "completeness" for c in checks))
+            self.points_span()
+            if self.span() is not None:
+                self.build_units(in_sessions)
+        for check in window_checks:
             getattr(self, check.kind)(check)
 
     def cadence(self, check: Check) -> None:
-        condition = f"NOT __outside AND __gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
-        count = self.run.fetch(f"SELECT count(*) FROM {POINTS} WHERE {condition}")[0][0]
+        if self.span() is None:
+            self.run.result(check, "passed")
+            return
+        interior = f"NOT __outside AND __gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
+        failures = (
+            f"SELECT __s, __t, __prev, __gap_us / 1e6 AS gap_s, __i / 1e6 AS expected_s, NULL AS edge FROM {POINTS} "
+            f"WHERE {interior} UNION ALL SELECT __s, __at, __prev, (epoch_us(__g_end) - epoch_us(__g_start)) / 1e6, "
+            f"__i / 1e6, __edge FROM {EDGES}"
+        )
+        if self.per_session:
+            failures = (
+                "SELECT __s, stamp AS __t, NULL AS __prev, NULL AS gap_s, NULL AS expected_s, 'no point' AS edge "
+                f"FROM {EDGES}"
+            )
+        count = self.run.fetch(f"SELECT count(*) FROM ({failures})")[0][0]
         if not count:
             self.run.result(check, "passed")
             return
-        rows = self.run.fetch(
-            f"SELECT __s, __t, __prev, __gap_us / 1e6, __i / 1e6 FROM {POINTS} "
-            f"WHERE {condition} ORDER BY __s, __t LIMIT {self.limit}"
-        )
-        examples = [
-            {
-                self.series_name: r[0],
-                self.time_col: json_value(r[1]),
-                "previous": json_value(r[2]),
-                "gap_s": r[3],
-                "expected_s": r[4],
-            }
-            for r in rows
-        ]
+        rows = self.run.fetch(f"SELECT * FROM ({failures}) ORDER BY 1, 2 LIMIT {self.limit}")
+        examples = []
+        for r in rows:
+            example: dict[str, Any] = {self.series_name: r[0], self.time_col: json_value(r[1])}
+            if self.per_session:
+                example["missing"] = "no point stamped for this session"
+            else:
+                example.update({"previous": json_value(r[2]), "gap_s": r[3], "expected_s": r[4]})
+                if r[5] is not None:
+                    example["edge"] = {"start": "coverage start", "end": "coverage end", "no point": "no point"}[r[5]]
+            examples.append(example)
         self.run.result(check, "failed", int(count), examples)
 
     def session(self, check: Check) -> None:
         count = self.run.fetch(f"SELECT count(DISTINCT (__s, __t)) FROM {POINTS} WHERE __outside")[0][0]
-        if not count or not check.params["cadence"].outside_session_forbidden:
+        cadence = check.params["cadence"]
+        if not count or not (cadence.outside_session_forbidden or cadence.per_session):
             self.run.result(check, "passed")
             return
         rows = self.run.fetch(
             f"SELECT __s, __t, __cal FROM {POINTS} WHERE __outside ORDER BY __s, __t LIMIT {self.limit}"
         )
         examples = [{self.series_name: r[0], self.time_col: json_value(r[1]), "calendar": r[2]} for r in rows]
-        self.run.result(check, "failed", int(count), examples, "points outside the venue's trading session")
+        what = "stamped at no session of the venue" if cadence.per_session else "outside the venue's trading session"
+        self.run.result(check, "failed", int(count), examples, f"points {what}")
+
+    # ------------------------------------------------------------ completeness
+    def register_windows(self, spec: Any) -> None:
+        """``WINDOWS(__g, __w, __w_end)``, the completeness windows the coverage touches, and
+        ``GROUPS(__s, __g)``, the window group of each series (its zone, its calendar, or all)."""
+        run = self.run
+        span = self.span()
+        assert span is not None
+        start, end = span
+        window = spec.window
+        amount = int(window.amount)
+        columns = [("__g", "VARCHAR"), ("__w", "TIMESTAMPTZ"), ("__w_end", "TIMESTAMPTZ")]
+        if window.on_trading_calendar:
+            # groups of N consecutive sessions of the series' calendar, from the first covered session
+            run.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {WINDOWS} AS SELECT __g, min(open) AS __w, max(close) AS __w_end "
+                f"FROM (SELECT calendar || '/' || kind AS __g, open, close, (row_number() OVER (PARTITION BY "
+                f"calendar, kind ORDER BY open) - 1) // {amount} AS __k FROM {SESSION_ROWS} "
+                f"WHERE close > {_instant(start)} AND open < {_instant(end)}) GROUP BY __g, __k"
+            )
+            run.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, __cal || '/' || __kind AS __g FROM {SERIES}"
+            )
+        elif window.in_local_days:
+            zones = self.series_zones()
+            rows = []
+            for zone in sorted(set(zones.values())):
+                tz = ZoneInfo(zone)
+                day = start.astimezone(tz).date()
+                day -= timedelta(days=day.toordinal() % amount)  # windows of N days from a fixed origin
+                begin = datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
+                while begin < end:
+                    day += timedelta(days=amount)
+                    after = datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
+                    rows.append((zone, begin, after))
+                    begin = after
+            small_table(run.con, WINDOWS, columns, rows)
+            small_table(run.con, GROUPS, [("__s", "VARCHAR"), ("__g", "VARCHAR")], sorted(zones.items()))
+        else:
+            width = _us(str(int(window.seconds * 1_000_000)))
+            run.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE {WINDOWS} AS SELECT '*' AS __g, __w, __w + {width} AS __w_end "
+                f"FROM (SELECT unnest(generate_series(time_bucket({width}, {_instant(start)}), "
+                f"{_instant(end - timedelta(microseconds=1))}, {width})) AS __w)"
+            )
+            run.con.execute(f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, '*' AS __g FROM {SERIES}")
+
+    def series_zones(self) -> dict[str, str]:
+        """Each series' zone for local days: the catalog's ``device_zone``, else its venue's zone."""
+        catalog = self.run.plan.catalog if self.run.catalog_joined else None
+        zones: dict[str, str] = {}
+        for series, calendar in self.run.fetch(f"SELECT __s, __cal FROM {SERIES} ORDER BY 1"):
+            entry = catalog.series.get(str(series)) if catalog is not None else None
+            zone = entry.device_zone if entry is not None else None
+            if zone is None and calendar is not None:
+                zone = calendars.zone(calendar)
+            if zone is None:
+                raise ValueError(f"series {series}: local days need a zone (catalog device_zone, or a venue calendar)")
+            zones[str(series)] = zone
+        return zones
+
+    def expected_sql(self, spec: Any) -> str:
+        """Per (series, window) the coverage touches: ``__s, __w, __w_end, __lo, __hi, __expected``, where
+        ``[__lo, __hi)`` is the part of the window covered: the whole window unless --from/--to cut it."""
+        span = self.span()
+        assert span is not None
+        start, end = _instant(span[0]), _instant(span[1])
+        lo = f"greatest(w.__w, {start})" if self.explicit else "w.__w"
+        hi = f"least(w.__w_end, {end})" if self.explicit else "w.__w_end"
+        windows = (
+            f"SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
+            f"JOIN {GROUPS} g ON g.__s = s.__s JOIN {WINDOWS} w ON w.__g = g.__g"
+        )
+        length = "(epoch_us(__hi) - epoch_us(__lo))"
+        if spec.expected_count != "per cadence":
+            count = int(spec.expected_count)
+            expected = f"CAST(floor({count} * {length} / (epoch_us(__w_end) - epoch_us(__w))) AS BIGINT)"
+            return f"SELECT *, {expected} AS __expected FROM ({windows}) WHERE __hi > __lo"
+        keys = "w.__s, w.__w, w.__w_end, w.__lo, w.__hi"
+        if self.per_session:
+            # one point per covered session whose stamp falls in the window
+            return (
+                f"SELECT {keys}, count(u.stamp) AS __expected FROM ({windows}) w LEFT JOIN {UNITS} u "
+                f"ON u.__s = w.__s AND u.stamp >= w.__lo AND u.stamp < w.__hi GROUP BY {keys}"
+            )
+        if self.sessions_in_completeness:
+            # grid points open + k * interval in [max(unit start, window start), min(unit end, window end))
+            a = "epoch_us(greatest(u.__u_start, w.__lo)) - epoch_us(u.__open)"
+            b = "epoch_us(least(u.__u_end, w.__hi)) - epoch_us(u.__open)"
+            grid = f"(({b}) + w.__i - 1) // w.__i - (({a}) + w.__i - 1) // w.__i"
+            return (
+                f"SELECT {keys}, coalesce(sum({grid}), 0) AS __expected FROM ({windows}) w LEFT JOIN {UNITS} u "
+                f"ON u.__s = w.__s AND u.__u_end > w.__lo AND u.__u_start < w.__hi GROUP BY {keys}"
+            )
+        return f"SELECT *, {length} // __i AS __expected FROM ({windows}) WHERE __hi > __lo"
 
     def completeness(self, check: Check) -> None:
         spec = check.params["completeness"]
-        window_us = int(spec.window.seconds * 1_000_000)
-        bucket = f"time_bucket(to_microseconds({window_us}), __t)"
-        in_points = "NOT __outside"
-        if spec.expected_count == "per cadence":
-            if self.interval_sql() == "NULL::BIGINT":
-                self.run.result(check, "error", message="'per cadence' needs a fixed or catalog cadence")
-                return
-            grid = (
-                f"SELECT __s, __cal, unnest(generate_series(min(__t), max(__t), to_microseconds(any_value(__i))))"
-                f" AS __t FROM {POINTS} WHERE {in_points} GROUP BY __s, __cal"
-            )
-            if self.sessions:
-                grid = f"SELECT g.__s, g.__t FROM ({grid}) g {self.in_session_join('g')} WHERE x.open IS NOT NULL"
-            expected = f"SELECT __s, {bucket} AS __w, count(*) AS __expected FROM ({grid}) GROUP BY ALL"
-        else:
-            expected = (
-                f"SELECT __s, unnest(generate_series(time_bucket(to_microseconds({window_us}), min(__t)), "
-                f"max(__t), to_microseconds({window_us}))) AS __w, {int(spec.expected_count)} AS __expected "
-                f"FROM {POINTS} WHERE {in_points} GROUP BY __s"
-            )
-            expected = (
-                f"SELECT e.* FROM ({expected}) e JOIN (SELECT __s, min(__t) AS lo, max(__t) AS hi FROM "
-                f"{POINTS} GROUP BY __s) b USING (__s) WHERE e.__w >= lo AND "
-                f"e.__w + to_microseconds({window_us}) <= hi"
-            )
+        if self.span() is None:
+            self.run.result(check, "passed")
+            return
+        if spec.expected_count == "per cadence" and self.interval_sql() == "NULL::BIGINT" and not self.per_session:
+            self.run.result(check, "error", message="'per cadence' needs a fixed, catalog or session cadence")
+            return
+        try:
+            self.register_windows(spec)
+        except (ValueError, InputError) as exc:
+            self.run.result(check, "error", message=str(exc))
+            return
+        self.run.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_expected AS {self.expected_sql(spec)}")
         actual = (
-            f"SELECT __s, {bucket} AS __w, count(DISTINCT __t) AS __actual FROM {POINTS} WHERE {in_points} GROUP BY ALL"
+            "SELECT w.__s, w.__w, count(DISTINCT p.__t) AS __actual FROM __tsc_expected w "
+            f"JOIN {POINTS} p ON p.__s = w.__s AND p.__t >= w.__lo AND p.__t < w.__hi AND NOT p.__outside "
+            "GROUP BY w.__s, w.__w"
         )
         ratio = str(spec.min_ratio)
         self.run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_windows AS SELECT e.__s, e.__w, e.__expected, "
-            f"coalesce(a.__actual, 0) AS __actual FROM ({expected}) e LEFT JOIN ({actual}) a USING (__s, __w) "
+            f"CREATE OR REPLACE TEMP TABLE __tsc_short AS SELECT e.__s, e.__w, e.__w_end, e.__expected, "
+            f"coalesce(a.__actual, 0) AS __actual FROM __tsc_expected e LEFT JOIN ({actual}) a USING (__s, __w) "
             f"WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
         )
-        count = self.run.fetch("SELECT count(*) FROM __tsc_windows")[0][0]
+        count = self.run.fetch("SELECT count(*) FROM __tsc_short")[0][0]
         if not count:
             self.run.result(check, "passed")
             return
         rows = self.run.fetch(
-            f"SELECT __s, __w, __expected, __actual FROM __tsc_windows ORDER BY __s, __w LIMIT {self.limit}"
+            f"SELECT __s, __w, __w_end, __expected, __actual FROM __tsc_short ORDER BY __s, __w LIMIT {self.limit}"
         )
-        examples = [self._window_example(r, window_us) for r in rows]
+        examples = [self._window_example(r) for r in rows]
         self.run.result(
             check,
             "failed",
@@ -255,19 +545,98 @@ class TimeChecks:
             f"{count} window(s) of {spec.window.text} below {ratio} of the expected count",
         )
 
-    def _window_example(self, row: tuple[Any, ...], window_us: int) -> dict[str, Any]:
-        series, start, expected, actual = row
-        # gaps are [first missing instant, next point) intervals overlapping the window
-        start_sql = f"CAST({sql_string(start.isoformat())} AS TIMESTAMPTZ)"
+    def _window_example(self, row: tuple[Any, ...]) -> dict[str, Any]:
+        series, start, end, expected, actual = row
+        # gaps are [first missing instant, next point) intervals overlapping the window, edges included
+        start_sql, end_sql = _instant(start), _instant(end)
+        series_sql = sql_string(str(series))
+        edges = f"SELECT __g_start, __g_end FROM {EDGES} WHERE __s = {series_sql}"
+        if not self.sessions:
+            # the window's own edges: its first point an interval or more after its start, its last more
+            # than an interval before its end, or none at all
+            inside = f"__s = {series_sql} AND __t >= {start_sql} AND __t < {end_sql}"
+            edges = (
+                f"SELECT {start_sql}, coalesce(min(__t), {end_sql}) FROM {POINTS} WHERE {inside} HAVING "
+                f"min(__t) IS NULL OR epoch_us(min(__t)) - epoch_us({start_sql}) >= any_value(__i) "
+                f"UNION ALL SELECT max(__t) + {_us('any_value(__i)')}, {end_sql} FROM {POINTS} WHERE {inside} "
+                f"HAVING epoch_us({end_sql}) - epoch_us(max(__t)) > any_value(__i)"
+            )
         gaps = self.run.fetch(
-            f"SELECT __prev + to_microseconds(__i), __t FROM {POINTS} WHERE __s = {sql_string(str(series))} "
-            f"AND NOT __outside AND __gap_us > __i + {self.tolerance_sql()} AND __t > {start_sql} "
-            f"AND __prev < {start_sql} + to_microseconds({window_us}) ORDER BY __t LIMIT {self.limit}"
+            f"SELECT * FROM (SELECT __prev + {_us('__i')} AS a, __t AS b FROM {POINTS} WHERE __s = {series_sql} "
+            f"AND NOT __outside AND __gap_us > __i + {self.tolerance_sql()} UNION ALL {edges}) "
+            f"WHERE b > {start_sql} AND a < {end_sql} ORDER BY a LIMIT {self.limit}"
         )
         return {
             self.series_name: series,
             "window_start": json_value(start),
+            "window_end": json_value(end),
             "expected": int(expected),
             "actual": int(actual),
             "gaps": [[json_value(a), json_value(b)] for a, b in gaps],
         }
+
+    # ------------------------------------------------------------ freshness
+    def freshness(self, check: Check) -> None:
+        """The newest point of each series at most ``max_age`` before ``now``; nothing arrived is stale.
+
+        On the session clock only time inside the series' sessions counts (``15m`` at the open after a
+        weekend is the last minutes of Friday's session and the first of Monday's); ``N trading days``
+        counts the sessions that opened after the newest point's session and closed by ``now``.
+        """
+        run = self.run
+        spec = check.params["freshness"]
+        column = check.columns[0]
+        if not run.columns[column].present:
+            run.result(check, "error", message=f"column {column} missing")
+            return
+        if not run.fetch(f"SELECT count(*) FROM {run.typed_view} WHERE {self.valid_sql()}")[0][0]:
+            run.result(check, "failed", 1, [], "no points arrived: nothing is fresh")
+            return
+        series = ident(run.series) if run.series else "'*'"
+        now = _instant(run.now)
+        newest = (
+            f"SELECT {series} AS __s, max({ident(column)}) AS __newest, any_value({self.calendar_sql()}) AS __cal, "
+            f"any_value({self.kind_sql()}) AS __kind FROM {run.typed_view} GROUP BY 1"
+        )
+        same = "x.calendar = n.__cal AND x.kind = n.__kind"
+        trading = spec.max_age.on_trading_calendar
+        if trading:
+            # the newest point's session: the one it falls in or is stamped at; else the point itself
+            anchored = (
+                f"SELECT n.__s, n.__newest, n.__cal, n.__kind, coalesce(max(x.close), n.__newest) AS __anchor "
+                f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND x.open <= n.__newest "
+                "AND (x.close > n.__newest OR x.stamp = n.__newest) GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
+            )
+            aged = (
+                f"SELECT n.__s, n.__newest, count(x.open) AS __age FROM ({anchored}) n LEFT JOIN {SESSION_ROWS} x "
+                f"ON {same} AND x.open > n.__anchor AND x.close <= {now} GROUP BY n.__s, n.__newest"
+            )
+            limit: float = int(spec.max_age.amount)
+        elif spec.on_session_clock:
+            overlap = f"epoch_us(least(x.close, {now})) - epoch_us(greatest(x.open, n.__newest))"
+            aged = (
+                f"SELECT n.__s, n.__newest, coalesce(sum({overlap}), 0) / 1e6 AS __age FROM ({newest}) n "
+                f"LEFT JOIN {SESSION_ROWS} x ON {same} AND x.close > n.__newest AND x.open < {now} "
+                "GROUP BY n.__s, n.__newest"
+            )
+            limit = float(spec.max_age.seconds)
+        else:
+            aged = f"SELECT __s, __newest, (epoch_us({now}) - epoch_us(__newest)) / 1e6 AS __age FROM ({newest})"
+            limit = float(spec.max_age.seconds)
+        rows = run.fetch(f"SELECT * FROM ({aged}) WHERE __newest IS NULL OR __age > {limit} ORDER BY 1")
+        if not rows:
+            run.result(check, "passed")
+            return
+        age_key, limit_key = ("sessions_since", "max_sessions") if trading else ("age_s", "max_age_s")
+        examples = [
+            {self.series_name: r[0], "newest": json_value(r[1]), age_key: json_value(r[2]), limit_key: limit}
+            for r in rows[: self.limit]
+        ]
+        clock = " of session time" if spec.on_session_clock and not trading else ""
+        run.result(
+            check,
+            "failed",
+            len(rows),
+            examples,
+            f"{len(rows)} series older than {spec.max_age.text}{clock} at {run.now.isoformat()}",
+        )

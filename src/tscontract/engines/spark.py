@@ -341,6 +341,7 @@ class SparkEngine:
         now: datetime | None = None,
         examples: int = 5,
         progress: Any = None,
+        coverage: Any = None,
     ) -> ValidationReport:
         from tscontract.engines.duckdb import ValidationRun
 
@@ -351,7 +352,16 @@ class SparkEngine:
         con = SparkConnection(spark)
         try:
             source = open_spark_source(con, data)
-            run = ValidationRun(plan, source, now, examples, progress, con=con, engine=self.name)  # type: ignore[arg-type]
+            run = ValidationRun(
+                plan,
+                source,
+                now,
+                examples,
+                progress,
+                con=con,  # type: ignore[arg-type]
+                engine=self.name,
+                coverage=coverage,
+            )
             report = run.run()
         except Exception as exc:
             if not type(exc).__module__.startswith(("pyspark", "py4j")):

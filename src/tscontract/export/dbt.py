@@ -228,7 +228,7 @@ def cadence_interval_sql(plan: CheckPlan, check: Check) -> str:
 
 def cadence_skip_reason(plan: CheckPlan, check: Check) -> str | None:
     cadence = check.params["cadence"]
-    if cadence.within_session or cadence.outside_session_forbidden:
+    if cadence.uses_sessions or cadence.outside_session_forbidden:
         return "needs the venue's exchange sessions (calendar, holidays, half days), which SQL alone does not have"
     if needs_missing_catalog(plan, check):
         return "needs the series catalog for the interval per series; export with a catalog to inline it"
@@ -276,7 +276,7 @@ def cadence_failures_sql(plan: CheckPlan, check: Check, relation: str) -> str:
 def freshness_seconds(check: Check) -> Decimal | None:
     """``max_age`` in seconds; None when it counts trading days (needs a calendar)."""
     max_age = check.params["freshness"].max_age
-    return None if max_age.on_trading_calendar else max_age.seconds
+    return max_age.seconds if max_age.fixed else None
 
 
 def dump_yaml(data: Any, header: Iterable[str]) -> str:

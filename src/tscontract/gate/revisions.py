@@ -105,7 +105,7 @@ def check_revisions(
                 f"__rev > 0 AND (__reason IS NULL{f' OR __reason NOT IN ({listed})' if listed else ''})",
             )
         )
-        if policy.window is not None and not policy.window.on_trading_calendar:
+        if policy.window is not None and policy.window.fixed:
             limit_us = int(policy.window.seconds * 1_000_000)
             rules.append(
                 (
