@@ -208,3 +208,77 @@ def test_cli_lint_json_shape_and_exit_codes(tmp_path, seed_dir):
     failed = run_cli("lint", bad)
     assert failed.returncode == 1
     assert "TS101" in failed.stdout and "money typed float64" in failed.stdout
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        # count is a documented dimension, for pint's count and for a unit the contract declares
+        "  trades: {type: int64, unit: count, dimension: count, nullable: true}",
+        "  trades: {type: int64, unit: trades, dimension: count, nullable: true}\nunits: {trades: {dimension: count}}",
+        "  v: {type: decimal(9,3), unit: m/s, dimension: \"[length] / [time]\", nullable: true}",
+        "  rho: {type: decimal(9,3), unit: kg/m**3, dimension: \"[mass] / [length] ** 3\", nullable: true}",
+        "  f: {type: decimal(9,3), unit: kg/h, dimension: mass_flow, nullable: true}",
+    ],
+    ids=["pint count", "declared count unit", "README dimension", "density", "mass flow alias"],
+)
+def test_documented_dimensions_are_accepted(fields):
+    report, codes = findings(fields)
+    assert codes == set(), report.findings
+
+
+@pytest.mark.parametrize(
+    ("field", "unit", "dimension", "says"),
+    [
+        ("co_mg_m3", "ug/m**3", "[mass] / [length] ** 3", "mg/m**3"),  # a factor 1000 between name and unit
+        ("no2_ug_m3", "mg/m**3", "[mass] / [length] ** 3", "ug/m**3"),
+        ("flow_m3_h", "L/min", "volumetric_flow", "m**3/h"),
+        ("flow_m3_h", "m**3/s", "volumetric_flow", "m**3/h"),
+        ("speed_km_h", "m/s", "[length] / [time]", "km/h"),
+        ("energy_kwh", "MWh", "energy", "kWh"),
+        ("benzene_ug_m3", "ng/m**3", "[mass] / [length] ** 3", "ug/m**3"),
+    ],
+)
+def test_compound_unit_suffix_disagreeing_with_the_unit_is_ts105(field, unit, dimension, says):
+    text = f'  {field}: {{type: decimal(9,3), unit: "{unit}", dimension: "{dimension}", nullable: true}}'
+    report, codes = findings(text)
+    assert ("TS105", "error") in codes, report.findings
+    finding = next(f for f in report.findings if f.code == "TS105")
+    assert f"the name says {says} but the unit is {unit}" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("field", "unit", "dimension"),
+    [
+        ("co_mg_m3", "mg/m**3", "[mass] / [length] ** 3"),
+        ("co_mg_m3", "milligram / meter ** 3", "[mass] / [length] ** 3"),
+        ("no2_ug_m3", "µg/m**3", "[mass] / [length] ** 3"),
+        ("flow_m3_h", "m**3/h", "volumetric_flow"),
+        ("energy_kwh", "kWh", "energy"),
+        ("pressure_kpa", "kPa", "pressure"),
+        ("rain_mm_h", "mm/h", "[length] / [time]"),
+        ("pressure_kpa_g", "kPa", "pressure"),  # gauge: _g is no denominator
+    ],
+)
+def test_compound_unit_suffix_agreeing_with_the_unit_is_fine(field, unit, dimension):
+    text = f'  {field}: {{type: decimal(9,3), unit: "{unit}", dimension: "{dimension}", nullable: true}}'
+    report, codes = findings(text)
+    assert "TS105" not in {c for c, _ in codes}, report.findings
+
+
+def test_compound_suffix_without_a_unit_is_ts106():
+    report, codes = findings("  co_mg_m3: {type: decimal(9,3), nullable: true}")
+    assert ("TS106", "warning") in codes
+    assert "the name says mg/m**3" in next(f.message for f in report.findings if f.code == "TS106")
+
+
+def test_catalog_unit_behind_a_compound_suffix_is_ts105():
+    fields = "  co_mg_m3: {type: decimal(9,3), unit: per series from catalog, dimension: per series, nullable: true}"
+    catalog = (
+        "catalog: t\nseries:\n"
+        "  S1: {unit: mg/m**3, dimension: \"[mass] / [length] ** 3\"}\n"
+        "  S2: {unit: ug/m**3, dimension: \"[mass] / [length] ** 3\"}\n"
+    )
+    report, _ = findings(fields, catalog=catalog)
+    found = [f.message for f in report.findings if f.code == "TS105"]
+    assert len(found) == 1 and "for series S2 is ug/m**3" in found[0], report.findings

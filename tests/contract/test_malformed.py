@@ -487,3 +487,75 @@ def test_declaring_key_columns_not_nullable_stays_valid(tmp_path, capsys):
     for seed in (OHLCV_SEED, SENSOR_SEED):
         code, _, err = cli(capsys, "show", str(seed))
         assert code == 0, err
+
+
+SENSOR_VALUE = "unit: per series from catalog, dimension: per series"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragment", "at"),
+    [
+        (SENSOR_VALUE, "unit: m/0, dimension: length", "division by zero", "m/0"),
+        (SENSOR_VALUE, "unit: 10**10**10 m, dimension: length", "number out of range", "10**"),
+        (SENSOR_VALUE, "unit: (m/s, dimension: length", "'(' is not closed", "(m/s"),
+        (SENSOR_VALUE, "unit: kg/m**3), dimension: length", "')' closes nothing", "), dim"),
+        (SENSOR_VALUE, "unit: kg/(m**3, dimension: length", "'(' is not closed", "(m**3"),
+        (SENSOR_VALUE, 'unit: m/s, dimension: "([length] / [time]"', "'(' is not closed", '"([length]'),
+        (SENSOR_VALUE, 'unit: m/s, dimension: "[length] / [speediness]"', "unknown dimension 'speediness'", "[speed"),
+        (SENSOR_VALUE, 'unit: m/s, dimension: "[length] ** x"', "an exponent is a whole number", 'x"'),
+        ("decimal(12,4)", "decimal(１２,4)", "non-ASCII digit '１'", "１２"),
+        ("decimal(12,4)", "decimal(12,４)", "non-ASCII digit '４'", "４)"),
+        ("quality = bad", "quality = bad and value >= ０", "non-ASCII digit '０'", "０"),
+        (
+            "provenance_required:",
+            "units:\n  counts: {definition: 10 * (count}\nprovenance_required:",
+            "'(' is not closed",
+            "(count",
+        ),
+    ],
+    ids=[
+        "division by zero",
+        "overflow",
+        "unclosed parenthesis",
+        "unopened parenthesis",
+        "unclosed inner parenthesis",
+        "dimension unbalanced",
+        "dimension unknown in expression",
+        "dimension exponent",
+        "full-width digits in precision",
+        "full-width digit in scale",
+        "full-width digit in an invariant",
+        "unit definition unbalanced",
+    ],
+)
+def test_unit_dimension_and_type_texts_fail_with_position(tmp_path, capsys, old, new, fragment, at):
+    """Each of these was an internal error (pint's or DuckDB's) instead of a contract error."""
+    text = mutate(SENSOR_SEED, old, new)
+    path = write(tmp_path, text)
+    for command in (("lint", str(path)), ("validate", str(path), str(tmp_path / "none.csv"))):
+        code, out, err = cli(capsys, *command)
+        assert code == 2 and out == "" and "Traceback" not in err and "internal error" not in err, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1, err
+        match = ERROR_LINE.match(lines[0])
+        assert match and fragment in match["rest"], lines[0]
+        line = next(n for n, written in enumerate(text.splitlines(), 1) if at in written)
+        assert (int(match["line"]), int(match["col"])) == (line, text.splitlines()[line - 1].index(at) + 1), lines[0]
+
+
+@pytest.mark.parametrize(
+    "dimension",
+    ['"[length] / [time]"', '"[length]/[time]"', '"[length] * [time] ** -1"', "speed_of_nothing_unit_free"],
+    ids=["README example", "no spaces", "negative exponent", "new base dimension word"],
+)
+def test_dimension_expressions_load(tmp_path, capsys, dimension):
+    unit = "m/s" if "[" in dimension else "per series from catalog"
+    if "[" not in dimension:
+        # a dimension word tscontract does not know is a new base dimension only for declared units
+        text = mutate(
+            SENSOR_SEED, "provenance_required:", f"units:\n  nothing: {{dimension: {dimension}}}\nprovenance_required:"
+        )
+    else:
+        text = mutate(SENSOR_SEED, SENSOR_VALUE, f"unit: {unit}, dimension: {dimension}")
+    code, out, err = cli(capsys, "show", str(write(tmp_path, text)))
+    assert code == 0 and "value" in out, err

@@ -13,6 +13,7 @@ from tscontract.contract.units import (
     affine,
     check_unit,
     convert,
+    dimensionality,
     same_unit,
     unit_in_dimension,
 )
@@ -72,3 +73,93 @@ def test_affine_conversion_runs_vectorised_in_duckdb_exactly():
     con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (CAST(-40 AS DECIMAL(12,4))), (100.0125)) v(c)")
     rows = con.execute(f"SELECT c * {factor} + {offset} FROM t ORDER BY c").fetchall()
     assert [r[0] for r in rows] == [Decimal("-40.0000"), Decimal("212.02250")]
+
+
+# ---------------------------------------------------------------- dimensions written as expressions
+
+
+@pytest.mark.parametrize(
+    ("unit", "dimension"),
+    [
+        ("m/s", "[length] / [time]"),  # the README's own example
+        ("km/h", "[length]/[time]"),
+        ("kg/m**3", "[mass] / [length] ** 3"),
+        ("ug/m**3", "[mass] / [length]**3"),
+        ("kg/h", "mass_flow"),
+        ("m**3/h", "[length] ** 3 / [time]"),
+        ("m**3/h", "volumetric_flow"),
+        ("Hz", "1 / [time]"),
+        ("W", "[mass] * [length] ** 2 / [time] ** 3"),
+        ("W", "[mass] * ([length] / [time]) ** 2 / [time]"),
+        ("m/s**2", "[length] * [time] ** -2"),
+        ("quote_currency/base_units_per_venue_contract", "currency_amount / base_asset_quantity"),
+    ],
+)
+def test_dimension_expressions(unit, dimension):
+    assert unit_in_dimension(unit, dimension)
+    assert dimensionality(dimension) == check_unit(unit)
+
+
+def test_dimension_expression_of_another_quantity_does_not_fit():
+    assert not unit_in_dimension("m/s", "[length] / [time] ** 2")
+    assert not unit_in_dimension("kg/m**3", "[mass] / [length] ** 2")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "offset"),
+    [
+        ("([length] / [time]", "unbalanced parentheses: '(' is not closed", 0),
+        ("[length] / [time])", "unbalanced parentheses: ')' closes nothing", 17),
+        ("[length] // [time]", "cannot read dimension", 10),
+        ("[length] ** x", "exponent", 12),
+        ("[length] ** 99999", "exponent", 12),
+        ("[length] / [pressiness]", "unknown dimension 'pressiness'", 11),
+        ("[length] /", "ends too early", 10),
+        ("[length] [time]", "cannot read dimension", 9),
+    ],
+)
+def test_bad_dimension_expressions_are_unit_errors_with_position(text, fragment, offset):
+    with pytest.raises(UnitError) as info:
+        dimensionality(text)
+    assert fragment in str(info.value), str(info.value)
+    assert info.value.offset == offset
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "offset"),
+    [
+        ("m/0", "division by zero", 0),
+        ("10**10**10 m", "number out of range", 0),
+        ("(m/s", "unbalanced parentheses: '(' is not closed", 0),
+        ("m/s)", "unbalanced parentheses: ')' closes nothing", 3),
+        ("kg/(m**3", "unbalanced parentheses: '(' is not closed", 3),
+        ("m**", "cannot read unit", 0),
+        ("bananas", "unknown unit 'bananas'", 0),
+    ],
+)
+def test_bad_unit_texts_are_unit_errors(text, fragment, offset):
+    with pytest.raises(UnitError) as info:
+        check_unit(text)
+    assert fragment in str(info.value), str(info.value)
+    assert info.value.offset == offset
+
+
+def test_a_unit_declared_by_a_known_dimension_belongs_to_it():
+    declared = (
+        UnitDefinition("trades", dimension="count"),
+        UnitDefinition("usd", dimension="currency_amount"),
+        UnitDefinition("mcf_per_day", dimension="volumetric_flow"),
+        UnitDefinition("index_point", dimension="index_level"),  # a new base dimension
+    )
+    assert unit_in_dimension("trades", "count", declared)
+    assert unit_in_dimension("usd", "currency_amount", declared)
+    assert unit_in_dimension("mcf_per_day", "volumetric_flow", declared)
+    assert unit_in_dimension("index_point", "index_level", declared)
+    assert not unit_in_dimension("trades", "currency_amount", declared)
+    # a unit declared by its dimension alone has no scale: it converts to nothing but itself
+    assert convert(Decimal("7"), "trades", "trades", declared=declared) == Decimal(7)
+    for other in ("count", "percent"):
+        with pytest.raises(UnitError, match="declared by its dimension only"):
+            convert(Decimal("7"), "trades", other, declared=declared)
+    with pytest.raises(UnitError, match="declared by its dimension only"):
+        affine("mcf_per_day", "m**3/h", declared=declared)

@@ -10,7 +10,7 @@ TS101 money or calibrated reading typed as float (error); other float measuremen
 TS102 numeric field without a unit
 TS103 numeric field with a unit but no dimension
 TS104 unit does not belong to the declared dimension
-TS105 unit suffix in the field name disagrees with the declared unit
+TS105 unit suffix in the field name (co_mg_m3, flow_m3_h) disagrees with the declared unit
 TS106 unit suffix in the field name, but no unit in the contract
 TS107 nullability not declared
 TS111 time precision not stated
@@ -87,7 +87,34 @@ UNIT_SUFFIXES = {
     "lpm": "L/min",
     "pct": "percent",
     "percent": "percent",
+    "m2": "m**2",
+    "m3": "m**3",
+    "mg": "mg",
+    "ug": "ug",
+    "ppm": "ppm",
 }
+# <numerator>_<denominator> suffixes: co_mg_m3 is mg/m**3, flow_m3_h is m**3/h, rain_mm_h is mm/h
+PER_NUMERATORS = {
+    "ng": "ng",
+    "ug": "ug",
+    "mg": "mg",
+    "g": "g",
+    "kg": "kg",
+    "mol": "mol",
+    "umol": "umol",
+    "ml": "mL",
+    "l": "L",
+    "m3": "m**3",
+    "mm": "mm",
+    "m": "m",
+    "km": "km",
+    "wh": "Wh",
+    "kwh": "kWh",
+    "mwh": "MWh",
+}
+PER_DENOMINATORS = {"s": "s", "min": "min", "h": "h", "d": "d", "m2": "m**2", "m3": "m**3", "l": "L", "kg": "kg"}
+# words after a unit suffix that qualify it: pressure_kpa_g (gauge), temp_c_max
+UNIT_QUALIFIERS = {"g", "a", "abs", "gauge", "absolute", "avg", "mean", "min", "max", "raw"}
 _MONEY_DIMENSION = "[quote_currency]"
 
 
@@ -281,9 +308,13 @@ class _Linter:
 
     @staticmethod
     def suffix_unit(name: str) -> str | None:
-        if "_" not in name:
-            return None
-        return UNIT_SUFFIXES.get(name.rsplit("_", 1)[1].lower())
+        """The unit a field name promises by its last words (``co_mg_m3`` -> ``mg/m**3``), if any."""
+        parts = name.lower().split("_")[1:]  # the first word is the quantity (co, flow, pressure)
+        if len(parts) >= 2 and parts[-2] in PER_NUMERATORS and parts[-1] in PER_DENOMINATORS:
+            return f"{PER_NUMERATORS[parts[-2]]}/{PER_DENOMINATORS[parts[-1]]}"
+        if len(parts) >= 2 and parts[-1] in UNIT_QUALIFIERS and parts[-2] in UNIT_SUFFIXES:
+            return UNIT_SUFFIXES[parts[-2]]
+        return UNIT_SUFFIXES.get(parts[-1]) if parts else None
 
     def suffix_agrees(self, name: str, suffix_unit: str, unit: str, path: NodePath, series: str = "") -> None:
         try:

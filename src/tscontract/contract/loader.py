@@ -21,8 +21,8 @@ from tscontract.contract.model import (
     Contract,
     FieldSpec,
 )
-from tscontract.contract.types import DataType, parse_type
-from tscontract.contract.units import UnitError, check_unit, dimensionality
+from tscontract.contract.types import DataType, ascii_digits, parse_type
+from tscontract.contract.units import UnitError, check_declarations, check_unit, dimensionality
 from tscontract.errors import ContractError, InputError, display_path
 
 _IMPLIED_TYPES = {"revision": "int64"}
@@ -121,6 +121,7 @@ class _Checker:
 
     def _resolve(self, clause: RowClause, types: dict[str, DataType], path: tuple[str | int, ...]) -> RowClause:
         try:
+            ascii_digits(clause.text)  # the clause becomes SQL, where '１' is no number
             return resolve_columns(clause, types)
         except ClauseSyntaxError as exc:
             raise self.errors.at(path, exc.message, offset=exc.offset) from None
@@ -183,6 +184,23 @@ class _Checker:
                     clause=False,
                 )
 
+    def _duplicates(self, contract: Contract) -> None:
+        by = contract.duplicates.by if contract.duplicates else None
+        if by is None:
+            return
+        spec = contract.fields.get(by)
+        if spec is None:
+            raise self.errors.at(
+                ("duplicates", "by"), f"unknown column {by!r}; the contract's columns are: {', '.join(contract.fields)}"
+            )
+        if by in contract.key:
+            raise self.errors.at(("duplicates", "by"), f"{by!r} is part of the key: every copy of a key has the same")
+        if spec.type.kind not in ("int", "decimal", "float", "timestamp", "date"):
+            raise self.errors.at(
+                ("duplicates", "by"),
+                f"{by!r} is {spec.type.text}: copies are ordered by a number or an instant (as text '10' < '9')",
+            )
+
     def _time(self, contract: Contract) -> None:
         time = contract.time
         column = contract.fields.get(time.column)
@@ -220,6 +238,14 @@ class _Checker:
                     key=True,
                     clause=False,
                 )
+        try:
+            check_declarations(declared)
+        except UnitError as exc:
+            decl = contract.units.get(exc.declared or "")
+            if decl is None:
+                raise self.errors.at(("units",), str(exc), key=True, clause=False) from None
+            key = "definition" if decl.definition is not None else "dimension"
+            raise self.errors.at(("units", exc.declared, key), str(exc), offset=exc.offset) from None
         for name, spec in contract.declared_fields.items():
             base = ("fields", name)
             if spec.unit is not None and not spec.type.is_numeric:
@@ -228,11 +254,11 @@ class _Checker:
                 try:
                     check_unit(spec.unit, declared)
                 except UnitError as exc:
-                    raise self.errors.at((*base, "unit"), str(exc)) from None
+                    raise self.errors.at((*base, "unit"), str(exc), offset=exc.offset) from None
             if spec.dimension is not None and not spec.dimension_from_catalog:
                 try:
                     dimensionality(spec.dimension, declared)
                 except UnitError as exc:
-                    raise self.errors.at((*base, "dimension"), str(exc)) from None
+                    raise self.errors.at((*base, "dimension"), str(exc), offset=exc.offset) from None
             if spec.dimension_from_catalog and not spec.unit_from_catalog:
                 raise self.errors.at((*base, "dimension"), f"dimension '{PER_SERIES}' needs unit '{FROM_CATALOG}'")

@@ -5,18 +5,26 @@ Physical units come from pint's registry (``bar``, ``kPa``, ``degC``,
 ``quote_currency`` is a ``[quote_currency]`` amount and
 ``base_units_per_venue_contract`` a ``[base_asset_quantity]``; a contract may
 declare more under ``units:``. A dimension is named in words (``pressure``,
-``temperature``, ``volumetric_flow``, ``currency_amount``) or as a pint
-dimension (``[length]``).
+``temperature``, ``volumetric_flow``, ``currency_amount``, ``count``), as a pint
+dimension (``[length]``) or as an expression of them (``[length] / [time]``,
+``[mass] / [length] ** 3``).
+
+Every unit or dimension that cannot be used is a :class:`UnitError` with the
+offset of the trouble in the text, whatever pint raised (division by zero,
+overflow, unbalanced parentheses).
 """
 
 from __future__ import annotations
 
+import re
+import tokenize
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 
 import pint
+from pint.util import UnitsContainer
 
 from tscontract.contract.cache import cache_dir
 
@@ -46,22 +54,54 @@ _DIMENSION_ALIASES = {
 
 
 class UnitError(ValueError):
-    """A unit or dimension that cannot be used."""
+    """A unit or dimension that cannot be used; ``offset`` is 0-based into the text.
+
+    ``declared`` names the contract's own unit declaration at fault, if one is.
+    """
+
+    def __init__(self, message: str, offset: int = 0, declared: str | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.declared = declared
 
 
 @dataclass(frozen=True)
 class UnitDefinition:
-    """A unit a contract declares: a new base dimension, or a pint definition."""
+    """A unit a contract declares: by a pint definition, or by its dimension alone.
+
+    A dimension tscontract knows (``count``, ``pressure``, ``[length] / [time]``) makes the
+    unit one of that dimension; any other word is a new base dimension (``index_level``).
+    A unit declared by its dimension alone has no scale: it converts to no other unit.
+    """
 
     name: str
     dimension: str | None = None
     definition: str | None = None
 
-    def pint_line(self) -> str:
+    def pint_line(self, ureg: pint.UnitRegistry) -> str:
         if self.definition is not None:
             return f"{self.name} = {self.definition}"
         dimension = self.dimension or self.name
-        return f"{self.name} = [{dimension.strip('[]')}]"
+        if _ONE_WORD.fullmatch(dimension):
+            word = dimension.strip().strip("[]").strip()
+            if _known_word(ureg, word) is None:
+                return f"{self.name} = [{word}]"  # a new base dimension
+        known = _dimension(ureg, dimension)
+        return f"{self.name} = {str(known) if known else '[]'}"
+
+
+def _balanced(text: str, what: str) -> None:
+    """Parentheses must pair up; pint would fail on them with a tokenizer error."""
+    opened: list[int] = []
+    for offset, char in enumerate(text):
+        if char == "(":
+            opened.append(offset)
+        elif char == ")":
+            if not opened:
+                raise UnitError(f"{what} {text!r}: unbalanced parentheses: ')' closes nothing", offset)
+            opened.pop()
+    if opened:
+        raise UnitError(f"{what} {text!r}: unbalanced parentheses: '(' is not closed", opened[-1])
 
 
 @cache
@@ -82,24 +122,46 @@ def registry(declared: tuple[UnitDefinition, ...] = ()) -> pint.UnitRegistry:
         ureg.define(f"{name} = {dimension}")
     for unit in declared:
         try:
-            ureg.define(unit.pint_line())
-        except Exception as exc:  # pint raises several types for bad definitions
-            raise UnitError(f"cannot define unit {unit.name!r}: {exc}") from None
+            if unit.definition is not None:
+                _balanced(unit.definition, "definition")
+            ureg.define(unit.pint_line(ureg))
+        except UnitError as exc:
+            raise UnitError(f"cannot define unit {unit.name!r}: {exc}", exc.offset, unit.name) from None
+        except Exception as exc:  # pint raises many types (and decimal's) for bad definitions
+            reason = str(exc) or type(exc).__name__
+            raise UnitError(f"cannot define unit {unit.name!r}: {reason}", declared=unit.name) from None
     return ureg
 
 
+def check_declarations(declared: tuple[UnitDefinition, ...]) -> None:
+    """Raise :class:`UnitError` (naming the declaration) when a declared unit cannot be defined."""
+    registry(declared)
+
+
 def _units(ureg: pint.UnitRegistry, text: str) -> pint.Unit:
+    _balanced(text, "unit")
     try:
         return ureg.parse_units(text)
+    except pint.errors.UndefinedUnitError as exc:
+        raise UnitError(f"unknown unit {text!r} ({exc})") from None
+    except ZeroDivisionError:
+        raise UnitError(f"unit {text!r}: division by zero") from None
+    except ArithmeticError:  # decimal.Overflow, InvalidOperation
+        raise UnitError(f"unit {text!r}: number out of range") from None
     except (
-        pint.errors.UndefinedUnitError,
-        pint.errors.DefinitionSyntaxError,
+        pint.errors.PintError,
         ValueError,
         AttributeError,
         TypeError,
         AssertionError,
+        KeyError,
+        IndexError,
+        SyntaxError,
+        tokenize.TokenError,
+        RecursionError,
     ) as exc:
-        raise UnitError(f"unknown unit {text!r} ({exc})") from None
+        reason = str(exc) or "not a unit expression"
+        raise UnitError(f"cannot read unit {text!r} ({reason})") from None
 
 
 def check_unit(text: str, declared: tuple[UnitDefinition, ...] = ()) -> str:
@@ -107,24 +169,131 @@ def check_unit(text: str, declared: tuple[UnitDefinition, ...] = ()) -> str:
     return str(_units(registry(declared), text).dimensionality)
 
 
-def dimensionality(dimension: str, declared: tuple[UnitDefinition, ...] = ()) -> str:
-    """The pint dimensionality of a dimension written in a contract."""
-    ureg = registry(declared)
-    key = dimension.strip().lower().replace(" ", "_")
-    target = _DIMENSION_ALIASES.get(key)
-    if target is None:
-        target = key if key.startswith("[") else f"[{key}]"
-    if target == "":
-        return str(ureg.parse_units("dimensionless").dimensionality)
+# ------------------------------------------------------------ dimensions written in contracts
+
+_OPERATOR = re.compile(r"[*/^()]")
+_ONE_WORD = re.compile(r"\s*(\[\s*[A-Za-z_][A-Za-z0-9_ ]*\]|[A-Za-z_][A-Za-z0-9_ ]*)\s*")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<op>\*\*|\^|\*|/|\(|\)|-)|(?P<dim>\[[^\[\]]*\])|(?P<word>[A-Za-z_][A-Za-z0-9_]*)|(?P<int>[0-9]+))"
+)
+_MAX_EXPONENT = 12
+
+
+def _known_word(ureg: pint.UnitRegistry, word: str) -> UnitsContainer | None:
+    """A dimension named by one word: a contract alias or a pint dimension; None if unknown."""
+    key = word.strip().lower().replace(" ", "_")
+    alias = _DIMENSION_ALIASES.get(key)
+    if alias == "":
+        return UnitsContainer()
+    if alias is not None and _OPERATOR.search(alias):
+        return _DimensionReader(ureg, alias).read()
     try:
-        return str(ureg.get_dimensionality(target))
-    except (pint.errors.UndefinedUnitError, ValueError, KeyError) as exc:
-        raise UnitError(f"unknown dimension {dimension!r} ({exc})") from None
+        return ureg.get_dimensionality(alias or f"[{key}]")
+    except (pint.errors.PintError, ValueError, KeyError, AttributeError):
+        return None
+
+
+class _DimensionReader:
+    """``[mass] / [length] ** 3``: dimensions and words joined by ``*``, ``/``, ``**`` and parentheses."""
+
+    def __init__(self, ureg: pint.UnitRegistry, text: str) -> None:
+        self.ureg, self.text = ureg, text
+        self.tokens: list[tuple[str, str, int]] = []
+        offset = 0
+        while offset < len(text):
+            if text[offset:].strip() == "":
+                break
+            match = _TOKEN.match(text, offset)
+            if match is None or match.end() == offset:
+                start = offset + len(text[offset:]) - len(text[offset:].lstrip())
+                raise self.error(f"cannot read dimension at {text[start]!r}", start)
+            kind = match.lastgroup or "op"
+            self.tokens.append((kind, match.group(kind), match.start(kind)))
+            offset = match.end()
+        self.position = 0
+
+    def error(self, message: str, offset: int) -> UnitError:
+        return UnitError(f"dimension {self.text!r}: {message}", offset)
+
+    def peek(self) -> tuple[str, str, int] | None:
+        return self.tokens[self.position] if self.position < len(self.tokens) else None
+
+    def take(self) -> tuple[str, str, int]:
+        token = self.peek()
+        if token is None:
+            raise self.error("ends too early", len(self.text.rstrip()))
+        self.position += 1
+        return token
+
+    def read(self) -> UnitsContainer:
+        result = self.expression()
+        token = self.peek()
+        if token is not None:
+            raise self.error(f"cannot read dimension at {token[1]!r}", token[2])
+        return result
+
+    def expression(self) -> UnitsContainer:
+        result = self.power()
+        while (token := self.peek()) is not None and token[1] in ("*", "/"):
+            self.take()
+            operand = self.power()
+            result = result * operand if token[1] == "*" else result / operand
+        return result
+
+    def power(self) -> UnitsContainer:
+        base = self.atom()
+        token = self.peek()
+        if token is None or token[1] not in ("**", "^"):
+            return base
+        self.take()
+        sign, (kind, text, offset) = 1, self.take()
+        if text == "-":
+            sign, (kind, text, offset) = -1, self.take()
+        if kind != "int":
+            raise self.error(f"an exponent is a whole number, not {text!r}", offset)
+        if int(text) > _MAX_EXPONENT:
+            raise self.error(f"exponent {text} out of range (at most {_MAX_EXPONENT})", offset)
+        return base ** (sign * int(text))
+
+    def atom(self) -> UnitsContainer:
+        kind, text, offset = self.take()
+        if text == "(":
+            inner = self.expression()
+            closing = self.take()
+            if closing[1] != ")":
+                raise self.error(f"cannot read dimension at {closing[1]!r}", closing[2])
+            return inner
+        if kind == "int" and text == "1":
+            return UnitsContainer()
+        if kind in ("dim", "word"):
+            name = text.strip("[]").strip()
+            found = _known_word(self.ureg, name)
+            if found is None:
+                raise UnitError(f"unknown dimension {name!r}", offset)
+            return found
+        raise self.error(f"cannot read dimension at {text!r}", offset)
+
+
+def _dimension(ureg: pint.UnitRegistry, dimension: str) -> UnitsContainer:
+    if _ONE_WORD.fullmatch(dimension):  # 'pressure', 'mass flow', '[length]'
+        found = _known_word(ureg, dimension.strip().strip("[]"))
+        if found is None:
+            raise UnitError(f"unknown dimension {dimension!r}")
+        return found
+    _balanced(dimension, "dimension")
+    return _DimensionReader(ureg, dimension).read()
+
+
+def dimensionality(dimension: str, declared: tuple[UnitDefinition, ...] = ()) -> str:
+    """The pint dimensionality of a dimension written in a contract, as text."""
+    found = _dimension(registry(declared), dimension)
+    return str(found) if found else "dimensionless"
 
 
 def unit_in_dimension(unit: str, dimension: str, declared: tuple[UnitDefinition, ...] = ()) -> bool:
     """True when ``unit`` measures ``dimension`` (kPa is pressure, degC is temperature)."""
-    return check_unit(unit, declared) == dimensionality(dimension, declared)
+    ureg = registry(declared)
+    return UnitsContainer(_units(ureg, unit).dimensionality) == _dimension(ureg, dimension)
 
 
 def same_unit(a: str, b: str, declared: tuple[UnitDefinition, ...] = ()) -> bool:
@@ -150,10 +319,19 @@ def convert(
         raise TypeError(f"convert() takes a Decimal, not {type(value).__name__}")
     ureg = registry(declared)
     source, target = _units(ureg, from_unit), _units(ureg, to_unit)
+    scale_free = {u.name for u in declared if u.definition is None}
+    if source != target and scale_free & {*dict(source._units), *dict(target._units)}:
+        name = sorted(scale_free & {*dict(source._units), *dict(target._units)})[0]
+        raise UnitError(
+            f"cannot convert {from_unit} to {to_unit}: {name} is declared by its dimension only "
+            "and has no scale; give it a definition (units: {name: {definition: ...}})"
+        )
     try:
         magnitude = ureg.Quantity(value, source).to(target).magnitude
     except pint.errors.DimensionalityError as exc:
         raise UnitError(f"cannot convert {from_unit} to {to_unit}: {exc}") from None
+    except ArithmeticError:
+        raise UnitError(f"cannot convert {from_unit} to {to_unit}: the factor is out of range") from None
     result = Decimal(magnitude)
     if scale is not None:
         result = result.quantize(Decimal(1).scaleb(-scale))
