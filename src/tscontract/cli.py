@@ -189,7 +189,13 @@ def validate(
     if html is not None:
         from tscontract.report.html import render_html, series_data
 
-        series = series_data(contract, data if len(data) > 1 else data[0], catalog, report)
+        series = series_data(
+            contract,
+            data if len(data) > 1 else data[0],
+            catalog,
+            report,
+            bounds=loaded_bounds,  # draw the bounds that were applied
+        )
         html.write_text(render_html(report, series=series), encoding="utf-8")
     if fmt is OutputFormat.json:
         _emit_json(report.to_json())

@@ -73,9 +73,16 @@ def test_series_data_marks_failures_and_bounds(sensor_html: tuple[ValidationRepo
     assert ("2026-11-30T11:57:00Z", 612.5, True) in flow  # outside hard bounds [0, 500]
     assert data_dict["bounds"]["F-310.inlet_flow"]["hard"] == [0.0, 500.0]
     assert data_dict["gaps"]["P-101.discharge_pressure"] == [["2026-11-30T12:01:30Z", "2026-11-30T12:01:44Z"]]
-    small = series_data(contract, data, catalog, report, max_points=3)
+    # only the plotted field's checks mark points: the calibration, unit and cadence rows do not
+    assert {t for t, _, failed in flow + data_dict["points"]["T-204.bearing_temp"] if failed} == {
+        "2026-11-30T11:57:00Z",  # invariants[1], hard bounds
+        "2026-11-30T12:01:00Z",  # field.value.type, 5 decimal places
+        "2026-11-30T11:55:20Z",  # invariants[0], value null while quality good
+    }
+    assert not [p for p in data_dict["points"]["P-101.discharge_pressure"] if p[2]]
+    small = series_data(contract, data, catalog, report, max_points=4)
     pressure = small["points"]["P-101.discharge_pressure"]
-    assert len(pressure) < 17 and all(p[2] for p in pressure if p[0] == "2026-11-30T12:01:44Z")
+    assert len(pressure) < 17 and ("2026-11-30T11:57:00Z", 612.5, True) in small["points"]["F-310.inlet_flow"]
 
 
 def test_escapes_text() -> None:
@@ -146,3 +153,192 @@ def test_cli_validate_writes_the_html_report(tmp_path):
     assert result.returncode == 1
     page = out.read_text()
     assert "<svg" in page and "unit equals catalog unit for series_id" in page and "<script" not in page
+
+
+# ---------------------------------------------------------------- plots show what was checked
+
+
+def _sensor_rows(start: datetime, temps: list[str | None], units: dict[int, str] | None = None) -> list[str]:
+    """T-204 bearing temperatures every 10 s, as the historian exports them, plus a short P-101 run."""
+    from datetime import timedelta
+
+    units = units or {}
+    rows = []
+    for i, value in enumerate(temps):
+        ts = (start + timedelta(seconds=10 * i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        quality = "suspect" if value == "-200.0000" else "good"  # the historian's sentinel for "no reading"
+        rows.append(
+            f"T-204.bearing_temp,{ts},{value or ''},{units.get(i, 'degC')},{quality},CAL-T204-2026A,"
+            "historian-1,run-0200,2.0.0,0"
+        )
+    for i in range(360):
+        ts = (start + timedelta(seconds=10 * i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        rows.append(
+            f"P-101.discharge_pressure,{ts},{8.4 + (i % 17) / 100:.4f},bar,good,CAL-P101-2026A,"
+            "plc-gw-1,run-0200,2.0.0,0"
+        )
+    return rows
+
+
+def _bearing(n: int, offset: int = 0) -> list[str | None]:
+    # a slow daily swing between about 55 and 65 degC, 4 decimals as the contract's decimal(12,4)
+    import math
+
+    return [f"{60 + 5 * math.sin((i + offset) / 900):.4f}" for i in range(n)]
+
+
+HEADER = "series_id,event_ts,value,unit,quality,calibration_id,source_id,ingest_run_id,transform_version,revision"
+# across the end of US daylight saving time (America/Chicago, the device zone: 2026-11-01 07:00Z)
+BATCH_START = datetime(2026, 10, 31, 22, 0, tzinfo=UTC)
+SENTINELS = range(2000, 2040)  # the historian lost the sensor for 400 s and wrote -200
+SPIKE = 3337  # one real bearing spike, inside the hard bounds: a plausibility warning
+WRONG_UNIT = (4100, 4101, 4102)  # rows exported in degF: the unit clause fails, the value is fine
+
+
+@pytest.fixture(scope="module")
+def bearing_batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from datetime import timedelta
+
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.loader import load_contract
+    from tscontract.engines.duckdb import profile
+    from tscontract.plan.bounds import save_bounds
+
+    root = tmp_path_factory.mktemp("bearing")
+    history = root / "history.csv"
+    history.write_text("\n".join([HEADER, *_sensor_rows(BATCH_START - timedelta(days=1), _bearing(6000, 7))]) + "\n")
+    bounds = root / "bounds.yaml"
+    contract, catalog = load_contract(SENSOR / "contract.yaml"), load_catalog(SENSOR / "catalog.yaml")
+    save_bounds(profile(contract, history, catalog=catalog), bounds)
+    temps = _bearing(6000)
+    for i in SENTINELS:
+        temps[i] = "-200.0000"
+    temps[SPIKE] = "141.5000"
+    batch = root / "batch.csv"
+    batch.write_text("\n".join([HEADER, *_sensor_rows(BATCH_START, temps, {i: "degF" for i in WRONG_UNIT})]) + "\n")
+    spiked = _bearing(6000)
+    for i in (SPIKE, SPIKE + 500, SPIKE + 900):
+        spiked[i] = "141.5000"
+    warnings_only = root / "warnings_only.csv"
+    warnings_only.write_text("\n".join([HEADER, *_sensor_rows(BATCH_START, spiked)]) + "\n")
+    # a catalog that states plausibility bounds no clause of the contract applies
+    catalog = root / "catalog.yaml"
+    catalog.write_text(
+        (SENSOR / "catalog.yaml")
+        .read_text()
+        .replace("    hard_bounds: [-40, 150]\n", "    hard_bounds: [-40, 150]\n    plausibility_bounds: [10, 90]\n")
+    )
+    return {"batch": batch, "bounds": bounds, "warnings_only": warnings_only, "catalog": catalog}
+
+
+def _marked(points: list) -> list[str]:
+    return [t for t, _, failed in points if failed]
+
+
+def _at(i: int) -> str:
+    from datetime import timedelta
+
+    return (BATCH_START + timedelta(seconds=10 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_every_failing_point_of_the_plotted_field_is_drawn(bearing_batch: dict[str, Path]) -> None:
+    contract, catalog = SENSOR / "contract.yaml", SENSOR / "catalog.yaml"
+    report = validate(contract, bearing_batch["batch"], catalog=catalog, now=NOW, examples=5)
+    hard = report.check("invariants[1]")
+    assert hard.failed_rows == 40 and len(hard.examples) == 5  # the report shows five
+    assert report.check("invariants[2]").failed_rows == 3  # degF rows: another field's clause
+    data = series_data(contract, bearing_batch["batch"], catalog, report)
+    temps = data["points"]["T-204.bearing_temp"]
+    # all 40 sentinel readings are drawn as failing, and nothing else: the degF rows fail the unit clause
+    assert _marked(temps) == [_at(i) for i in SENTINELS]
+    assert {v for t, v, failed in temps if failed} == {-200.0}
+    assert _marked(data["points"]["P-101.discharge_pressure"]) == []
+    # bounded: at most max_failing per series, the first ones in time
+    few = series_data(contract, bearing_batch["batch"], catalog, report, max_failing=10)
+    assert _marked(few["points"]["T-204.bearing_temp"]) == [_at(i) for i in SENTINELS[:10]]
+
+
+def test_downsampling_keeps_peaks(bearing_batch: dict[str, Path]) -> None:
+    contract, catalog = SENSOR / "contract.yaml", SENSOR / "catalog.yaml"
+    report = validate(contract, bearing_batch["batch"], catalog=catalog, now=NOW)
+    data = series_data(contract, bearing_batch["batch"], catalog, report, max_points=200)
+    temps = data["points"]["T-204.bearing_temp"]
+    assert len(temps) <= 200 + 40  # min/max/first/last of 50 buckets, plus the failing points
+    values = [v for _, v, _ in temps]
+    assert 141.5 in values and (_at(SPIKE), 141.5, False) in temps  # a one-reading spike survives
+    assert max(values) == 141.5 and min(values) == -200.0
+    # the swing keeps its shape: each bucket's extremes are there
+    assert 64.9 < max(v for v in values if v < 100) <= 65.0 and 55.0 <= min(v for v in values if v > 0) < 55.1
+    assert temps == sorted(temps, key=lambda p: p[0])
+
+
+def test_applied_bounds_are_drawn_not_the_catalog_ones(bearing_batch: dict[str, Path], tmp_path: Path) -> None:
+    from tscontract.plan.bounds import load_bounds
+
+    contract, catalog = SENSOR / "contract.yaml", bearing_batch["catalog"]
+    bounds = load_bounds(bearing_batch["bounds"])
+    report = validate(contract, bearing_batch["batch"], catalog=catalog, now=NOW, bounds=bounds)
+    assert report.check("plausibility.value").status == "failed"
+    data = series_data(contract, bearing_batch["batch"], catalog, report, bounds=bounds)
+    drawn = data["bounds"]["T-204.bearing_temp"]
+    low, high = bounds.fields["value"]["T-204.bearing_temp"].limits(bounds.margin)
+    assert drawn["profiled"] == [float(low), float(high)]
+    assert drawn["hard"] == [-40.0, 150.0]  # applied by invariants[1]
+    assert drawn["plausibility"] is None  # in the catalog, but no clause applies it
+    unapplied = series_data(contract, bearing_batch["batch"], catalog, report)
+    assert unapplied["bounds"]["T-204.bearing_temp"]["profiled"] is None
+    html = render_html(report, series=data)
+    assert "bound-profiled" in html and "bound-plausibility" not in html
+    assert f"{float(low):.6g}" in html and f"{float(high):.6g}" in html
+    # the plausibility warning's spike is drawn as failing; it is a check on value
+    assert (_at(SPIKE), 141.5, True) in data["points"]["T-204.bearing_temp"]
+
+
+def test_header_says_passed_with_warnings(bearing_batch: dict[str, Path], tmp_path: Path) -> None:
+    from tscontract.plan.bounds import load_bounds
+
+    contract, catalog = SENSOR / "contract.yaml", SENSOR / "catalog.yaml"
+    bounds = load_bounds(bearing_batch["bounds"])
+    data_file = bearing_batch["warnings_only"]
+    report = validate(contract, data_file, catalog=catalog, now=NOW, bounds=bounds)
+    warned = [c for c in report.checks if c.status == "failed"]
+    assert report.passed and [(c.id, c.severity, c.failed_rows) for c in warned] == [
+        ("plausibility.value", "warning", 3)
+    ]
+    page = tmp_path / "report.html"
+    page.write_text(render_html(report, series=series_data(contract, data_file, catalog, report, bounds=bounds)))
+    result = _run(["--dump-dom", page.as_uri()], tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    verdict = re.search(r'<span class="verdict ([a-z]+)">([^<]*)</span>', result.stdout)
+    assert verdict and verdict.groups() == ("warn", "PASSED with 1 warning")
+    assert '<span class="count-warning">1 warning</span>' in result.stdout
+    assert '<span class="count-failed">0 failed</span>' in result.stdout
+    assert not _console_errors(result.stderr)
+    png = tmp_path / "warned.png"
+    shot = _run([f"--screenshot={png}", "--window-size=1280,1400", page.as_uri()], tmp_path)
+    assert shot.returncode == 0 and png.stat().st_size > 10_000
+    out = ROOT / "out"
+    out.mkdir(exist_ok=True)
+    shutil.copyfile(png, out / "report_warnings.png")
+
+
+def test_cli_html_draws_the_applied_bounds(bearing_batch: dict[str, Path], tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    out = tmp_path / "report.html"
+    result = run_cli(
+        "validate",
+        SENSOR / "contract.yaml",
+        bearing_batch["warnings_only"],
+        "--catalog",
+        bearing_batch["catalog"],
+        "--bounds",
+        bearing_batch["bounds"],
+        "--now",
+        "2026-11-30T21:05:00Z",
+        "--html",
+        out,
+    )
+    assert result.returncode == 0, result.stderr
+    page = out.read_text()
+    assert "PASSED with 1 warning" in page and "bound-profiled" in page and "bound-plausibility" not in page

@@ -19,6 +19,7 @@ code{font:12px ui-monospace,monospace}.meta td:first-child{width:110px;color:#55
 .status-failed{color:#a4161a;background:#fbe3e3}.status-error{color:#7a4a00;background:#fff0cc}
 .verdict{font-size:18px;font-weight:700;padding:6px 12px;display:inline-block;border-radius:4px}
 .verdict.pass{background:#e2f4e6;color:#17692f}.verdict.fail{background:#fbe3e3;color:#a4161a}
+.verdict.warn{background:#fff0cc;color:#7a4a00}
 .counts span{margin-right:18px}.plot{display:block;margin:4px 0 14px;background:#fcfcfd;border:1px solid #e3e6ea}
 .legend{font-size:12px;color:#555}.msg{color:#555;font-style:italic}
 """
@@ -65,12 +66,20 @@ def _svg(kind: str, height: int, title: str, body: list[str]) -> str:
     )
 
 
+# the bounds a plot draws: (key in series["bounds"], colour, dash, what the line is)
+_BOUNDS = (
+    ("hard", "#c0392b", "6 3", "hard bounds (catalog)"),
+    ("plausibility", "#e67e22", "2 3", "plausibility bounds (catalog)"),
+    ("profiled", "#8e44ad", "8 3 2 3", "plausibility bounds profiled from history (--bounds)"),
+)
+
+
 def _timeline(sid: str, field: str, points: list, bounds: dict[str, Any]) -> str:
     pts = [(_ts(t), None if v is None else float(v), bool(f)) for t, v, f in points]
     ts = [p[0] for p in pts] or [0.0]
     vals = [p[1] for p in pts if p[1] is not None]
-    hard, plaus = bounds.get("hard"), bounds.get("plausibility")
-    ys_all = vals + [float(b) for pair in (hard, plaus) if pair for b in pair]
+    pairs = [(bounds.get(key), colour, dash, key, what) for key, colour, dash, what in _BOUNDS]
+    ys_all = vals + [float(b) for pair, *_ in pairs if pair for b in pair]
     h, top, bottom = 240, 12, 210
     xs = _Scale(min(ts), max(ts), _PAD_L, _W - _PAD_R)
     lo, hi = (min(ys_all), max(ys_all)) if ys_all else (0.0, 1.0)
@@ -79,12 +88,14 @@ def _timeline(sid: str, field: str, points: list, bounds: dict[str, Any]) -> str
     body = _time_axis(xs, bottom, min(ts), max(ts))
     for v in (ys.lo, (ys.lo + ys.hi) / 2, ys.hi):
         body.append(f'<text x="{_PAD_L - 6}" y="{_fmt(ys(v) + 4)}" font-size="10" text-anchor="end">{v:.4g}</text>')
-    for pair, colour, dash, name in ((hard, "#c0392b", "6 3", "hard"), (plaus, "#e67e22", "2 3", "plausibility")):
+    for pair, colour, dash, name, what in pairs:
         for b in pair or ():
             y = _fmt(ys(float(b)))
+            low, high = (float(x) for x in pair)
             body.append(
                 f'<line class="bound bound-{name}" x1="{_PAD_L}" y1="{y}" x2="{_W - _PAD_R}" y2="{y}" '
-                f'stroke="{colour}" stroke-dasharray="{dash}"/>'
+                f'stroke="{colour}" stroke-dasharray="{dash}"><title>{escape(what)}: '
+                f"{low:.6g} .. {high:.6g}</title></line>"
             )
     segment: list[str] = []
     segments = []
@@ -155,10 +166,23 @@ def _examples_table(check: CheckResult) -> str:
     return f'<table class="examples"><tr>{head}</tr>{rows}</table>'
 
 
+def _counts(report: ValidationReport) -> dict[str, int]:
+    """Checks by outcome: a warning-severity check that did not pass is a warning, never 'failed'."""
+    counts = {"passed": 0, "failed": 0, "warning": 0, "error": 0}
+    for c in report.checks:
+        outcome = c.status if c.status == "passed" or c.severity == "error" else "warning"
+        counts[outcome] += 1
+    return counts
+
+
 def render_html(report: ValidationReport, *, series: dict | None = None) -> str:
     """One self-contained HTML page for ``report``; ``series`` (see :func:`series_data`) adds plots."""
-    counts = {s: sum(c.status == s for c in report.checks) for s in ("passed", "failed", "error")}
+    counts = _counts(report)
+    warnings = counts["warning"]
     verdict = "PASSED" if report.passed else "FAILED"
+    if report.passed and warnings:
+        verdict += f" with {warnings} warning{'s' if warnings != 1 else ''}"
+    tone = "fail" if not report.passed else "warn" if warnings else "pass"
     out = [
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         f"<title>{escape(report.contract)} {escape(report.version)} validation</title>",
@@ -169,9 +193,12 @@ def render_html(report: ValidationReport, *, series: dict | None = None) -> str:
         f"<tr><td>elapsed</td><td>{report.elapsed_s:.3f} s</td></tr>",
         f"<tr><td>data</td><td>{'<br>'.join(f'<code>{escape(d)}</code>' for d in report.data)}</td></tr></table>",
         '<h2>Summary</h2><div id="summary">',
-        f'<span class="verdict {"pass" if report.passed else "fail"}">{verdict}</span>',
+        f'<span class="verdict {tone}">{verdict}</span>',
         '<p class="counts">'
-        + "".join(f'<span class="count-{s}">{n} {s}</span>' for s, n in counts.items())
+        + "".join(
+            f'<span class="count-{s}">{n} {s}{"s" if s == "warning" and n != 1 else ""}</span>'
+            for s, n in counts.items()
+        )
         + "</p></div>",
     ]
     if series:
@@ -208,8 +235,11 @@ def _plots(report: ValidationReport, series: dict) -> str:
     field = str(series.get("field", "value"))
     out = [
         "<h2>Plots</h2>",
-        f'<p class="legend">Timeline of <code>{escape(field)}</code>: red dashed lines hard bounds, orange dotted '
-        "plausibility bounds, red dots failing rows. Cadence: one tick per point, red bands gaps.</p>",
+        f'<p class="legend">Timeline of <code>{escape(field)}</code> (first, last, lowest and highest point of each '
+        "time bucket, so spikes show): red dashed lines the catalog hard bounds and orange dotted the catalog "
+        "plausibility bounds, each where a clause applies them; purple dash-dot the plausibility bounds profiled "
+        f"from history (<code>--bounds</code>); red dots rows failing a check on <code>{escape(field)}</code>. "
+        "Cadence: one tick per point, red bands gaps.</p>",
     ]
     has_completeness = any(c.kind == "completeness" or c.id == "completeness" for c in report.checks)
     for sid, points in series.get("points", {}).items():
@@ -229,54 +259,54 @@ def series_data(
     report: ValidationReport,
     field: str | None = None,
     max_points: int = 2000,
+    mapping: Any = None,
+    bounds: Any = None,
+    max_failing: int = 2000,
 ) -> dict:
-    """Build the ``series`` argument of :func:`render_html` from the data with DuckDB."""
-    import duckdb
+    """Build the ``series`` argument of :func:`render_html` from the data with DuckDB.
 
+    With ``mapping`` the data is raw and plotted as converted (as ``validate --mapping`` checks it).
+    ``bounds`` (a path or :class:`~tscontract.plan.bounds.Bounds`) are the ``--bounds`` validate
+    applied: drawn as the profiled plausibility bounds. Each series is downsampled to about
+    ``max_points`` (the first, last, lowest and highest point of each time bucket, so spikes
+    survive); every point failing a row check of the plotted field that failed (up to
+    ``max_failing`` per series, the first in time) is drawn and marked, found by the engine's
+    own failure SQL, not only the report's few examples.
+    """
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
-    from tscontract.engines.duckdb import measurement_fields
-    from tscontract.engines.sources import SOURCE_VIEW, open_source
+    from tscontract.engines.duckdb import ValidationRun, connect, measurement_fields
+    from tscontract.engines.sources import open_source
+    from tscontract.plan.bounds import load_bounds
+    from tscontract.plan.checks import build_plan
 
     contract = load_contract(contract_path)
     catalog = load_catalog(catalog_path) if catalog_path else None
+    if isinstance(bounds, str | Path):
+        bounds = load_bounds(bounds)
     scol, tcol = contract.series_column, contract.time.column
     field = field or (measurement_fields(contract) or ["value"])[0]
-    con = duckdb.connect()
-    con.execute("SET TimeZone = 'UTC'")
-    src = open_source(con, data_path)
-    failed_rows = sorted({int(e["row"]) for c in report.failed for e in c.examples if e.get("row") is not None})
-    row = "__row" if src.has_row_number else "row_number() OVER ()"
-    q = lambda name: '"' + name.replace('"', '""') + '"'  # noqa: E731
-    sexpr = f"CAST({q(scol)} AS VARCHAR)" if scol else "'all'"
-    sql = f"""
-        WITH s AS (SELECT {row} AS r, {sexpr} AS s, TRY_CAST(CAST({q(tcol)} AS VARCHAR) AS TIMESTAMPTZ) AS t,
-                   TRY_CAST(CAST({q(field)} AS VARCHAR) AS DOUBLE) AS v FROM {SOURCE_VIEW}),
-             n AS (SELECT *, list_contains($1::BIGINT[], r) AS f,
-                   row_number() OVER (PARTITION BY s ORDER BY t) AS i, count(*) OVER (PARTITION BY s) AS c
-                   FROM s WHERE t IS NOT NULL)
-        SELECT s, t, v, f FROM n WHERE f OR (i - 1) % greatest(1, ceil(c / $2))::BIGINT = 0 ORDER BY s, t"""
-    rows = con.execute(sql, [failed_rows, max_points]).fetchall()
-    con.close()
-    keyed = {
-        (str(e.get(scol)) if scol else "all", _ts(e[tcol]))
-        for c in report.failed
-        for e in c.examples
-        if e.get("row") is None and e.get(tcol)
-    }
+    plan = build_plan(contract, catalog, bounds)
+    con = connect()
+    try:
+        if mapping is not None:
+            from tscontract.gate.staging import stage_source
+
+            src, _ = stage_source(con, data_path, contract, catalog, mapping)
+        else:
+            src = open_source(con, data_path)
+        run = ValidationRun(plan, src, None, 0, None, con=con)
+        run.register_catalog()
+        run.register_bounds()
+        run.create_typed_view(numbered=True)
+        rows = con.execute(_points_sql(run, field, scol, tcol), [max(1, max_points // 4), max_failing]).fetchall()
+    finally:
+        con.close()
     points: dict[str, list] = {}
     for s, t, v, f in rows:
         iso = t.astimezone(UTC).isoformat().replace("+00:00", "Z")
-        points.setdefault(s, []).append((iso, v, bool(f) or (s, t.timestamp()) in keyed))
-    bounds: dict[str, dict] = {}
-    for sid in points:
-        entry = catalog.series.get(sid) if catalog else None
-        bounds[sid] = {
-            "hard": [float(b) for b in entry.hard_bounds] if entry and entry.hard_bounds else None,
-            "plausibility": [float(b) for b in entry.plausibility_bounds]
-            if entry and entry.plausibility_bounds
-            else None,
-        }
+        points.setdefault(s, []).append((iso, v, bool(f)))
+    drawn = {sid: _applied_bounds(contract, catalog, bounds, field, sid) for sid in points}
     gaps: dict[str, list] = {}
     windows: dict[str, list] = {}
     for c in report.checks:
@@ -287,4 +317,53 @@ def series_data(
             if c.kind == "completeness" and "window_start" in e:
                 windows.setdefault(sid, []).append((e["window_start"], e["expected"], e["actual"]))
                 gaps.setdefault(sid, []).extend([list(g) for g in e.get("gaps", [])])
-    return {"field": field, "points": points, "bounds": bounds, "gaps": gaps, "windows": windows}
+    return {"field": field, "points": points, "bounds": drawn, "gaps": gaps, "windows": windows}
+
+
+def _points_sql(run: Any, field: str, scol: str | None, tcol: str) -> str:
+    """Per series: first, last, min and max of each of $1 time buckets (M4), and failing points ($2 at most).
+
+    A point fails when it fails a row check on ``field`` that failed in the run, by the engine's own SQL.
+    """
+    from tscontract.engines.columns import ident
+    from tscontract.engines.duckdb import TYPED_VIEW
+
+    failing = [
+        sql
+        for check in run.plan.of_scope("row")
+        if field in check.columns and not run.missing(check)
+        if not (check.params.get("needs_catalog") and not run.catalog_joined)
+        if (sql := run.failure_sql(check)) is not None
+    ]
+    fail = " OR ".join(f"COALESCE(({sql}), FALSE)" for sql in failing) or "FALSE"
+    series = f"CAST({ident(scol)} AS VARCHAR)" if scol else "'all'"
+    value = f"TRY_CAST({ident('__raw_' + field)} AS DOUBLE)" if field in run.columns else "NULL::DOUBLE"
+    return f"""
+        WITH p AS (SELECT __row AS r, {series} AS s, {ident(tcol)} AS t, {value} AS v, ({fail}) AS f
+                   FROM {TYPED_VIEW} WHERE {ident(tcol)} IS NOT NULL),
+             q AS (SELECT *, epoch_us(t) - min(epoch_us(t)) OVER (PARTITION BY s) AS dt,
+                   max(epoch_us(t)) OVER (PARTITION BY s) - min(epoch_us(t)) OVER (PARTITION BY s) AS span FROM p),
+             k AS (SELECT *, CASE WHEN span = 0 THEN 0 ELSE least($1 - 1, floor(dt * $1 / span)) END AS b FROM q),
+             m AS (SELECT *,
+                   row_number() OVER (PARTITION BY s, b ORDER BY t, r) AS first_,
+                   row_number() OVER (PARTITION BY s, b ORDER BY t DESC, r DESC) AS last_,
+                   row_number() OVER (PARTITION BY s, b, v IS NULL ORDER BY v, t, r) AS low_,
+                   row_number() OVER (PARTITION BY s, b, v IS NULL ORDER BY v DESC, t, r) AS high_,
+                   row_number() OVER (PARTITION BY s, f ORDER BY t, r) AS nth FROM k)
+        SELECT s, t, v, f AND nth <= $2 FROM m
+        WHERE first_ = 1 OR last_ = 1 OR low_ = 1 OR high_ = 1 OR (f AND nth <= $2)
+        ORDER BY s, t, r"""
+
+
+def _applied_bounds(contract: Any, catalog: Any, bounds: Any, field: str, sid: str) -> dict[str, Any]:
+    """The bounds validation applied to ``field`` of series ``sid``: catalog bounds a clause names, --bounds."""
+    clauses = [*contract.invariants, *([contract.constraints[field]] if field in contract.constraints else [])]
+    applied = {c.catalog.attribute for c in clauses if c.catalog is not None and field in c.columns}
+    entry = catalog.series.get(sid) if catalog else None
+    drawn: dict[str, Any] = {}
+    for name, attribute in (("hard", "hard_bounds"), ("plausibility", "plausibility_bounds")):
+        pair = getattr(entry, attribute, None) if attribute in applied else None
+        drawn[name] = [float(b) for b in pair] if pair else None
+    profile = bounds.fields.get(field, {}).get(sid) if bounds is not None else None
+    drawn["profiled"] = [float(b) for b in profile.limits(bounds.margin)] if profile else None
+    return drawn
