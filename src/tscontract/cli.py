@@ -43,6 +43,10 @@ FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="text
 CatalogOption = Annotated[
     Path | None, typer.Option("--catalog", "-c", help="Series catalog (YAML or CSV).", show_default=False)
 ]
+MappingOption = Annotated[
+    Path | None,
+    typer.Option("--mapping", help="DATA is raw: convert it with this mapping, as ingest does.", show_default=False),
+]
 
 
 def _emit_json(data: Any) -> None:
@@ -114,7 +118,7 @@ def lint(
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
 
 
-def _parse_now(text: str | None) -> Any:
+def _parse_now(text: str | None, option: str = "--now") -> Any:
     if text is None:
         return None
     from tscontract.contract.catalog import parse_instant
@@ -123,7 +127,14 @@ def _parse_now(text: str | None) -> Any:
     try:
         return parse_instant(text)
     except ValueError as exc:
-        raise InputError(f"--now: {exc}") from None
+        raise InputError(f"{option}: {exc}") from None
+
+
+def _coverage(start: str | None, end: str | None) -> Any:
+    """``--from/--to``: the period a batch covers at least, or None (sessions and windows touched)."""
+    if start is None and end is None:
+        return None
+    return _parse_now(start, "--from"), _parse_now(end, "--to")
 
 
 @app.command()
@@ -133,6 +144,13 @@ def validate(
     catalog: CatalogOption = None,
     now: Annotated[
         str | None, typer.Option("--now", help="Instant freshness is judged at (RFC 3339, default: now).")
+    ] = None,
+    coverage_from: Annotated[
+        str | None,
+        typer.Option("--from", help="Start of the period the batch covers (RFC 3339; default: sessions touched)."),
+    ] = None,
+    coverage_to: Annotated[
+        str | None, typer.Option("--to", help="End (exclusive) of the period the batch covers (RFC 3339).")
     ] = None,
     engine: Annotated[str, typer.Option("--engine", help="Execution engine: duckdb or spark.")] = "duckdb",
     examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
@@ -148,6 +166,7 @@ def validate(
     spark_conf: Annotated[
         list[str] | None, typer.Option("--spark-conf", help="A Spark setting key=value (repeatable).")
     ] = None,
+    mapping: MappingOption = None,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails.
@@ -155,8 +174,10 @@ def validate(
     DATA may also be spark:TABLE (a table in the Spark session's catalog) with --engine spark.
     """
     from tscontract.engines import validate as run_validate
+    from tscontract.gate.mapping import load_mapping
     from tscontract.report.text import render_validation
 
+    loaded_mapping = load_mapping(mapping) if mapping is not None else None
     conf = None
     if spark_conf:
         from tscontract.engines.spark import parse_conf
@@ -185,6 +206,8 @@ def validate(
             progress=progress,
             spark_master=spark_master,
             spark_conf=conf,
+            coverage=_coverage(coverage_from, coverage_to),
+            mapping=loaded_mapping,
         )
     if html is not None:
         from tscontract.report.html import render_html, series_data
@@ -194,6 +217,7 @@ def validate(
             data if len(data) > 1 else data[0],
             catalog,
             report,
+            mapping=loaded_mapping,
             bounds=loaded_bounds,  # draw the bounds that were applied
         )
         html.write_text(render_html(report, series=series), encoding="utf-8")
@@ -235,6 +259,7 @@ def profile(
     scale_factor: Annotated[
         str, typer.Option("--scale-factor", help="Flag a typical magnitude moved by more than this factor.")
     ] = "10",
+    mapping: MappingOption = None,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Derive per-series plausibility bounds from HISTORY for 'validate --bounds'."""
@@ -244,6 +269,7 @@ def profile(
     from tscontract.contract.loader import load_contract
     from tscontract.engines.duckdb import profile as run_profile
     from tscontract.errors import InputError, display_path
+    from tscontract.gate.mapping import load_mapping
     from tscontract.plan.bounds import save_bounds
 
     try:
@@ -259,6 +285,7 @@ def profile(
         fields=[f.strip() for f in fields.split(",")] if fields else None,
         margin=margin_value,
         scale_factor=factor_value,
+        mapping=load_mapping(mapping) if mapping is not None else None,
     )
     save_bounds(bounds, out)
     summary = {
@@ -537,6 +564,9 @@ def ingest(
     ] = None,
     who: Annotated[str | None, typer.Option("--who", help="Who restates (default: the row's source_id).")] = None,
     now: Annotated[str | None, typer.Option("--now", help="The ingest instant (RFC 3339, default: now).")] = None,
+    backfill: Annotated[
+        bool, typer.Option("--backfill", help="Historical data: freshness is reported, not gating (recorded).")
+    ] = False,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Gate DATA into STORE: valid rows are published, the rest quarantined with reasons."""
@@ -567,6 +597,7 @@ def ingest(
                 who=who,
                 now=_parse_now(now),
                 progress=_status_updater(status),
+                backfill=backfill,
             )
     finally:
         opened.close()
@@ -574,15 +605,14 @@ def ingest(
         _emit_json(result.to_json())
     else:
         console = make_console()
-        if result.report is not None and (result.quarantined or result.batch_rejected_by):
+        if result.report is not None and result.report.failed:  # every failed check, gating or not
             render_validation(result.report, console)
         if result.row_failures:
             console.print(
                 "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items())
             )
-        console.print(run_summary(result))
-    clean = result.status == "duplicate" or (result.quarantined == 0)
-    raise typer.Exit(EXIT_OK if clean else EXIT_VIOLATION)
+        console.print(run_summary(result), markup=False, soft_wrap=True)
+    raise typer.Exit(EXIT_OK if result.clean else EXIT_VIOLATION)
 
 
 @app.command()

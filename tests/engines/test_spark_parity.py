@@ -268,3 +268,42 @@ def test_cli_engine_spark(spark, tmp_path):
         "no-equals-sign",
     )
     assert bad.returncode == 2 and "--spark-conf wants key=value" in bad.stderr
+
+
+def test_coverage_sessions_daily_bars_local_days_and_freshness_clocks(spark, tmp_path):
+    from datetime import UTC, date, datetime
+
+    from tests.engines import test_coverage as cov
+    from tests.engines.vendor_shapes import bars_csv, catalog_with, contract_with, minute_bars, sessions
+
+    monday = date(2026, 11, 30)
+    intraday = contract_with(tmp_path, extra=cov.SESSION_COMPLETENESS, name="intraday.yaml")
+    # a missing opening bar and missing closing bars: edge gaps in cadence and completeness
+    bars = minute_bars(monday)[1:-5] + minute_bars(date(2026, 11, 27))
+    report = assert_same(intraday, bars_csv(tmp_path, bars), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.cadence"] == 2
+    # --from/--to cut the sessions
+    covered = (datetime(2026, 11, 30, 14, 30, tzinfo=UTC), datetime(2026, 11, 30, 15, tzinfo=UTC))
+    assert_same(
+        intraday, bars_csv(tmp_path, minute_bars(monday)[:25]), catalog=OHLCV / "catalog.yaml", coverage=covered
+    )
+    # daily bars: a deleted session, a holiday bar, five-session windows, trading-day freshness
+    days = sessions(date(2026, 11, 2), date(2026, 11, 27))
+    days.remove(date(2026, 11, 12))
+    extra = "completeness: {window: 5 sessions, min_ratio: 1.0}\nfreshness: {max_age: 1 trading day}\n"
+    daily = contract_with(tmp_path, cov.DAILY, extra, name="daily.yaml")
+    report = assert_same(daily, cov.daily(tmp_path, [*days, date(2026, 11, 26)]), catalog=OHLCV / "catalog.yaml")
+    statuses = {c["id"]: c["status"] for c in report["checks"]}
+    assert statuses["time.cadence"] == statuses["time.session"] == statuses["completeness"] == "failed"
+    # extended hours, and freshness on the session clock
+    pre = [datetime(2026, 11, 30, 9, minute, tzinfo=UTC) for minute in range(3)]
+    clock = contract_with(tmp_path, "60s; no bars outside session", "freshness: {max_age: 15m, clock: session}\n")
+    assert_same(clock, bars_csv(tmp_path, pre + minute_bars(monday)), catalog=catalog_with(tmp_path, "extended"))
+    assert_same(clock, bars_csv(tmp_path, []), catalog=OHLCV / "catalog.yaml")  # nothing arrived
+    # local days of the device's zone across the fall-back night
+    contract = write(tmp_path, cov.SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, cov.SENSOR_CATALOG, "sensor_catalog.yaml")
+    start, end = datetime(2026, 11, 1, 5, tzinfo=UTC), datetime(2026, 11, 2, 6, tzinfo=UTC)
+    skipped = {datetime(2026, 11, 1, 6, 5 * n, tzinfo=UTC) for n in range(12)}
+    report = assert_same(contract, cov.readings(tmp_path, start, end, skipped), catalog=catalog)
+    assert {c["id"]: c["status"] for c in report["checks"]}["completeness"] == "failed"

@@ -110,9 +110,9 @@ def test_sessions_from_the_exchange_calendar(tmp_path):
     report = validate(OHLCV / "contract.yaml", bars(tmp_path, instants), catalog=OHLCV / "catalog.yaml", now=NOW)
     cadence = report.check("time.cadence")
     assert cadence.failed_rows == 2
-    assert [(e["bar_start"], e.get("edge")) for e in cadence.examples] == [
-        ("2026-11-27T17:58:00Z", "coverage start"),
-        ("2026-11-30T21:00:00Z", "coverage end"),
+    assert [(e["edge"], e["missing"]) for e in cadence.examples] == [
+        ("session start", ["2026-11-27T14:30:00Z", "2026-11-27T17:58:00Z"]),
+        ("session end", ["2026-11-30T14:32:00Z", "2026-11-30T21:00:00Z"]),
     ]
     late = [*instants[:2], "2026-11-27T18:00:00.000Z", "2026-11-26T15:00:00.000Z"]  # after close; Thanksgiving
     report = validate(OHLCV / "contract.yaml", bars(tmp_path, late), catalog=OHLCV / "catalog.yaml", now=NOW)

@@ -194,17 +194,12 @@ class TimeChecks:
         start, end = span
         if until is not None:
             end = max(end, until)
-        small_table(run.con, "__tsc_sessions_list", calendars.COLUMNS, calendars.sessions(names, start, end, kinds))
-        stamp = {
-            "open": "open",
-            "close": "close",
-            "date": "CAST(timezone(zone, CAST(session_date AS TIMESTAMP)) AS TIMESTAMPTZ)",
-            "date_utc": "CAST(CAST(session_date AS TIMESTAMP) AS TIMESTAMPTZ)",
-        }[(self.cadence_rule.stamp if self.per_session and self.cadence_rule else None) or "open"]
-        run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {SESSION_ROWS} AS SELECT calendar, kind, session_date, open, close, zone, "
-            f"{stamp} AS stamp FROM __tsc_sessions_list"
-        )
+        rule = self.cadence_rule
+        rows = [
+            (*row, self.stamp(row, rule.stamp if rule and self.per_session else None))
+            for row in calendars.sessions(names, start, end, kinds)
+        ]
+        small_table(run.con, SESSION_ROWS, [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ")], rows)
         # one row per UTC day a session touches: points find their session by an equi-join on
         # (calendar, day) instead of an ASOF join, twice as fast on large batches
         run.con.execute(
@@ -213,6 +208,17 @@ class TimeChecks:
             f"INTERVAL 1 DAY)) AS day FROM {SESSION_ROWS}"
         )
         return None
+
+    @staticmethod
+    def stamp(session: calendars.Session, convention: str | None) -> datetime:
+        """Where a series with one point per session stamps it (the open unless the cadence says)."""
+        _calendar, _kind, day, opens, closes, zone = session
+        if convention == "close":
+            return closes
+        if convention in ("date", "date_utc"):
+            tz = UTC if convention == "date_utc" else ZoneInfo(zone)
+            return datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
+        return opens
 
     @staticmethod
     def in_session_join(alias: str) -> str:
@@ -313,15 +319,16 @@ class TimeChecks:
         else:
             lead = "epoch_us(f.__p1) - epoch_us(u.__u_start) >= u.__i"
             trail = "epoch_us(u.__u_end) - epoch_us(f.__pn) > u.__i"
+        unit = "session" if self.sessions else "coverage"
+        columns = "u.__s, u.__i, u.session_date, u.stamp"
         self.run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {EDGES} AS "
-            f"SELECT u.__s, u.__i, u.__u_start AS __g_start, u.__u_end AS __g_end, u.__u_start AS __at, "
-            f"NULL::TIMESTAMPTZ AS __prev, 'no point' AS __edge, u.session_date, u.stamp "
+            f"SELECT {columns}, u.__u_start AS __g_start, u.__u_end AS __g_end, 'whole {unit}' AS __edge "
             f"FROM {UNITS} u LEFT JOIN ({firsts}) f ON {on} WHERE f.__p1 IS NULL "
-            f"UNION ALL SELECT u.__s, u.__i, u.__u_start, f.__p1, f.__p1, u.__u_start, 'start', "
-            f"u.session_date, u.stamp FROM {UNITS} u JOIN ({firsts}) f ON {on} WHERE u.__i IS NOT NULL AND {lead} "
-            f"UNION ALL SELECT u.__s, u.__i, f.__pn + {_us('u.__i')}, u.__u_end, u.__u_end, f.__pn, 'end', "
-            f"u.session_date, u.stamp FROM {UNITS} u JOIN ({firsts}) f ON {on} WHERE u.__i IS NOT NULL AND {trail}"
+            f"UNION ALL SELECT {columns}, u.__u_start, f.__p1, '{unit} start' FROM {UNITS} u "
+            f"JOIN ({firsts}) f ON {on} WHERE u.__i IS NOT NULL AND {lead} "
+            f"UNION ALL SELECT {columns}, f.__pn + {_us('u.__i')}, u.__u_end, '{unit} end' FROM {UNITS} u "
+            f"JOIN ({firsts}) f ON {on} WHERE u.__i IS NOT NULL AND {trail}"
         )
 
     # ------------------------------------------------------------ run
@@ -365,20 +372,19 @@ class TimeChecks:
             getattr(self, check.kind)(check)
 
     def cadence(self, check: Check) -> None:
+        """Points off the cadence within a session (or series), and the coverage's edge gaps: a missing
+        opening or closing bar, a session (or period) without a point. For a session cadence, every
+        covered session without a point stamped at it."""
         if self.span() is None:
             self.run.result(check, "passed")
             return
         interior = f"NOT __outside AND __gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
         failures = (
-            f"SELECT __s, __t, __prev, __gap_us / 1e6 AS gap_s, __i / 1e6 AS expected_s, NULL AS edge FROM {POINTS} "
-            f"WHERE {interior} UNION ALL SELECT __s, __at, __prev, (epoch_us(__g_end) - epoch_us(__g_start)) / 1e6, "
-            f"__i / 1e6, __edge FROM {EDGES}"
+            f"SELECT __s, __t, __prev, NULL AS __g_end, __gap_us / 1e6, __i / 1e6, NULL AS __edge FROM {POINTS} "
+            f"WHERE {interior} UNION ALL SELECT __s, __g_start, NULL, __g_end, NULL, __i / 1e6, __edge FROM {EDGES}"
         )
         if self.per_session:
-            failures = (
-                "SELECT __s, stamp AS __t, NULL AS __prev, NULL AS gap_s, NULL AS expected_s, 'no point' AS edge "
-                f"FROM {EDGES}"
-            )
+            failures = f"SELECT __s, stamp, session_date FROM {EDGES}"
         count = self.run.fetch(f"SELECT count(*) FROM ({failures})")[0][0]
         if not count:
             self.run.result(check, "passed")
@@ -388,13 +394,16 @@ class TimeChecks:
         for r in rows:
             example: dict[str, Any] = {self.series_name: r[0], self.time_col: json_value(r[1])}
             if self.per_session:
-                example["missing"] = "no point stamped for this session"
-            else:
-                example.update({"previous": json_value(r[2]), "gap_s": r[3], "expected_s": r[4]})
-                if r[5] is not None:
-                    example["edge"] = {"start": "coverage start", "end": "coverage end", "no point": "no point"}[r[5]]
+                example.update({"session": r[2].isoformat(), "missing": "no point stamped at this session"})
+            elif r[6] is None:  # a gap between two points
+                example.update({"previous": json_value(r[2]), "gap_s": r[4], "expected_s": r[5]})
+            else:  # a hole at the edge of a session or of --from/--to, or all of it
+                example.update({"edge": r[6], "missing": [json_value(r[1]), json_value(r[3])], "expected_s": r[5]})
             examples.append(example)
-        self.run.result(check, "failed", int(count), examples)
+        message = None
+        if self.per_session:
+            message = f"{count} session(s) without a point"
+        self.run.result(check, "failed", int(count), examples, message)
 
     def session(self, check: Check) -> None:
         count = self.run.fetch(f"SELECT count(DISTINCT (__s, __t)) FROM {POINTS} WHERE __outside")[0][0]
@@ -421,12 +430,15 @@ class TimeChecks:
         amount = int(window.amount)
         columns = [("__g", "VARCHAR"), ("__w", "TIMESTAMPTZ"), ("__w_end", "TIMESTAMPTZ")]
         if window.on_trading_calendar:
-            # groups of N consecutive sessions of the series' calendar, from the first covered session
+            # groups of N consecutive sessions of the series' calendar, from the first covered session; a
+            # window reaches from its first session's stamp (or open) to its last session's close
             run.con.execute(
-                f"CREATE OR REPLACE TEMP TABLE {WINDOWS} AS SELECT __g, min(open) AS __w, max(close) AS __w_end "
-                f"FROM (SELECT calendar || '/' || kind AS __g, open, close, (row_number() OVER (PARTITION BY "
+                f"CREATE OR REPLACE TEMP TABLE {WINDOWS} AS SELECT __g, min(least(open, stamp)) AS __w, "
+                "max(greatest(close, stamp)) AS __w_end "
+                f"FROM (SELECT calendar || '/' || kind AS __g, open, close, stamp, (row_number() OVER (PARTITION BY "
                 f"calendar, kind ORDER BY open) - 1) // {amount} AS __k FROM {SESSION_ROWS} "
-                f"WHERE close > {_instant(start)} AND open < {_instant(end)}) GROUP BY __g, __k"
+                f"WHERE greatest(close, stamp) > {_instant(start)} AND least(open, stamp) < {_instant(end)}) "
+                "GROUP BY __g, __k"
             )
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, __cal || '/' || __kind AS __g FROM {SERIES}"
