@@ -282,3 +282,17 @@ def test_catalog_unit_behind_a_compound_suffix_is_ts105():
     report, _ = findings(fields, catalog=catalog)
     found = [f.message for f in report.findings if f.code == "TS105"]
     assert len(found) == 1 and "for series S2 is ug/m**3" in found[0], report.findings
+
+
+def test_session_clauses_need_a_calendar_from_the_catalog():
+    # daily bars on a session cadence, freshness on the session clock: no calendar in the contract
+    text = OHLCV_SEED.read_text().replace(
+        "cadence: 60s within session; no bars outside session", "cadence: 1 session; stamped at session close"
+    )
+    text = text.replace("; session boundaries defined per venue calendar", "")
+    contract = parse_contract(text + "freshness: {max_age: 15m, clock: session}\n", "daily.yaml")
+    catalog = parse_catalog("catalog: ohlcv_1m\nseries:\n  AAPL: {cadence: 60s}\n", "cat.yaml")
+    report = lint(contract, catalog)
+    assert any(f.code == "TS161" and "calendar" in f.message for f in report.findings)
+    named = parse_contract(text.replace("  column: bar_start\n", "  column: bar_start\n  calendar: XNYS\n"), "n.yaml")
+    assert not any(f.code == "TS161" for f in lint(named, catalog).findings)

@@ -472,9 +472,17 @@ class _Linter:
         )
 
     def contract_needs_calendar(self) -> bool:
-        time = self.contract.time
-        venue = time.timezone is not None and time.timezone.sessions == "venue"
-        return venue and time.calendar is None
+        """Clauses that count sessions, with no calendar named in the contract itself."""
+        contract = self.contract
+        time = contract.time
+        if time.calendar is not None or (time.timezone is not None and time.timezone.session_calendar):
+            return False
+        return (
+            (time.timezone is not None and time.timezone.sessions == "venue")
+            or (time.cadence is not None and time.cadence.uses_sessions)
+            or (contract.freshness is not None and contract.freshness.on_session_clock)
+            or (contract.completeness is not None and contract.completeness.window.on_trading_calendar)
+        )
 
     def required_attributes(self) -> dict[str, str]:
         """Catalog attribute -> the clause that needs it."""

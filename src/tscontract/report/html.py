@@ -314,6 +314,8 @@ def series_data(
             sid = str(e.get(scol)) if scol else "all"
             if c.kind == "cadence" and e.get("previous") and e.get(tcol):
                 gaps.setdefault(sid, []).append([e["previous"], e[tcol]])
+            if c.kind == "cadence" and isinstance(e.get("missing"), list):  # a hole at a session's edge
+                gaps.setdefault(sid, []).append(list(e["missing"]))
             if c.kind == "completeness" and "window_start" in e:
                 windows.setdefault(sid, []).append((e["window_start"], e["expected"], e["actual"]))
                 gaps.setdefault(sid, []).extend([list(g) for g in e.get("gaps", [])])
