@@ -29,6 +29,7 @@ def validate(
     spark_master: str | None = None,
     spark_conf: dict[str, str] | None = None,
     coverage: tuple[datetime | None, datetime | None] | None = None,
+    mapping: Any = None,
 ) -> ValidationReport:
     """Validate ``data`` against every clause of ``contract``; a lazy report of all failures.
 
@@ -41,6 +42,8 @@ def validate(
     ``coverage=(start, end)`` is the period the batch covers at least (``--from/--to``): cadence
     and completeness expect points over all of it, not only between each series' first and
     last point (by default: every session or completeness window the batch touches, whole).
+    ``mapping`` (a mapping file or :class:`tscontract.gate.mapping.Mapping`): ``data`` is raw
+    (a vendor's file), converted exactly as ``ingest --mapping`` converts it; DuckDB engine only.
     """
     if coverage is not None:
         start, end = coverage
@@ -56,6 +59,14 @@ def validate(
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; available: {', '.join(ENGINES)}")
     plan = build_plan(contract, catalog, bounds)
+    if mapping is not None:
+        from tscontract.engines.duckdb import validate_mapped
+        from tscontract.gate.mapping import Mapping, load_mapping
+
+        if engine != "duckdb":
+            raise InputError("a mapping converts raw files in DuckDB: validate them with --engine duckdb")
+        loaded = mapping if isinstance(mapping, Mapping) else load_mapping(mapping)
+        return validate_mapped(plan, data, loaded, now=now, examples=examples, progress=progress, coverage=coverage)
     if engine == "spark":
         from tscontract.engines.spark import SparkEngine
 

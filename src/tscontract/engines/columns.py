@@ -37,6 +37,7 @@ _RFC3339 = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{
 _UTC_SUFFIX = r"([Zz]|[+-]00:00)$"
 _DECIMAL_TEXT = r"^[+-]?\d+(\.\d+)?$"
 INSTANT_TEXT = "%Y-%m-%dT%H:%M:%S.%fZ"  # a typed instant shown in examples
+REASON_PREFIX = "__mr_"  # a converted batch's column: why the mapping could not convert a field's value
 
 
 def ident(name: str) -> str:
@@ -277,6 +278,24 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
     if row_fail is not None:
         col.type_fail = f"({raw} IS NOT NULL AND ({row_fail}))"
         col.type_reason = reason
+    return col
+
+
+def with_conversion_reason(col: ColumnSQL) -> ColumnSQL:
+    """``col`` of a converted batch whose ``__mr_<name>`` column says why a value did not convert.
+
+    Such a value keeps its text as written and fails the type check with that reason (a
+    date in the wrong format, a local time a DST change skipped); the other time checks
+    leave it to the type check.
+    """
+    failed = f"({ident(REASON_PREFIX + col.name)} IS NOT NULL)"
+    col.typed = f"CASE WHEN {failed} THEN NULL ELSE {col.typed} END"
+    col.type_fail = f"({failed} OR {col.type_fail or 'FALSE'})"
+    col.type_reason = f"coalesce({ident(REASON_PREFIX + col.name)}, {col.type_reason or 'NULL'})"
+    if col.utc_fail:
+        col.utc_fail = f"(NOT {failed} AND {col.utc_fail})"
+    if col.precision_fail:
+        col.precision_fail = f"(NOT {failed} AND {col.precision_fail})"
     return col
 
 

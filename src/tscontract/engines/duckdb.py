@@ -30,7 +30,15 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
-from tscontract.engines.columns import ColumnSQL, column_sql, ident, json_value, sql_string, sql_type
+from tscontract.engines.columns import (
+    ColumnSQL,
+    column_sql,
+    ident,
+    json_value,
+    sql_string,
+    sql_type,
+    with_conversion_reason,
+)
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import small_table
 from tscontract.engines.sources import SOURCE_VIEW, Source, open_source
@@ -110,6 +118,9 @@ class ValidationRun:
             )
             for name, spec in self.contract.fields.items()
         }
+        # a batch converted by a mapping (gate/staging.py) says why a value did not convert
+        for name in getattr(self.source, "conversion_reasons", ()):
+            self.columns[name] = with_conversion_reason(self.columns[name])
         self.series = self.contract.series_column
         self.typed_view = TYPED_VIEW
         self.rows = 0
@@ -431,12 +442,14 @@ class ValidationRun:
         # Straight from the source (the typed view's catalog joins are not needed to group keys), in two
         # steps: group one 64-bit hash per row, which is much cheaper than grouping the key's columns, then
         # group the exact keys of the rows whose hash repeats -- duplicates and the rare collisions only.
+        # a row with a null key part fails its nullability (or type) check; it duplicates nothing
+        complete = " AND ".join(f"{sql} IS NOT NULL" for sql in typed)
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {SOURCE_VIEW} "
-            "GROUP BY 1 HAVING count(*) > 1"
+            f"WHERE {complete} GROUP BY 1 HAVING count(*) > 1"
         )
         candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
-        where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
+        where = f"WHERE {complete} AND {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
         policy = check.params.get("duplicates")
         by = self.columns[policy.by] if policy is not None else None
@@ -533,6 +546,29 @@ class ValidationRun:
         )
 
 
+def validate_mapped(
+    plan: CheckPlan,
+    data: Any,
+    mapping: Any,
+    *,
+    now: datetime | None = None,
+    examples: int = 5,
+    progress: Progress | None = None,
+    coverage: Coverage | None = None,
+) -> ValidationReport:
+    """Raw ``data`` converted by ``mapping`` exactly as the ingest gate converts it, then validated."""
+    from tscontract.gate.staging import stage_source
+
+    con = connect()
+    try:
+        source, conversion = stage_source(con, data, plan.contract, plan.catalog, mapping)
+        report = ValidationRun(plan, source, now, examples, progress, con=con, coverage=coverage).run()
+    finally:
+        con.close()
+    report.conversion = conversion.to_json()
+    return report
+
+
 class DuckDBEngine:
     """Executes a :class:`CheckPlan` on an embedded DuckDB connection."""
 
@@ -567,8 +603,12 @@ def profile(
     fields: list[str] | None = None,
     margin: Decimal = DEFAULT_MARGIN,
     scale_factor: Decimal = DEFAULT_SCALE_FACTOR,
+    mapping: Any = None,
 ) -> Bounds:
-    """Per series robust quantiles and typical magnitude of each measurement field of ``data``."""
+    """Per series robust quantiles and typical magnitude of each measurement field of ``data``.
+
+    ``mapping`` (a :class:`tscontract.gate.mapping.Mapping`): ``data`` is raw, converted as ingest does.
+    """
     series = contract.series_column
     if series is None:
         raise InputError("profiling needs a series column (series.column in the contract)")
@@ -576,7 +616,12 @@ def profile(
     for name in chosen:
         if name not in contract.fields or not contract.fields[name].type.is_numeric:
             raise InputError(f"cannot profile {name!r}: not a numeric field of {contract.contract}")
-    run = ValidationRun(build_plan(contract, catalog), data, None, 0, None)
+    con = connect()
+    if mapping is not None:
+        from tscontract.gate.staging import stage_source
+
+        data, _ = stage_source(con, data, contract, catalog, mapping)
+    run = ValidationRun(build_plan(contract, catalog), data, None, 0, None, con=con)
     run.register_catalog()
     run.create_typed_view()
     for name in (*chosen, series):

@@ -31,10 +31,11 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import ValidationRun, connect
-from tscontract.engines.sources import SOURCE_VIEW, Source, fetch_arrow, open_source
+from tscontract.engines.sources import Source, fetch_arrow
 from tscontract.errors import InputError, display_path
-from tscontract.gate.mapping import Mapping, apply_mapping
+from tscontract.gate.mapping import Mapping
 from tscontract.gate.revisions import REVISION_TABLE, check_revisions, rule_clauses
+from tscontract.gate.staging import Conversion, Provenance, source_of, stage
 from tscontract.gate.store import Batch, Store, dumps
 from tscontract.plan.checks import Check, build_plan
 from tscontract.report.model import CheckResult, ValidationReport
@@ -73,6 +74,8 @@ class IngestResult:
     row_failures: dict[str, int] = field(default_factory=dict)
     corrections: int = 0
     report: ValidationReport | None = None
+    dropped: int = 0  # rows the mapping dropped (its filter): counted in rows_in, in neither table
+    conversion: dict[str, Any] | None = None  # what the mapping did (rows read, dropped and why)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +91,8 @@ class IngestResult:
             "row_failures": self.row_failures,
             "corrections": self.corrections,
             "validation": self.report.to_json() if self.report else None,
+            "dropped": self.dropped,
+            "conversion": self.conversion,
         }
 
 
@@ -123,65 +128,28 @@ class _Gate:
         self.now = now
         self.run_id = f"run-{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
         self.con = connect()
+        self.conversion: Conversion | None = None
 
     # ------------------------------------------------------------ batch preparation
     def load(self, paths: list[Path]) -> Source:
         con = self.con
-        raw = open_source(con, [str(p) for p in paths])
-        view_columns = [str(r[0]) for r in con.execute(f"DESCRIBE {SOURCE_VIEW}").fetchall()]
-        rest = ", ".join(ident(c) for c in view_columns if c != "__row")
-        con.execute(f"CREATE TEMP TABLE __tsc_raw AS SELECT row_number() OVER () AS __row, {rest} FROM {SOURCE_VIEW}")
-        self.has_reason_column = "revision_reason" in raw.columns
+        staged = stage(
+            con,
+            [str(p) for p in paths],
+            self.contract,
+            self.catalog,
+            self.mapping,
+            control=CONTROL_COLUMNS,
+            provenance=Provenance(self.run_id, self.source_id),
+        )
+        self.conversion = staged.conversion
+        self.has_reason_column = "revision_reason" in staged.raw_columns
         if self.has_reason_column:
             con.execute(
                 "CREATE TEMP TABLE __tsc_reasons AS SELECT __row, CAST(revision_reason AS VARCHAR) AS reason "
                 "FROM __tsc_raw"
             )
-        control = [c for c in view_columns if c in CONTROL_COLUMNS or c in {f"__jt_{x}" for x in CONTROL_COLUMNS}]
-        keep = ", ".join(ident(c) for c in ["__row", *[c for c in view_columns if c != "__row" and c not in control]])
-        con.execute(f"CREATE TEMP TABLE __tsc_input AS SELECT {keep} FROM __tsc_raw")
-        text, json_types = raw.text, raw.json_types
-        if self.mapping is not None:
-            apply_mapping(con, "__tsc_input", "__tsc_batch", self.mapping, self.contract, self.catalog)
-            text, json_types = True, False
-        else:
-            con.execute("CREATE TEMP TABLE __tsc_batch AS SELECT * FROM __tsc_input")
-        self.fill_provenance(text, json_types)
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM __tsc_batch")
-        columns = {
-            str(r[0]): str(r[1])
-            for r in con.execute(f"DESCRIBE {SOURCE_VIEW}").fetchall()
-            if r[0] != "__row" and not str(r[0]).startswith("__jt_")
-        }
-        return Source(
-            columns, text=text, json_types=json_types, has_row_number=True, description=[display_path(p) for p in paths]
-        )
-
-    def fill_provenance(self, text: bool, json_types: bool) -> None:
-        """The gate states what it knows: this run's id, the source it was told, the transform."""
-        fields = self.contract.fields
-        have = {str(r[0]) for r in self.con.execute("DESCRIBE __tsc_batch").fetchall()}
-        fills: dict[str, tuple[str, str]] = {}  # column -> (SQL value, JSON type)
-        if "ingest_run_id" in fields:
-            fills["ingest_run_id"] = (sql_string(self.run_id), "VARCHAR")
-        if "source_id" in fields and self.source_id is not None:
-            fills["source_id"] = (sql_string(self.source_id), "VARCHAR")
-        if "transform_version" in fields and (self.mapping is not None or "transform_version" not in have):
-            version = self.mapping.transform_version if self.mapping else "identity"
-            fills["transform_version"] = (sql_string(version), "VARCHAR")
-        if "revision" in fields and "revision" not in have:
-            fills["revision"] = ("'0'" if text else "0::BIGINT", "BIGINT")
-        if not fills:
-            return
-        replace = [f"{value} AS {ident(name)}" for name, (value, _) in fills.items() if name in have]
-        add = [f"{value} AS {ident(name)}" for name, (value, _) in fills.items() if name not in have]
-        if json_types:
-            for name, (_, jtype) in fills.items():
-                target = replace if f"__jt_{name}" in have else add
-                target.append(f"{sql_string(jtype)} AS {ident('__jt_' + name)}")
-        star = f"* REPLACE ({', '.join(replace)})" if replace else "*"
-        extra = f", {', '.join(add)}" if add else ""
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_batch AS SELECT {star}{extra} FROM __tsc_batch")
+        return source_of(con, staged)
 
     # ------------------------------------------------------------ the gate
     def run(self, paths: list[Path], input_hash: str, progress: Any, examples: int) -> IngestResult:
@@ -216,7 +184,10 @@ class _Gate:
         )
         batch = self.assemble(plan.checks, batch_ids, input_hash, paths, started, report)
         self.store.write(contract, batch)
-        base.rows_in = report.rows
+        base.dropped = self.conversion.rows_dropped if self.conversion else 0
+        base.conversion = self.conversion.to_json() if self.conversion else None
+        report.conversion = base.conversion
+        base.rows_in = report.rows + base.dropped
         base.published = batch.published.num_rows
         base.quarantined = batch.quarantined.num_rows
         base.batch_rejected_by = batch_ids
@@ -228,8 +199,10 @@ class _Gate:
         }
         base.corrections = batch.corrections.num_rows
         base.report = report
-        if base.published + base.quarantined != base.rows_in:  # the guarantee, checked on every run
-            raise AssertionError(f"gate lost rows: {base.rows_in} in, {base.published} + {base.quarantined} out")
+        if base.published + base.quarantined + base.dropped != base.rows_in:  # the guarantee, on every run
+            raise AssertionError(
+                f"gate lost rows: {base.rows_in} in, {base.published} + {base.quarantined} + {base.dropped} out"
+            )
         return base
 
     def assemble(
@@ -291,6 +264,9 @@ class _Gate:
         summary = {
             c.id: {"status": c.status, "failed_rows": c.failed_rows} for c in report.checks if c.status != "passed"
         }
+        dropped = self.conversion.rows_dropped if self.conversion else 0
+        for drop in self.conversion.dropped if self.conversion else []:  # rows the mapping dropped, recorded
+            summary[drop["id"]] = {"status": "dropped", "failed_rows": drop["rows"], "clause": drop["clause"]}
         source_ids = (
             con.execute("SELECT string_agg(DISTINCT source_id, ',') FROM __tsc_typed").fetchall()[0]
             if "source_id" in contract.fields
@@ -306,7 +282,7 @@ class _Gate:
             "transform_version": self.mapping.transform_version if self.mapping else None,
             "started_at": started,
             "finished_at": datetime.now(UTC),
-            "rows_in": report.rows,
+            "rows_in": report.rows + dropped,
             "published": published.num_rows,
             "quarantined": quarantined.num_rows,
             "batch_rejected": batch_level,
@@ -388,8 +364,9 @@ def run_summary(result: IngestResult) -> str:
     if result.status == "duplicate":
         return f"already ingested as {result.run_id}: nothing to do"
     rejected = f"; batch rejected by {', '.join(result.batch_rejected_by)}" if result.batch_rejected_by else ""
+    dropped = f" ({result.dropped} dropped by the mapping)" if result.dropped else ""
     return (
-        f"{result.run_id}: {result.rows_in} rows in, {result.published} published, "
+        f"{result.run_id}: {result.rows_in} rows in{dropped}, {result.published} published, "
         f"{result.quarantined} quarantined{rejected}"
     )
 

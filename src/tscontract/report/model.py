@@ -51,6 +51,7 @@ class ValidationReport:
     elapsed_s: float
     data: list[str]
     checks: list[CheckResult]
+    conversion: dict[str, Any] | None = None  # what a mapping did: rows read, rows dropped and why
 
     @property
     def passed(self) -> bool:
@@ -73,4 +74,4 @@ class ValidationReport:
             "elapsed_s": round(self.elapsed_s, 4),
             "data": self.data,
             "checks": [c.to_json() for c in self.checks],
-        }
+        } | ({"conversion": self.conversion} if self.conversion is not None else {})

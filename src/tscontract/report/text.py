@@ -18,6 +18,13 @@ def _example_text(example: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in example.items())
 
 
+def conversion_text(conversion: dict[str, Any]) -> str:
+    """One line on what a mapping did: rows read, rows its filter dropped."""
+    dropped = "".join(f"; {d['rows']} dropped by {d['id']} [{d['clause']}]" for d in conversion["dropped"])
+    name = f"{conversion['mapping']} {conversion['transform_version']}"
+    return f"mapping {name}: {conversion['rows_read']} rows read{dropped}"
+
+
 def render_validation(report: ValidationReport, console: Console) -> None:
     title = (
         f"validate {report.contract} {report.version} — {report.rows} rows from "
@@ -42,6 +49,8 @@ def render_validation(report: ValidationReport, console: Console) -> None:
             str(check.failed_rows) if check.status == "failed" else "",
         )
     console.print(table)
+    if report.conversion is not None:
+        console.print(escape(conversion_text(report.conversion)), soft_wrap=True)
     for check in report.failed:
         console.print(f"[bold]{escape(check.id)}[/] {escape(check.clause)!s}", soft_wrap=True)
         if check.message:

@@ -1,0 +1,260 @@
+"""Stage an input on a DuckDB connection: read it, number its rows, filter, convert.
+
+One code path for ``ingest`` and for ``validate`` / ``profile`` with ``--mapping``:
+
+``__tsc_raw``
+    the input as read, rows numbered from 1 in the order given (``__row``); with a mapping
+    filter, only the rows it keeps (the others are counted, never silently lost);
+``__tsc_input``
+    the same rows without the caller's control columns (the gate's ``revision_reason``);
+``__tsc_batch``
+    the rows converted by the mapping (all text; ``__mr_<field>`` columns give why a value
+    could not be converted), or ``__tsc_input`` as it is without a mapping.
+
+:func:`source_of` registers ``__tsc_batch`` as the engine's source.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from tscontract.contract.catalog import Catalog
+from tscontract.contract.model import Contract
+from tscontract.engines.columns import REASON_PREFIX, ident, sql_string
+from tscontract.engines.relations import small_table
+from tscontract.engines.sources import SOURCE_VIEW, Source, file_kind, open_source, paths_of
+from tscontract.errors import InputError, display_path
+from tscontract.gate.mapping import FILES_TABLE, Mapping, apply_mapping, filter_sql
+
+RAW_TABLE = "__tsc_raw"
+INPUT_TABLE = "__tsc_input"
+BATCH_TABLE = "__tsc_batch"
+
+
+@dataclass
+class StagedSource(Source):
+    """A staged batch as the engine's source; ``conversion_reasons``: fields with a ``__mr_`` column."""
+
+    conversion_reasons: tuple[str, ...] = ()
+
+
+@dataclass
+class Conversion:
+    """What a mapping did to the input: recorded in the report and in the run."""
+
+    mapping: str
+    transform_version: str
+    rows_read: int
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # {id, clause, rows}: rows a rule dropped
+
+    @property
+    def rows_dropped(self) -> int:
+        return sum(int(d["rows"]) for d in self.dropped)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "mapping": self.mapping,
+            "transform_version": self.transform_version,
+            "rows_read": self.rows_read,
+            "dropped": self.dropped,
+        }
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What the gate states on every row: its run id, the source it was told (``--source-id``)."""
+
+    run_id: str
+    source_id: str | None = None
+
+
+VALIDATE_RUN = "validate"  # ingest_run_id of a batch validated with a mapping: no run of the gate
+
+
+@dataclass
+class Staged:
+    raw_columns: list[str]  # the input's own columns
+    text: bool
+    json_types: bool
+    description: list[str]
+    conversion: Conversion | None
+    reasons: tuple[str, ...] = ()
+
+
+def _count(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    return int(con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0])
+
+
+def _columns(con: duckdb.DuckDBPyConnection, relation: str) -> list[str]:
+    return [str(r[0]) for r in con.execute(f"DESCRIBE {relation}").fetchall()]
+
+
+def _number(con: duckdb.DuckDBPyConnection, source: Source, table: str, offset: int = 0) -> None:
+    """``table``: the registered source with ``__row`` (the source's own numbering where it has one)."""
+    rest = ", ".join(ident(c) for c in _columns(con, SOURCE_VIEW) if c != "__row")
+    row = "__row" if source.has_row_number else "row_number() OVER ()"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT {row} + {offset} AS __row, {rest} FROM {SOURCE_VIEW}")
+
+
+def _file_values(mapping: Mapping, path: Path) -> list[str]:
+    values = []
+    for name, rule in mapping.columns.items():
+        if rule.file_name is None:
+            continue
+        match = re.search(rule.file_name, path.name)
+        if match is None:
+            raise InputError(
+                f"mapping {mapping.mapping}: file name {path.name!r} does not match "
+                f"{name}'s file_name {rule.file_name!r}"
+            )
+        values.append(next(iter(match.groupdict().values())) or "")
+    return values
+
+
+def _read_files(con: duckdb.DuckDBPyConnection, data: Any, mapping: Mapping) -> Source:
+    """``__tsc_raw`` read file by file, so each row knows its file: ``__tsc_files`` gives row ranges."""
+    items = [data] if isinstance(data, str | Path) else data
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str | Path) for i in items):
+        raise InputError(f"mapping {mapping.mapping}: file_name columns need data files")
+    paths = paths_of(items)
+    file_kind(paths)  # one format
+    fields = [name for name, rule in mapping.columns.items() if rule.file_name]
+    offset, files, parts, source = 0, [], [], None
+    for i, path in enumerate(paths):
+        source = open_source(con, [path])
+        _number(con, source, f"{RAW_TABLE}_{i}", offset)
+        rows = _count(con, f"{RAW_TABLE}_{i}")
+        files.append((offset + 1, offset + rows, *_file_values(mapping, path)))
+        parts.append(f"SELECT * FROM {RAW_TABLE}_{i}")
+        offset += rows
+    assert source is not None
+    small_table(
+        con, FILES_TABLE, [("__first", "BIGINT"), ("__last", "BIGINT"), *((f, "VARCHAR") for f in fields)], files
+    )
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {RAW_TABLE} AS {' UNION ALL BY NAME '.join(parts)}")
+    for i in range(len(paths)):
+        con.execute(f"DROP TABLE {RAW_TABLE}_{i}")
+    return Source(
+        {c: "" for c in _columns(con, RAW_TABLE) if c != "__row"},
+        text=source.text,
+        json_types=source.json_types,
+        has_row_number=True,
+        description=[display_path(p) for p in paths],
+    )
+
+
+def _apply_filter(con: duckdb.DuckDBPyConnection, mapping: Mapping) -> int:
+    """Keep the rows the mapping's filter keeps; how many it dropped."""
+    columns = [c for c in _columns(con, RAW_TABLE) if c != "__row" and not c.startswith("__jt_")]
+    condition = filter_sql(mapping, columns)
+    before = _count(con, RAW_TABLE)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {RAW_TABLE} AS SELECT * FROM {RAW_TABLE} r WHERE {condition}")
+    except duckdb.Error as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise InputError(f"mapping {mapping.mapping}: filter {mapping.filter!r} cannot run: {first}") from None
+    return before - _count(con, RAW_TABLE)
+
+
+def stage(
+    con: duckdb.DuckDBPyConnection,
+    data: Any,
+    contract: Contract,
+    catalog: Catalog | None,
+    mapping: Mapping | None,
+    *,
+    control: tuple[str, ...] = (),
+    provenance: Provenance = Provenance(VALIDATE_RUN),
+) -> Staged:
+    """Read ``data`` into ``__tsc_raw``, set ``control`` columns aside, convert into ``__tsc_batch``
+    and state the provenance the gate knows (:func:`fill_provenance`)."""
+    if mapping is not None and mapping.needs_file_names:
+        source = _read_files(con, data, mapping)
+    else:
+        source = open_source(con, data)
+        _number(con, source, RAW_TABLE)
+    raw_columns = [c for c in _columns(con, RAW_TABLE) if c != "__row"]
+    conversion = None
+    if mapping is not None:
+        conversion = Conversion(mapping.mapping, mapping.transform_version, _count(con, RAW_TABLE))
+        if mapping.filter is not None:
+            rows = _apply_filter(con, mapping)
+            conversion.dropped.append({"id": "mapping.filter", "clause": mapping.filter, "rows": rows})
+    set_aside = set(control) | {f"__jt_{c}" for c in control}
+    keep = ", ".join(ident(c) for c in ["__row", *[c for c in raw_columns if c not in set_aside]])
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {INPUT_TABLE} AS SELECT {keep} FROM {RAW_TABLE}")
+    text, json_types, reasons = source.text, source.json_types, ()
+    if mapping is not None:
+        reasons = tuple(apply_mapping(con, INPUT_TABLE, BATCH_TABLE, mapping, contract, catalog))
+        text, json_types = True, False
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {BATCH_TABLE} AS SELECT * FROM {INPUT_TABLE}")
+    fill_provenance(con, contract, mapping, provenance, text=text, json_types=json_types)
+    return Staged(raw_columns, text, json_types, source.description, conversion, reasons)
+
+
+def fill_provenance(
+    con: duckdb.DuckDBPyConnection,
+    contract: Contract,
+    mapping: Mapping | None,
+    provenance: Provenance,
+    *,
+    text: bool,
+    json_types: bool,
+) -> None:
+    """The gate states what it knows: the run's id, the source it was told, the transform."""
+    fields = contract.fields
+    have = set(_columns(con, BATCH_TABLE))
+    fills: dict[str, tuple[str, str]] = {}  # column -> (SQL value, JSON type)
+    if "ingest_run_id" in fields:
+        fills["ingest_run_id"] = (sql_string(provenance.run_id), "VARCHAR")
+    if "source_id" in fields and provenance.source_id is not None:
+        fills["source_id"] = (sql_string(provenance.source_id), "VARCHAR")
+    if "transform_version" in fields and (mapping is not None or "transform_version" not in have):
+        version = mapping.transform_version if mapping else "identity"
+        fills["transform_version"] = (sql_string(version), "VARCHAR")
+    if "revision" in fields and "revision" not in have:
+        fills["revision"] = ("'0'" if text else "0::BIGINT", "BIGINT")
+    if not fills:
+        return
+    replace = [f"{value} AS {ident(name)}" for name, (value, _) in fills.items() if name in have]
+    add = [f"{value} AS {ident(name)}" for name, (value, _) in fills.items() if name not in have]
+    if json_types:
+        for name, (_, jtype) in fills.items():
+            target = replace if f"__jt_{name}" in have else add
+            target.append(f"{sql_string(jtype)} AS {ident('__jt_' + name)}")
+    star = f"* REPLACE ({', '.join(replace)})" if replace else "*"
+    extra = f", {', '.join(add)}" if add else ""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {BATCH_TABLE} AS SELECT {star}{extra} FROM {BATCH_TABLE}")
+
+
+def source_of(con: duckdb.DuckDBPyConnection, staged: Staged) -> StagedSource:
+    """``__tsc_batch`` as the engine's source view."""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM {BATCH_TABLE}")
+    columns = {
+        str(r[0]): str(r[1])
+        for r in con.execute(f"DESCRIBE {SOURCE_VIEW}").fetchall()
+        if r[0] != "__row" and not str(r[0]).startswith(("__jt_", REASON_PREFIX))
+    }
+    return StagedSource(
+        columns,
+        text=staged.text,
+        json_types=staged.json_types,
+        has_row_number=True,
+        description=staged.description,
+        conversion_reasons=staged.reasons,
+    )
+
+
+def stage_source(
+    con: duckdb.DuckDBPyConnection, data: Any, contract: Contract, catalog: Catalog | None, mapping: Mapping
+) -> tuple[StagedSource, Conversion]:
+    """``data`` converted by ``mapping``, registered as the engine's source (validate, profile, HTML)."""
+    staged = stage(con, data, contract, catalog, mapping)
+    assert staged.conversion is not None
+    return source_of(con, staged), staged.conversion
