@@ -158,7 +158,7 @@ def test_two_parquet_files_number_rows_across_files(spark, tmp_path):
     pq.write_table(TYPED["low-above-open"](tmp_path), second)
     report = assert_same(OHLCV / "contract.yaml", [first, second], catalog=OHLCV / "catalog.yaml")
     rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
-    assert set(rows) == {61 + 4}  # the one bad row, 4th of the second file
+    assert set(rows) == {781 + 4}  # the one bad row, 4th of the second file
 
 
 def test_many_files_split_into_many_partitions_keep_file_row_numbers(spark):
@@ -176,9 +176,9 @@ def test_many_files_split_into_many_partitions_keep_file_row_numbers(spark):
         report = assert_same(OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml")
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
-    assert report["rows"] == 61 + 33
+    assert report["rows"] == 781 + 781
     rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
-    assert rows and min(rows) > 61  # the failing rows are in the second file: numbered after the first's 61
+    assert rows and min(rows) > 781  # the failing rows are in the second file: numbered after the first file
 
 
 def test_time_checks_cadence_completeness_sessions_freshness(spark, tmp_path):

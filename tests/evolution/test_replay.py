@@ -38,12 +38,12 @@ def test_compatible_reader_reads_old_files_and_validates(tmp_path):
     )
     result = replay(load_contract(newer), files, catalog=None, now=NOW)
     (item,) = result.files
-    assert item.error is None and item.rows == 61
+    assert item.error is None and item.rows == 781
     failing = {c.id for c in item.report.checks if c.status == "failed"}
     assert failing == set()  # vwap is null in old records: allowed
     cli = run_cli("replay", files[0], "--reader", newer, *OHLCV_CLI_OPTIONS)
     assert cli.returncode == 0, cli.stdout + cli.stderr
-    assert json.loads(cli.stdout)["files"][0]["rows"] == 61
+    assert json.loads(cli.stdout)["files"][0]["rows"] == 781
 
 
 def test_reader_that_cannot_resolve_old_data_is_reported_per_file(tmp_path):
