@@ -1,15 +1,19 @@
 """Export to pandera: a Python module defining ``schema``, a ``DataFrameSchema`` of the contract.
 
-The module validates a *typed* pandas frame (``schema.validate(df, lazy=True)``): strings as
-``str``, integers as nullable ``Int64``, booleans as ``boolean``, decimals as Python
-``Decimal`` objects (or Arrow ``decimal128``), instants as ``datetime64[<unit>, UTC]``.
-Nothing is coerced (``coerce=False``): converting is the ingest step's job, and a coercing
-schema hides exactly the drift the contract exists to catch.
+The module validates a *typed* pandas frame (``schema.validate(df, lazy=True)``), backed by
+numpy, pandas' masked arrays or Arrow alike: strings as ``object``/``str``/``string[pyarrow]``,
+integers as ``int64``/``Int64``/``int64[pyarrow]``, booleans, decimals as Python ``Decimal``
+objects (or Arrow ``decimal128``), instants as ``datetime64[<unit>, UTC]`` or Arrow
+``timestamp[<unit>, tz=UTC]``. No pandera dtype is set, since one pins a single backing; a named
+check per column judges the logical type on any backing, as the engine judges a Parquet
+column's physical type (a float where a decimal is declared fails, a naive instant fails the
+UTC rule). Nothing is coerced (``coerce=False``): converting is the ingest step's job, and a
+coercing schema hides exactly the drift the contract exists to catch.
 
 How the clauses map:
 
 * ``strict=True`` (no unknown columns), every column ``required``, ``unique`` on the key;
-* per column: the dtype, ``nullable``, and named checks — enum membership (``isin``), a fixed
+* per column: ``nullable``, and named checks — the logical type on any backing, enum membership (``isin``), a fixed
   value (``eq``), decimal precision and scale (a check on the ``Decimal`` values: pandera's own
   ``Decimal`` dtype counts the sign and trailing zeros as digits), the UTC rule and the
   precision of instants;
@@ -49,9 +53,9 @@ WINDOW_REASONS = {
     "freshness": "judged against the wall clock at validation time (--now), not the frame",
     "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",
     "scale_shift": "compares the batch's typical magnitude with history; run tscontract validate --bounds",
+    "well_formed": "judged on the input as read (a malformed line), before there is a frame",
 }
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
-_PANDAS_INT = {8: "Int8", 16: "Int16", 32: "Int32", 64: "Int64"}
 _COMPARE = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
 _FUNCTIONS = {
@@ -213,7 +217,6 @@ class _ModuleWriter:
                 # each instant column to its own type's unit, as the engine judges it
                 argument = "" if kind == "utc_instant" else repr(dtype.time_unit or check.params.get("unit"))
                 self.column_check(column, f"pa.Check({helper}({argument}), {self.label(check)})")
-                self.builtin["dtype"].setdefault(column, []).append(check.id)
         elif kind == "unique_key":
             self.unique = list(check.columns)
             self.builtin["multiple_fields_uniqueness"] = check.id
@@ -234,31 +237,24 @@ class _ModuleWriter:
         column = check.columns[0]
         dtype: DataType = check.params["dtype"]
         kind = dtype.kind
-        spec = self.columns[column]
         label = self.label(check)
-        if kind in ("string", "enum"):
-            spec["dtype"] = "str"
+        # No pandera dtype: one pins a backing (object, 'string[python]', Int64, datetime64[ms, UTC]) and
+        # refuses the same values backed by Arrow ('string[pyarrow]', 'int64[pyarrow]', timestamp[ms,
+        # tz=UTC]). The named check judges the logical type on any backing, as the engine does.
+        if kind in ("string", "enum", "bool", "float"):
+            self.column_check(column, f"pa.Check(_logical({kind if kind != 'enum' else 'string'!r}), {label})")
             if kind == "enum":
                 self.column_check(column, f"pa.Check.isin({list(dtype.members)!r}, {label})")
-        elif kind == "bool":
-            spec["dtype"] = '"boolean"'
         elif kind == "int":
-            spec["dtype"] = repr(_PANDAS_INT[dtype.bits or 64])
-        elif kind == "float":
-            spec["dtype"] = '"float32"' if dtype.bits == 32 else '"float64"'
+            self.column_check(column, f"pa.Check(_logical('int', {dtype.bits or 64}), {label})")
         elif kind == "decimal":
             self.column_check(column, f"pa.Check(_decimal_fits({dtype.precision}, {dtype.scale}), {label})")
-            return  # no dtype: Decimal objects live in object columns, Arrow decimals in their own dtype
         elif kind == "timestamp":
-            spec["dtype"] = f'pd.DatetimeTZDtype("{dtype.time_unit or "ms"}", "UTC")'
             self.column_check(column, f"pa.Check(_is_instant, {label})")
         elif kind == "date":
             self.column_check(column, f"pa.Check(_is_date, {label})")
-            return
         else:  # bytes
             self.column_check(column, f"pa.Check(_is_bytes, {label})")
-            return
-        self.builtin["dtype"].setdefault(column, []).append(check.id)
 
     def add_predicate(self, check: Check) -> str | None:
         if check.predicate is None:
@@ -317,9 +313,10 @@ class _ModuleWriter:
             "",
             "    schema.validate(df, lazy=True)  # every failure, not just the first",
             "",
-            "Expects the typed frame: str, Int64, boolean, Decimal objects (or Arrow decimal128),",
-            "datetime64[<unit>, UTC]. Each Check is named by its tscontract check id; its error is the",
-            "contract's clause as written. Nothing is coerced.",
+            "Expects the typed frame, numpy- or Arrow-backed: text, integers, booleans, Decimal objects",
+            "(or Arrow decimal128), UTC instants (datetime64[<unit>, UTC] or Arrow timestamp[<unit>, tz=UTC]).",
+            "Each Check is named by its tscontract check id; its error is the contract's clause as",
+            "written. Nothing is coerced.",
             '"""',
             "",
             "from __future__ import annotations",
@@ -724,8 +721,68 @@ def _decimal_fits(precision, scale):
     return check
 
 
+def _instant_dtype(dtype):
+    """(unit, zone) of a datetime column backed by numpy or Arrow (zone None: naive); None otherwise."""
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is not None:
+        unit = getattr(arrow, "unit", None)
+        return (unit, arrow.tz) if hasattr(arrow, "tz") and unit in _FRACTION_DIGITS else None
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return dtype.unit, str(dtype.tz)
+    if pd.api.types.is_datetime64_dtype(dtype):
+        return np.datetime_data(dtype)[0], None
+    return None
+
+
+_ARROW_TEXT = ("string", "large_string", "string_view")
+_ARROW_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 9, "uint16": 17, "uint32": 33}
+_ARROW_NUMBERS = ("halffloat", "float", "double", "uint64")
+
+
+def _logical(kind, bits=64):
+    """The column holds ``kind`` values, however it is backed: numpy, pandas' masked arrays or Arrow.
+
+    A column of another type fails every value (as the engine fails a Parquet column of the wrong
+    physical type); an object column is judged value by value. Integers of a wider type than the
+    declared one are judged by their values' range.
+    """
+    low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+    def value_fits(value):
+        if kind == "string":
+            return isinstance(value, str)
+        if kind == "bool":
+            return isinstance(value, bool | np.bool_)
+        if isinstance(value, bool | np.bool_):
+            return False
+        if kind == "int":
+            return isinstance(value, int | np.integer) and low <= value <= high
+        return isinstance(value, int | float | Decimal | np.integer | np.floating)  # float: any number
+
+    def check(series):
+        dtype = series.dtype
+        if dtype == object:
+            return _each(series, value_fits)
+        arrow = str(getattr(dtype, "pyarrow_dtype", ""))
+        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        if kind == "string":
+            fits = isinstance(dtype, pd.StringDtype) or arrow in _ARROW_TEXT
+        elif kind == "bool":
+            fits = pd.api.types.is_bool_dtype(dtype)
+        elif kind == "int":
+            fits = numeric and pd.api.types.is_integer_dtype(dtype)
+            width = _ARROW_BITS.get(arrow) if arrow else 8 * dtype.itemsize + (dtype.kind == "u")
+            if fits and (width is None or width > bits):
+                return series.isna() | series.between(low, high)
+        else:  # float: any number
+            fits = numeric or arrow in _ARROW_NUMBERS or arrow.startswith("decimal")
+        return pd.Series(True, index=series.index) if fits else series.isna()
+
+    return check
+
+
 def _is_instant(series):
-    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+    if _instant_dtype(series.dtype) is not None:
         return pd.Series(True, index=series.index)
     return _each(series, lambda v: isinstance(v, datetime))
 
@@ -738,10 +795,9 @@ def _utc_instant():
     """Instants written at UTC: a tz-aware column is; a naive one is not; values judged one by one."""
 
     def check(series):
-        if isinstance(series.dtype, pd.DatetimeTZDtype):
-            return pd.Series(True, index=series.index)
-        if pd.api.types.is_datetime64_any_dtype(series.dtype):
-            return series.isna()
+        typed = _instant_dtype(series.dtype)
+        if typed is not None:  # a zone-aware column holds instants; a naive one does not
+            return pd.Series(True, index=series.index) if typed[1] is not None else series.isna()
 
         def utc(value):
             if isinstance(value, datetime):
@@ -770,10 +826,9 @@ def _within_precision(unit):
         return len(text.rstrip("0"))
 
     def check(series):
-        if pd.api.types.is_datetime64_any_dtype(series.dtype):
-            resolution = getattr(series.dtype, "unit", None) or np.datetime_data(series.dtype)[0]
-            if _FRACTION_DIGITS[resolution] <= digits:
-                return pd.Series(True, index=series.index)
+        typed = _instant_dtype(series.dtype)
+        if typed is not None and _FRACTION_DIGITS[typed[0]] <= digits:
+            return pd.Series(True, index=series.index)
         return _each(series, lambda v: fraction_digits(v) <= digits)
 
     return check
