@@ -308,11 +308,11 @@ CASES = [
         None,
     ),
     (
-        "invariant written as a mapping",
+        "invariant written as a mapping without its clause",  # {clause: ..., severity: ...} is the mapping form
         OHLCV_SEED,
         "  - volume >= 0",
         "  - {volume: 0}",
-        "an invariant must be written as text",
+        "missing required key 'clause'",
         "{volume: 0}",
         None,
     ),
