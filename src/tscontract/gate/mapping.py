@@ -55,6 +55,16 @@ from tscontract.gate.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, off
 Parse = Literal["epoch_s", "epoch_ms", "epoch_us", "epoch_ns", "rfc3339"]
 _EPOCH_US = {"epoch_s": "* 1000000", "epoch_ms": "* 1000", "epoch_us": "", "epoch_ns": "// 1000"}
 _RFC3339_UTC = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def _utc_text(instant: str) -> str:
+    """An instant as RFC 3339 UTC text: seconds, and the microseconds only when there are any."""
+    return (
+        f"CASE WHEN microsecond({instant}) % 1000000 = 0 THEN strftime({instant}, '%Y-%m-%dT%H:%M:%SZ') "
+        f"ELSE strftime({instant}, '{_RFC3339_UTC}') END"
+    )
+
+
 _LOCAL_ISO = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$"
 _ROUNDABLE = r"^[+-]?\d{1,20}(\.\d{1,18})?$"  # fits DECIMAL(38,18) exactly, so rounding is the only step
 FILES_TABLE = "__tsc_files"
@@ -464,10 +474,10 @@ class _Converter:
                 f"WHEN {instant} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}' THEN "
                 f"{_quoted(text)} || ' as {rule.parse} is outside {low}..{high}: wrong epoch unit?' END"
             )
-            return f"coalesce(strftime({instant}, '{_RFC3339_UTC}'), {text})", reason
+            return f"coalesce({_utc_text(instant)}, {text})", reason
         if rule.zone is None and rule.format is None:  # rfc3339 as written: an offset becomes UTC
             has_offset = f"regexp_matches({text}, '([Zz]|[+-]\\d{{2}}:\\d{{2}})$')"
-            utc = f"strftime(TRY_CAST({text} AS TIMESTAMPTZ), '{_RFC3339_UTC}')"
+            utc = _utc_text(f"TRY_CAST({text} AS TIMESTAMPTZ)")
             return f"CASE WHEN {has_offset} AND {utc} IS NOT NULL THEN {utc} ELSE {text} END", None
         h = len(self.layer1)
         txt, parsed = f"r.__tsc_txt_{h}", f"r.__tsc_parsed_{h}"
@@ -510,7 +520,7 @@ class _Converter:
             instant = f"r.__tsc_instant_{h}"
             reasons.append(f"ELSE r.__tsc_dst_{h}")
         reason = f"CASE {' '.join(reasons)} END"
-        return f"coalesce(strftime({instant}, '{_RFC3339_UTC}'), {txt})", reason
+        return f"coalesce({_utc_text(instant)}, {txt})", reason
 
     # ------------------------------------------------------------ the table
     def column(self, field: str, rule: ColumnMap) -> tuple[str, str | None]:
@@ -595,7 +605,7 @@ class _Converter:
     def _passthrough(self, name: str) -> str:
         physical = self.source_columns[name]
         if physical.startswith("TIMESTAMP WITH TIME ZONE"):
-            return f"strftime(r.{ident(name)}, '{_RFC3339_UTC}')"
+            return _utc_text(f"r.{ident(name)}")
         if physical.startswith("DECIMAL"):
             return _trim_zeros(f"CAST(r.{ident(name)} AS VARCHAR)")
         return f"CAST(r.{ident(name)} AS VARCHAR)"
