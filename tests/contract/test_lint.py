@@ -216,8 +216,8 @@ def test_cli_lint_json_shape_and_exit_codes(tmp_path, seed_dir):
         # count is a documented dimension, for pint's count and for a unit the contract declares
         "  trades: {type: int64, unit: count, dimension: count, nullable: true}",
         "  trades: {type: int64, unit: trades, dimension: count, nullable: true}\nunits: {trades: {dimension: count}}",
-        "  v: {type: decimal(9,3), unit: m/s, dimension: \"[length] / [time]\", nullable: true}",
-        "  rho: {type: decimal(9,3), unit: kg/m**3, dimension: \"[mass] / [length] ** 3\", nullable: true}",
+        '  v: {type: decimal(9,3), unit: m/s, dimension: "[length] / [time]", nullable: true}',
+        '  rho: {type: decimal(9,3), unit: kg/m**3, dimension: "[mass] / [length] ** 3", nullable: true}',
         "  f: {type: decimal(9,3), unit: kg/h, dimension: mass_flow, nullable: true}",
     ],
     ids=["pint count", "declared count unit", "README dimension", "density", "mass flow alias"],
@@ -276,8 +276,8 @@ def test_catalog_unit_behind_a_compound_suffix_is_ts105():
     fields = "  co_mg_m3: {type: decimal(9,3), unit: per series from catalog, dimension: per series, nullable: true}"
     catalog = (
         "catalog: t\nseries:\n"
-        "  S1: {unit: mg/m**3, dimension: \"[mass] / [length] ** 3\"}\n"
-        "  S2: {unit: ug/m**3, dimension: \"[mass] / [length] ** 3\"}\n"
+        '  S1: {unit: mg/m**3, dimension: "[mass] / [length] ** 3"}\n'
+        '  S2: {unit: ug/m**3, dimension: "[mass] / [length] ** 3"}\n'
     )
     report, _ = findings(fields, catalog=catalog)
     found = [f.message for f in report.findings if f.code == "TS105"]
