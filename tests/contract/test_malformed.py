@@ -506,6 +506,7 @@ SENSOR_VALUE = "unit: per series from catalog, dimension: per series"
         ("decimal(12,4)", "decimal(１２,4)", "non-ASCII digit '１'", "１２"),
         ("decimal(12,4)", "decimal(12,４)", "non-ASCII digit '４'", "４)"),
         ("quality = bad", "quality = bad and value >= ０", "non-ASCII digit '０'", "０"),
+        ("provenance_required:", "freshness: {max_age: １５m}\nprovenance_required:", "non-ASCII digit '１'", "１５m"),
         (
             "provenance_required:",
             "units:\n  counts: {definition: 10 * (count}\nprovenance_required:",
@@ -525,6 +526,7 @@ SENSOR_VALUE = "unit: per series from catalog, dimension: per series"
         "full-width digits in precision",
         "full-width digit in scale",
         "full-width digit in an invariant",
+        "full-width digits in a duration",
         "unit definition unbalanced",
     ],
 )

@@ -118,6 +118,13 @@ def _terminal_names() -> frozenset[str]:
     return frozenset(t.name for t in _parser().terminals)
 
 
+def ascii_digits(text: str) -> None:
+    """Refuse digits other than 0-9 (``decimal(１８,８)``, ``１５m``): Python reads them as numbers, SQL does not."""
+    for offset, char in enumerate(text):
+        if char.isdigit() and not char.isascii():
+            raise ClauseSyntaxError(f"non-ASCII digit {char!r} (U+{ord(char):04X}); write digits 0-9", offset)
+
+
 @lru_cache(maxsize=4096)
 def parse(start: str, text: str) -> Tree:
     """Parse ``text`` with the start rule ``start``; raise :class:`ClauseSyntaxError`.
@@ -128,6 +135,7 @@ def parse(start: str, text: str) -> Tree:
     what = _WHAT[start]
     if not text.strip():
         raise ClauseSyntaxError(f"empty {what}")
+    ascii_digits(text)  # every clause: types, row clauses, cadences, durations
     tree = _TREES.get(start, text)
     if tree is not None:
         return tree

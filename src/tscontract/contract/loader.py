@@ -21,7 +21,7 @@ from tscontract.contract.model import (
     Contract,
     FieldSpec,
 )
-from tscontract.contract.types import DataType, ascii_digits, parse_type
+from tscontract.contract.types import DataType, parse_type
 from tscontract.contract.units import UnitError, check_declarations, check_unit, dimensionality
 from tscontract.errors import ContractError, InputError, display_path
 
@@ -121,7 +121,6 @@ class _Checker:
 
     def _resolve(self, clause: RowClause, types: dict[str, DataType], path: tuple[str | int, ...]) -> RowClause:
         try:
-            ascii_digits(clause.text)  # the clause becomes SQL, where '１' is no number
             return resolve_columns(clause, types)
         except ClauseSyntaxError as exc:
             raise self.errors.at(path, exc.message, offset=exc.offset) from None

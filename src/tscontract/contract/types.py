@@ -79,16 +79,8 @@ def _timestamp(name: str) -> DataType | None:
     raise ClauseSyntaxError(f"unknown timestamp type {name!r}; use timestamp_<s|ms|us|ns>_utc")
 
 
-def ascii_digits(text: str) -> None:
-    """Refuse digits other than 0-9 (``decimal(１８,８)``): Python reads them as numbers, SQL does not."""
-    for offset, char in enumerate(text):
-        if char.isdigit() and not char.isascii():
-            raise ClauseSyntaxError(f"non-ASCII digit {char!r} (U+{ord(char):04X}); write digits 0-9", offset)
-
-
 def parse_type(text: str) -> DataType:
     """Parse a type expression; raise :class:`ClauseSyntaxError` when it is not one."""
-    ascii_digits(text)
     tree = parse("type_expr", text)
     written = text.strip()
     if tree.data == "decimal_type":
