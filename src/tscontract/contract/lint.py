@@ -21,6 +21,7 @@ TS115 completeness not stated
 TS120 measurement defaults to zero: absent and zero cannot be told apart
 TS130 revisions allowed without window / who / notification
 TS131 no revision policy although the key carries a revision
+TS132 duplicates kept by a nullable column: a copy without a value leaves its key unresolved
 TS140 no provenance columns required / standard provenance column missing
 TS150 registry compatibility NONE (error without a recorded reason)
 TS151 a running registry's subject is in NONE (``lint --registry URL``)
@@ -190,6 +191,7 @@ class _Linter:
             self.field(name, spec)
         self.time()
         self.revisions()
+        self.duplicates()
         self.provenance()
         self.evolution()
         if self.catalog is not None:
@@ -420,6 +422,17 @@ class _Linter:
                 base,
                 "revision policy lists no allowed reasons (reasons: [...])",
                 key=True,
+            )
+
+    def duplicates(self) -> None:
+        policy = self.contract.duplicates
+        if policy is not None and policy.by is not None and self.contract.is_nullable(policy.by):
+            self.add(
+                "TS132",
+                "warning",
+                ("duplicates", "by"),
+                f"copies are kept by {policy.by}, which may be null: a copy without it cannot be ordered and "
+                f"every copy of its key is rejected (declare {policy.by} nullable: false)",
             )
 
     def provenance(self) -> None:

@@ -68,10 +68,17 @@ class _Checker:
         fields = self._fields()
         contract = self.contract.model_copy(update={"fields": fields, "path": path})
         types = {name: spec.type for name, spec in fields.items()}
-        invariants = [self._resolve(clause, types, ("invariants", i)) for i, clause in enumerate(contract.invariants)]
+        written = self.tree.get("invariants") or []
+        invariants = [
+            self._resolve(
+                clause, types, ("invariants", i, "clause") if isinstance(written[i], dict) else ("invariants", i)
+            )
+            for i, clause in enumerate(contract.invariants)
+        ]
         constraints = self._constraints(types)
         contract = contract.model_copy(update={"invariants": invariants, "constraints": constraints})
         self._keys(contract)
+        self._duplicates(contract)
         self._time(contract)
         self._units(contract)
         return contract

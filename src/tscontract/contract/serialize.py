@@ -63,6 +63,7 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
         "units": _plain(contract.units),
         "invariants": [clause.to_json() for clause in contract.invariants],
         "revision_policy": _plain(contract.revision_policy) if contract.revision_policy else None,
+        "duplicates": _plain(contract.duplicates) if contract.duplicates else None,
         "completeness": _plain(contract.completeness) if contract.completeness else None,
         "freshness": _plain(contract.freshness) if contract.freshness else None,
         "evolution": _plain(contract.evolution) if contract.evolution else None,

@@ -239,6 +239,17 @@ def _mode(old: str, new: str) -> Direction:
     return "stronger" if b > a else "looser" if b < a else "changed"
 
 
+def _kept_copy(old: str | None, new: str | None) -> Direction:
+    """``duplicates.keep``: ``all`` (absent) rejects every copy; keeping one publishes what was rejected."""
+    a, b = old or "all", new or "all"
+    return "text" if a == b else "tighter" if b == "all" else "looser" if a == "all" else "changed"
+
+
+def _copy_order(old: str | None, new: str | None) -> Direction:
+    """``duplicates.by``: set or dropped with ``keep`` (classified there); another column keeps other copies."""
+    return "changed" if old is not None and new is not None and old != new else "text"
+
+
 HANDLED = Rule(handled=True)  # classified by _Differ's own methods (renames, clauses, key, policy)
 SECTION = Rule()  # a section or map: its keys are classified one by one
 TEXT = Rule(compare=_text)  # wording only: patch
@@ -304,6 +315,11 @@ CLASSIFICATION: dict[str, Rule] = {
     "revision_policy.notification": Rule("revision_notification", _added_is_stronger),
     "revision_policy.description": TEXT,
     "revision_policy.note": TEXT,
+    "duplicates": SECTION,  # absent = keep: all
+    "duplicates.keep": Rule("duplicates_keep", _kept_copy),
+    "duplicates.by": Rule("duplicates_by", _copy_order),
+    "duplicates.description": TEXT,
+    "duplicates.note": TEXT,
     "completeness": Rule("completeness", _added_is_tighter),
     "completeness.window": Rule("completeness", _changed),
     "completeness.expected_count": Rule("completeness", _more_is_tighter),

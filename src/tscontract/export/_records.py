@@ -191,7 +191,10 @@ def record_doc_lines(contract: Contract) -> list[str]:
     if time.cadence:
         rules.append(f"cadence: {time.cadence.text}")
     lines.append("time: " + "; ".join(rules))
-    lines += [f"invariants[{i}]: {clause.text}" for i, clause in enumerate(contract.invariants)]
+    lines += [
+        f"invariants[{i}]: {clause.text}" + (" (severity: warning)" if clause.severity == "warning" else "")
+        for i, clause in enumerate(contract.invariants)
+    ]
     policy = contract.revision_policy
     if policy is not None:
         parts = [f"allowed: {str(policy.allowed).lower()}"]

@@ -100,7 +100,8 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
             result.skip(check, str(exc))
             continue
         meta = {"clause": check.clause, "check_id": check.id}
-        expectations += [{"type": kind, "kwargs": kwargs, "meta": dict(meta)} for kind, kwargs in found]
+        severity = {"severity": "warning"} if check.severity == "warning" else {}  # GX >= 1.5 FailureSeverity
+        expectations += [{"type": kind, "kwargs": kwargs, "meta": dict(meta), **severity} for kind, kwargs in found]
         result.exported.append(check.id)
     major = contract.version.split(".")[0]
     suite = {

@@ -153,6 +153,8 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
                 clause = {"if": _ref(name), "then": then}
                 properties[name].setdefault("allOf", []).append(_tagged(check, clause))
             result.exported.append(check.id)
+        elif check.severity == "warning":
+            result.skip(check, "a warning: JSON Schema has no severity, an instance breaking it would be invalid")
         elif check.predicate is not None:
             try:
                 column, schema = clauses.translate(check.predicate)

@@ -365,7 +365,10 @@ def import_odcs(text: str) -> str:
     contract.update({"series": section.get("series"), "key": key, "time": time, "fields": fields})
     contract["units"] = section.get("units")
     contract["invariants"] = [
-        q["description"] for q in sorted(_tscontract_quality(record, "invariants["), key=_invariant_position)
+        q["description"]
+        if q.get("severity", "error") == "error"
+        else {"clause": q["description"], "severity": q["severity"]}
+        for q in sorted(_tscontract_quality(record, "invariants["), key=_invariant_position)
     ]
     contract["revision_policy"] = section.get("revisionPolicy")
     contract["completeness"] = section.get("completeness")

@@ -301,7 +301,8 @@ class _ModuleWriter:
 
     @staticmethod
     def label(check: Check) -> str:
-        return f"name={check.id!r}, error={check.clause!r}"
+        warn = ", raise_warning=True" if check.severity == "warning" else ""  # a SchemaWarning, not a failure
+        return f"name={check.id!r}, error={check.clause!r}{warn}"
 
     # ------------------------------------------------------------ text
     def module_text(self) -> str:

@@ -9,7 +9,8 @@ with Soda data contracts). One check per clause where SodaCL has one:
   ``valid values`` for enums and for the catalog's series ids, ``duplicate_count(key) = 0``;
 - ``min(col)`` / ``max(col)`` where a clause bounds one column by constants (``volume >= 0``);
 - ``failed rows`` with ``fail condition`` for every other row clause (the predicate as DuckDB
-  SQL, NULL operands passing), and with ``fail query`` for the per-series cadence;
+  SQL, NULL operands passing), and with ``fail query`` for the per-series cadence; a clause of
+  ``severity: warning`` is a failed rows check with ``warn: when > 0`` (Soda's WARN outcome);
 - ``freshness(time column) < max_age`` (judged at the scan variable ``NOW``), with a per-series
   fail query beside it when the contract has a series column, as tscontract judges freshness.
 
@@ -121,6 +122,9 @@ class _SodaExport:
         elif kind == "time_precision" and check.params["unit"] == "ns":
             result.skip(check, "timestamp with time zone holds microseconds: loading drops nanoseconds")
         elif kind in ("fixed_value", "invariant", "constraint") and check.predicate is not None:
+            if check.severity == "warning":  # a failed rows check that warns: soda-core >= 3.3 thresholds
+                self.failed_rows(check, **{"fail condition": f"NOT {holds_sql(plan, check)}", "warn": "when > 0"})
+                return
             bounds = column_range(check.predicate) if not check.params.get("catalog") else None
             if bounds is not None:
                 self.range(check, *bounds)

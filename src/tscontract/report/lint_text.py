@@ -65,6 +65,9 @@ def render_contract(contract: Contract, console: Console) -> None:
         table.add_row(*(escape(cell) for cell in cells))
     console.print(table)
     for clause in contract.invariants:
-        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}"), soft_wrap=True)
+        warning = " (severity: warning)" if clause.severity == "warning" else ""
+        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}{warning}"), soft_wrap=True)
     if contract.time.cadence is not None:
         console.print(escape(f"cadence: {contract.time.cadence.text}"))
+    if contract.duplicates is not None:
+        console.print(escape(contract.duplicates.as_text()))
