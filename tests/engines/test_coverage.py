@@ -96,6 +96,11 @@ def test_from_to_widen_the_coverage_beyond_the_batch(tmp_path):
     wider = (covered[0], datetime(2026, 11, 30, 15, 10, tzinfo=UTC))
     cadence = run(contract, bars_csv(tmp_path, bars), coverage=wider).check("time.cadence")
     assert cadence.examples[0]["missing"] == ["2026-11-30T15:00:00Z", "2026-11-30T15:10:00Z"]
+    # a batch running past --to: the extra bars are checked, and raise no expectation of their own
+    later = bars_csv(tmp_path, [*bars, datetime(2026, 11, 30, 15, 30, tzinfo=UTC)])
+    report = run(contract, later, coverage=covered)
+    assert report.check("time.cadence").examples[0]["bar_start"] == "2026-11-30T15:30:00Z"  # a 31-minute step
+    assert report.check("time.cadence").failed_rows == 1
 
 
 def test_half_day_and_thanksgiving_are_read_from_the_calendar(tmp_path):

@@ -163,14 +163,14 @@ class TimeChecks:
         ]
 
     def span(self) -> tuple[datetime, datetime] | None:
-        """``[start, end)`` the batch covers: its span, widened by ``--from/--to``."""
+        """``[start, end)`` the batch covers: ``--from/--to`` where given, else its own first and last
+        instants. Points outside ``--from/--to`` are still checked; they only set no expectations."""
         start, end = self.run.coverage or (None, None)
-        if self.lo is None or self.hi is None:
-            if start is None or end is None:
-                return None
-            return start, end
-        lo, hi = self.lo, self.hi + timedelta(microseconds=1)
-        return (min(lo, start) if start else lo), (max(hi, end) if end else hi)
+        if start is None and self.lo is not None:
+            start = self.lo
+        if end is None and self.hi is not None:
+            end = self.hi + timedelta(microseconds=1)
+        return None if start is None or end is None else (start, end)
 
     def register_sessions(self, until: datetime | None) -> str | None:
         """Load sessions for the batch (and up to ``until``); an error message when that is impossible."""
@@ -186,6 +186,8 @@ class TimeChecks:
         ]
         if span is None:
             return "no valid timestamps"
+        if self.lo is not None and self.hi is not None:  # sessions for every point, in the coverage or not
+            span = min(span[0], self.lo), max(span[1], self.hi)
         if not names:
             return "no exchange calendar known for the series (catalog 'calendar' or 'venue', or time.calendar)"
         kinds = ["regular"]
