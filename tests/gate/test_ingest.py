@@ -37,9 +37,10 @@ def query(spec, sql):
 
 def test_good_batch_published_latest_view_runs_and_correction_log(store_spec):
     result = gate(store_spec, OHLCV, [OHLCV / "data" / "good.csv"], reason="late_trades")
-    assert (result.status, result.rows_in, result.published, result.quarantined) == ("committed", 61, 61, 0)
-    assert query(store_spec, "SELECT count(*) FROM ohlcv_1m__published")[0][0] == 61
-    assert query(store_spec, "SELECT count(*) FROM ohlcv_1m")[0][0] == 60  # latest revision per key
+    bars = len((OHLCV / "data" / "good.csv").read_text().splitlines()) - 1  # one of them a restatement
+    assert (result.status, result.rows_in, result.published, result.quarantined) == ("committed", bars, bars, 0)
+    assert query(store_spec, "SELECT count(*) FROM ohlcv_1m__published")[0][0] == bars
+    assert query(store_spec, "SELECT count(*) FROM ohlcv_1m")[0][0] == bars - 1  # latest revision per key
     restated = query(
         store_spec,
         "SELECT close, revision FROM ohlcv_1m WHERE symbol = 'AAPL' AND bar_start = '2026-11-30 14:42:00+00'",
@@ -48,7 +49,7 @@ def test_good_batch_published_latest_view_runs_and_correction_log(store_spec):
     runs = query(
         store_spec, "SELECT run_id, rows_in, published, quarantined, batch_rejected, input_hash FROM tscontract_runs"
     )
-    assert len(runs) == 1 and runs[0][0] == result.run_id and runs[0][1:5] == (61, 61, 0, False)
+    assert len(runs) == 1 and runs[0][0] == result.run_id and runs[0][1:5] == (bars, bars, 0, False)
     # provenance: the gate stamps its run id on every published row
     assert query(store_spec, "SELECT count(DISTINCT ingest_run_id), min(ingest_run_id) FROM ohlcv_1m__published")[
         0
@@ -213,7 +214,7 @@ def test_cli_ingest_corrections_and_check_store(tmp_path):
         "json",
     )
     assert good.returncode == 0, good.stderr
-    assert json.loads(good.stdout)["published"] == 61
+    assert json.loads(good.stdout)["published"] == len((OHLCV / "data" / "good.csv").read_text().splitlines()) - 1
     bad = run_cli("ingest", OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv", "--store", store, *common)
     assert bad.returncode == 1 and "quarantined" in bad.stdout
     log = run_cli("corrections", store, "--format", "json")
@@ -239,17 +240,17 @@ def test_cli_ingest_corrections_and_check_store(tmp_path):
 
 
 def test_a_concurrent_writer_of_the_same_file_is_a_duplicate_not_an_error(store_spec):
-    """Two gates race with the same file: the loser's commit hits UNIQUE (contract, input_hash)."""
+    """Two gates race with the same file: the loser's commit hits UNIQUE (contract, input_hash, attempt)."""
     first = gate(store_spec, SENSOR, [SENSOR / "data" / "good.csv"])
     store = open_spec(store_spec)
     looked = []
-    real_find = store.find_run
+    real_prior = store.prior_runs
 
-    def find_run_after_the_race(contract, input_hash):
+    def prior_runs_after_the_race(contract, input_hash):
         looked.append(input_hash)
-        return None if len(looked) == 1 else real_find(contract, input_hash)  # the race: first look sees nothing
+        return [] if len(looked) == 1 else real_prior(contract, input_hash)  # the race: first look sees nothing
 
-    store.find_run = find_run_after_the_race
+    store.prior_runs = prior_runs_after_the_race
     try:
         raced = ingest(
             load_contract(SENSOR / "contract.yaml"),

@@ -1,9 +1,13 @@
 """The ingest gate: convert, validate before anyone can see the data, publish or quarantine.
 
 One batch, one transaction: every input row ends in exactly one of published or
-quarantine, the run is recorded with its input hash (so the same file is never
-published twice), and a process killed at any moment leaves all of the batch or
-none of it.
+quarantine, the run is recorded with its input hash and attempt, and a process killed
+at any moment leaves all of the batch or none of it.
+
+Idempotency means never published twice: a file whose earlier run published rows is a
+duplicate; a file whose earlier runs published nothing (rejected whole, say, before
+the contract, catalog or mapping was fixed) is gated again as the next attempt, linked
+to the attempt before it (``retry_of``).
 
 Which failing clause rejects what (see :func:`disposition`):
 
@@ -13,7 +17,9 @@ Which failing clause rejects what (see :func:`disposition`):
 * the row: type, nullability, provenance, fixed values, constraints, invariants, UTC
   rule, precision, unknown series, calibration not in force, duplicate keys, points
   outside the session, and the revision rules (:mod:`.revisions`);
-* nothing (reported in the run only): cadence, completeness, row plausibility warnings.
+* nothing (reported in the run only): cadence, completeness, warning-severity clauses
+  (row plausibility, invariants written with ``severity: warning``), and freshness in a
+  backfill run (``backfill=True``: old data is stale by design).
 """
 
 from __future__ import annotations
@@ -33,10 +39,13 @@ from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import ValidationRun, connect
 from tscontract.engines.sources import Source, fetch_arrow
 from tscontract.errors import InputError, display_path
+from tscontract.gate.duplicates import CHECK_ID as DUPLICATES
+from tscontract.gate.duplicates import clause as duplicates_clause
+from tscontract.gate.duplicates import mark_superseded
 from tscontract.gate.mapping import Mapping
 from tscontract.gate.revisions import REVISION_TABLE, check_revisions, rule_clauses
 from tscontract.gate.staging import Conversion, Provenance, source_of, stage
-from tscontract.gate.store import Batch, Store, dumps
+from tscontract.gate.store import Batch, PriorRun, Store, dumps
 from tscontract.plan.checks import Check, build_plan
 from tscontract.report.model import CheckResult, ValidationReport
 
@@ -46,9 +55,9 @@ _REPORT_ONLY = {"cadence", "completeness", "plausibility"}
 _BATCH_KINDS = {"required_columns", "unknown_columns", "freshness", "scale_shift"}
 
 
-def disposition(check: Check, result: CheckResult) -> Disposition:
+def disposition(check: Check, result: CheckResult, *, backfill: bool = False) -> Disposition:
     """What a failing (or unrunnable) check rejects."""
-    if check.kind in _REPORT_ONLY:
+    if check.kind in _REPORT_ONLY or result.severity != "error" or (backfill and check.kind == "freshness"):
         return "report"
     if result.status == "error" or check.kind in _BATCH_KINDS:
         return "batch"
@@ -74,8 +83,19 @@ class IngestResult:
     row_failures: dict[str, int] = field(default_factory=dict)
     corrections: int = 0
     report: ValidationReport | None = None
+    attempt: int = 1
+    retry_of: str | None = None
+    backfill: bool = False
+    reported: list[str] = field(default_factory=list)
+    superseded: int = 0  # rows quarantined only as superseded copies (duplicates: keep first|last)
+    duplicates: str | None = None
     dropped: int = 0  # rows the mapping dropped (its filter): counted in rows_in, in neither table
     conversion: dict[str, Any] | None = None  # what the mapping did (rows read, dropped and why)
+
+    @property
+    def clean(self) -> bool:
+        """Nothing rejected for breaking a clause: a duplicate, or only superseded copies quarantined."""
+        return self.status == "duplicate" or self.quarantined == self.superseded
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +111,12 @@ class IngestResult:
             "row_failures": self.row_failures,
             "corrections": self.corrections,
             "validation": self.report.to_json() if self.report else None,
+            "attempt": self.attempt,
+            "retry_of": self.retry_of,
+            "backfill": self.backfill,
+            "reported": self.reported,
+            "superseded": self.superseded,
+            "duplicates": self.duplicates,
             "dropped": self.dropped,
             "conversion": self.conversion,
         }
@@ -117,7 +143,9 @@ class _Gate:
         reason: str | None,
         who: str | None,
         now: datetime,
+        backfill: bool = False,
     ) -> None:
+        self.backfill = backfill
         self.contract = contract
         self.store = store
         self.catalog = catalog
@@ -152,9 +180,21 @@ class _Gate:
         return source_of(con, staged)
 
     # ------------------------------------------------------------ the gate
-    def run(self, paths: list[Path], input_hash: str, progress: Any, examples: int) -> IngestResult:
+    def run(
+        self, paths: list[Path], input_hash: str, prior: list[PriorRun], progress: Any, examples: int
+    ) -> IngestResult:
         contract = self.contract
-        base = IngestResult(self.run_id, "committed", contract.contract, contract.version, self.store.description)
+        base = IngestResult(
+            self.run_id,
+            "committed",
+            contract.contract,
+            contract.version,
+            self.store.description,
+            attempt=1 + max((r.attempt for r in prior), default=0),
+            retry_of=prior[-1].run_id if prior else None,
+            backfill=self.backfill,
+            duplicates=contract.duplicates.as_text() if contract.duplicates else None,
+        )
         started = datetime.now(UTC)
         source = self.load(paths)
         plan = build_plan(contract, self.catalog)
@@ -163,14 +203,17 @@ class _Gate:
         by_id = {c.id: c for c in plan.checks}
         batch_ids, row_ids = [], []
         for result in report.checks:
-            if result.status == "passed" or result.severity != "error":
+            if result.status == "passed":
                 continue
-            kind = disposition(by_id[result.id], result)
+            kind = disposition(by_id[result.id], result, backfill=self.backfill)
             if kind == "batch":
                 batch_ids.append(result.id)
             elif kind == "row":
                 row_ids.append(result.id)
+            else:
+                base.reported.append(result.id)
         validation.materialize_failures(row_ids, "__tsc_row_fail")
+        mark_superseded(self.con, validation, report, "__tsc_row_fail")
         check_revisions(
             self.con,
             contract,
@@ -182,7 +225,7 @@ class _Gate:
             now=self.now,
             failures="__tsc_row_fail",
         )
-        batch = self.assemble(plan.checks, batch_ids, input_hash, paths, started, report)
+        batch = self.assemble(plan.checks, batch_ids, input_hash, paths, started, report, base)
         self.store.write(contract, batch)
         base.dropped = self.conversion.rows_dropped if self.conversion else 0
         base.conversion = self.conversion.to_json() if self.conversion else None
@@ -198,6 +241,7 @@ class _Gate:
             ).fetchall()
         }
         base.corrections = batch.corrections.num_rows
+        base.superseded = self.superseded_only(bool(batch_ids))
         base.report = report
         if base.published + base.quarantined + base.dropped != base.rows_in:  # the guarantee, on every run
             raise AssertionError(
@@ -213,10 +257,11 @@ class _Gate:
         paths: list[Path],
         started: datetime,
         report: ValidationReport,
+        result: IngestResult,
     ) -> Batch:
         con = self.con
         contract = self.contract
-        clauses = {c.id: c.clause for c in checks} | rule_clauses(contract)
+        clauses = {c.id: c.clause for c in checks} | rule_clauses(contract) | duplicates_clause(contract)
         con.register("__tsc_clauses", pa.table({"check_id": list(clauses), "clause": list(clauses.values())}))
         batch_level = bool(batch_ids)
         batch_list = "[" + ", ".join(sql_string(i) for i in batch_ids) + "]::VARCHAR[]"
@@ -287,8 +332,33 @@ class _Gate:
             "quarantined": quarantined.num_rows,
             "batch_rejected": batch_level,
             "checks": dumps(summary),
+            "attempt": result.attempt,
+            "retry_of": result.retry_of,
+            "backfill": self.backfill,
+            "duplicates": self.duplicates_record(batch_level),
         }
         return Batch(run=run, published=published, quarantined=quarantined, corrections=corrections)
+
+    def superseded_only(self, batch_level: bool) -> int:
+        """Rows quarantined only as superseded copies of a repeated key (nothing else failed)."""
+        if batch_level:
+            return 0
+        return int(
+            self.con.execute(
+                "SELECT count(*) FROM (SELECT __row FROM __tsc_row_fail GROUP BY __row "
+                f"HAVING bool_and(check_id = {sql_string(DUPLICATES)}))"
+            ).fetchall()[0][0]
+        )
+
+    def duplicates_record(self, batch_level: bool) -> str | None:
+        """How repeated keys were resolved, for the run log (None: every copy rejected)."""
+        policy = self.contract.duplicates
+        if policy is None or not policy.keeps_one:
+            return None
+        superseded = self.con.execute(
+            f"SELECT count(DISTINCT __row) FROM __tsc_row_fail WHERE check_id = {sql_string(DUPLICATES)}"
+        ).fetchall()[0][0]
+        return dumps({"keep": policy.keep, "by": policy.by, "superseded": 0 if batch_level else int(superseded)})
 
     def corrections(self, batch_level: bool) -> pa.Table:
         """The correction log: every restatement this batch publishes, old -> new."""
@@ -334,8 +404,12 @@ def ingest(
     now: datetime | None = None,
     progress: Any = None,
     examples: int = 5,
+    backfill: bool = False,
 ) -> IngestResult:
-    """Gate the files ``data`` into ``store``; see the module docstring for the guarantees."""
+    """Gate the files ``data`` into ``store``; see the module docstring for the guarantees.
+
+    ``backfill``: freshness is reported but does not reject the batch (recorded in the run).
+    """
     paths = [Path(p) for p in data]
     for path in paths:
         if not path.is_file():
@@ -343,31 +417,44 @@ def ingest(
     moment = now or datetime.now(UTC)
     input_hash = file_hash(paths)
     store.ensure_schema(contract)
-    existing = store.find_run(contract, input_hash)
-    if existing is not None:
-        return IngestResult(existing, "duplicate", contract.contract, contract.version, store.description)
-    gate = _Gate(contract, store, catalog, mapping, source_id, reason, who, moment)
+    prior = store.prior_runs(contract, input_hash)
+    published = [r for r in prior if r.published]
+    if published:
+        return _duplicate(contract, store, published[0])
+    gate = _Gate(contract, store, catalog, mapping, source_id, reason, who, moment, backfill)
     try:
-        return gate.run(paths, input_hash, progress, examples)
+        return gate.run(paths, input_hash, prior, progress, examples)
     except Exception:
-        # another writer committed the same file between our check and our commit: the store's
-        # UNIQUE (contract, input_hash) refused ours, and the batch is in the store exactly once
-        winner = store.find_run(contract, input_hash)
-        if winner is None:
+        # another writer committed this attempt of the same file between our look and our commit:
+        # the store's UNIQUE (contract, input_hash, attempt) refused ours, the batch is there once
+        attempt = 1 + max((r.attempt for r in prior), default=0)
+        after = store.prior_runs(contract, input_hash)
+        winners = [r for r in after if r.published] or [r for r in after if r.attempt >= attempt]
+        if not winners:
             raise
-        return IngestResult(winner, "duplicate", contract.contract, contract.version, store.description)
+        return _duplicate(contract, store, winners[0])
     finally:
         gate.con.close()
+
+
+def _duplicate(contract: Contract, store: Store, run: PriorRun) -> IngestResult:
+    return IngestResult(
+        run.run_id, "duplicate", contract.contract, contract.version, store.description, attempt=run.attempt
+    )
 
 
 def run_summary(result: IngestResult) -> str:
     if result.status == "duplicate":
         return f"already ingested as {result.run_id}: nothing to do"
     rejected = f"; batch rejected by {', '.join(result.batch_rejected_by)}" if result.batch_rejected_by else ""
+    reported = f"; failed, reported only: {', '.join(result.reported)}" if result.reported else ""
+    superseded = f" ({result.superseded} superseded: {result.duplicates})" if result.superseded else ""
+    retry = f" (attempt {result.attempt}, after {result.retry_of})" if result.retry_of else ""
+    backfill = " [backfill: freshness reported, not gating]" if result.backfill else ""
     dropped = f" ({result.dropped} dropped by the mapping)" if result.dropped else ""
     return (
-        f"{result.run_id}: {result.rows_in} rows in{dropped}, {result.published} published, "
-        f"{result.quarantined} quarantined{rejected}"
+        f"{result.run_id}{retry}: {result.rows_in} rows in{dropped}, {result.published} published, "
+        f"{result.quarantined} quarantined{superseded}{rejected}{reported}{backfill}"
     )
 
 

@@ -3,19 +3,24 @@
 Per contract a store holds:
 
 ``<contract>__published``
-    every accepted row with ``_run_id`` and ``_ingested_at``; all revisions stay here.
+    every accepted row with the bookkeeping columns ``_run_id`` and ``_ingested_at``;
+    all revisions stay here.
 ``<contract>`` (view)
-    what consumers read: the latest revision of each key.
+    what consumers read: the latest revision of each key, the contract's columns only
+    (no bookkeeping), so it validates against its contract as it stands.
 ``<contract>__quarantine``
     every rejected row: the input record as JSON, the failing check ids and clause texts,
     whether the whole batch was rejected.
 ``tscontract_runs``
-    one row per committed ingest: contract and version, input hash, counts, check summary.
+    one row per committed ingest: contract and version, input hash, attempt, counts,
+    check summary, backfill flag, how repeated keys were resolved.
 ``tscontract_corrections``
     the correction log: every accepted restatement, who, when, why, old -> new.
 
-A batch is written in one transaction; ``(contract, input_hash)`` is unique, so the
-same file cannot be published twice.
+A batch is written in one transaction. ``(contract, input_hash, attempt)`` is unique: a
+file is gated again (the next attempt) only while no earlier attempt published a row,
+and two writers racing on one attempt cannot both commit, so the same file is never
+published twice.
 """
 
 from __future__ import annotations
@@ -54,7 +59,20 @@ RUN_COLUMNS = (
     "quarantined",
     "batch_rejected",
     "checks",
+    "attempt",
+    "retry_of",
+    "backfill",
+    "duplicates",
 )
+# run-log columns added after the first release: (name, DuckDB type, PostgreSQL type); stores
+# created before them get them on the next ingest (see ``ensure_schema``)
+ADDED_RUN_COLUMNS = (
+    ("attempt", "BIGINT", "BIGINT"),
+    ("retry_of", "VARCHAR", "TEXT"),
+    ("backfill", "BOOLEAN", "BOOLEAN"),
+    ("duplicates", "VARCHAR", "TEXT"),
+)
+BOOKKEEPING_COLUMNS = ("_run_id", "_ingested_at")
 QUARANTINE_COLUMNS = ("_run_id", "_row", "_batch_level", "_checks", "_clauses", "_record")
 CORRECTION_COLUMNS = (
     "run_id",
@@ -80,6 +98,15 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+@dataclass(frozen=True)
+class PriorRun:
+    """An earlier committed run of the same input: which attempt it was and what it published."""
+
+    run_id: str
+    attempt: int
+    published: int
+
+
 @dataclass
 class Batch:
     """Everything one ingest writes, as Arrow tables, committed together."""
@@ -99,7 +126,8 @@ class Store(ABC):
     def ensure_schema(self, contract: Contract) -> None: ...
 
     @abstractmethod
-    def find_run(self, contract: Contract, input_hash: str) -> str | None: ...
+    def prior_runs(self, contract: Contract, input_hash: str) -> list[PriorRun]:
+        """Committed runs of this input for this contract, by attempt."""
 
     @abstractmethod
     def latest(self, contract: Contract, keys: pa.Table) -> pa.Table:
@@ -119,6 +147,34 @@ class Store(ABC):
 
     def series_key(self, contract: Contract) -> list[str]:
         return [k for k in contract.key if k != "revision"]
+
+    def view_sql(self, contract: Contract) -> str:
+        """The consumer view: latest revision per key (latest ingest without revisions), contract columns."""
+        base = table_base(contract)
+        keys = ", ".join(_q(k) for k in self.series_key(contract))
+        order = "revision DESC" if "revision" in contract.fields else "_ingested_at DESC"
+        cols = ", ".join(_q(c) for c in contract.fields)
+        return (
+            f"SELECT {cols} FROM (SELECT *, row_number() OVER (PARTITION BY {keys} ORDER BY {order}) AS __rank "
+            f"FROM {_q(base + '__published')}) ranked WHERE __rank = 1"
+        )
+
+
+def _prior(rows: list[tuple[Any, ...]]) -> list[PriorRun]:
+    return [PriorRun(str(r[0]), int(r[1] if r[1] is not None else 1), int(r[2] or 0)) for r in rows]
+
+
+_RUNS_DDL = (
+    "CREATE TABLE IF NOT EXISTS {table} (run_id {text} PRIMARY KEY, contract {text}, version {text}, "
+    "input_hash {text}, inputs {text}, source_id {text}, transform_version {text}, started_at TIMESTAMPTZ, "
+    "finished_at TIMESTAMPTZ, rows_in BIGINT, published BIGINT, quarantined BIGINT, batch_rejected BOOLEAN, "
+    "checks {text}, attempt BIGINT, retry_of {text}, backfill BOOLEAN, duplicates {text}, "
+    "UNIQUE (contract, input_hash, attempt))"
+)
+_PRIOR_SQL = (
+    f"SELECT run_id, attempt, published FROM {RUNS} WHERE contract = {{p}} AND input_hash = {{p}} "
+    "ORDER BY coalesce(attempt, 1), started_at"
+)
 
 
 def _duck_type(dtype: DataType) -> str:
@@ -159,38 +215,65 @@ class DuckDBStore(Store):
     def ensure_schema(self, contract: Contract) -> None:
         base = table_base(contract)
         cols = ", ".join(f"{_q(n)} {_duck_type(f.type)}" for n, f in contract.fields.items())
-        keys = ", ".join(_q(k) for k in self.series_key(contract))
-        order = "revision DESC" if "revision" in contract.fields else "_ingested_at DESC"
-        self.con.execute("BEGIN")
-        self.con.execute(
-            f"CREATE TABLE IF NOT EXISTS {RUNS} (run_id VARCHAR PRIMARY KEY, contract VARCHAR, version VARCHAR, "
-            "input_hash VARCHAR, inputs VARCHAR, source_id VARCHAR, transform_version VARCHAR, started_at "
-            "TIMESTAMPTZ, finished_at TIMESTAMPTZ, rows_in BIGINT, published BIGINT, quarantined BIGINT, "
-            "batch_rejected BOOLEAN, checks VARCHAR, UNIQUE (contract, input_hash))"
-        )
-        self.con.execute(
-            f"CREATE TABLE IF NOT EXISTS {CORRECTIONS} (run_id VARCHAR, contract VARCHAR, key VARCHAR, "
-            "old_revision BIGINT, new_revision BIGINT, reason VARCHAR, who VARCHAR, corrected_at TIMESTAMPTZ, "
-            "notification VARCHAR, old_values VARCHAR, new_values VARCHAR)"
-        )
-        self.con.execute(
-            f"CREATE TABLE IF NOT EXISTS {_q(base + '__published')} ({cols}, _run_id VARCHAR, _ingested_at TIMESTAMPTZ)"
-        )
-        self.con.execute(
-            f"CREATE TABLE IF NOT EXISTS {_q(base + '__quarantine')} (_run_id VARCHAR, _row BIGINT, "
-            "_batch_level BOOLEAN, _checks VARCHAR, _clauses VARCHAR, _record VARCHAR)"
-        )
-        self.con.execute(
-            f"CREATE VIEW IF NOT EXISTS {_q(base)} AS SELECT * EXCLUDE (__rank) FROM (SELECT *, row_number() OVER "
-            f"(PARTITION BY {keys} ORDER BY {order}) AS __rank FROM {_q(base + '__published')}) WHERE __rank = 1"
-        )
-        self.con.execute("COMMIT")
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            con.execute(_RUNS_DDL.format(table=RUNS, text="VARCHAR"))
+            self._upgrade_runs()
+            con.execute(
+                f"CREATE TABLE IF NOT EXISTS {CORRECTIONS} (run_id VARCHAR, contract VARCHAR, key VARCHAR, "
+                "old_revision BIGINT, new_revision BIGINT, reason VARCHAR, who VARCHAR, corrected_at TIMESTAMPTZ, "
+                "notification VARCHAR, old_values VARCHAR, new_values VARCHAR)"
+            )
+            con.execute(
+                f"CREATE TABLE IF NOT EXISTS {_q(base + '__published')} ({cols}, _run_id VARCHAR, "
+                "_ingested_at TIMESTAMPTZ)"
+            )
+            have = {
+                str(r[0])
+                for r in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [base + "__published"]
+                ).fetchall()
+            }
+            for name, spec in contract.fields.items():  # a field a later contract version added
+                if name not in have:
+                    con.execute(f"ALTER TABLE {_q(base + '__published')} ADD COLUMN {_q(name)} {_duck_type(spec.type)}")
+            con.execute(
+                f"CREATE TABLE IF NOT EXISTS {_q(base + '__quarantine')} (_run_id VARCHAR, _row BIGINT, "
+                "_batch_level BOOLEAN, _checks VARCHAR, _clauses VARCHAR, _record VARCHAR)"
+            )
+            con.execute(f"CREATE OR REPLACE VIEW {_q(base)} AS {self.view_sql(contract)}")
+        except duckdb.Error as exc:
+            con.execute("ROLLBACK")
+            raise InputError(
+                f"store {self.description} does not fit contract {contract.contract} {contract.version}: "
+                f"{str(exc).splitlines()[0]}"
+            ) from None
+        con.execute("COMMIT")
 
-    def find_run(self, contract: Contract, input_hash: str) -> str | None:
-        rows = self.con.execute(
-            f"SELECT run_id FROM {RUNS} WHERE contract = ? AND input_hash = ?", [contract.contract, input_hash]
-        ).fetchall()
-        return str(rows[0][0]) if rows else None
+    def _upgrade_runs(self) -> None:
+        """Bring a run log written by an earlier tscontract to the current columns."""
+        have = {
+            str(r[0])
+            for r in self.con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [RUNS]
+            ).fetchall()
+        }
+        if "attempt" not in have:
+            # UNIQUE (contract, input_hash) becomes UNIQUE (contract, input_hash, attempt); DuckDB cannot
+            # change a constraint in place, so the log moves into a table of the current shape
+            old = ", ".join(c for c in RUN_COLUMNS if c in have)
+            self.con.execute(f"ALTER TABLE {RUNS} RENAME TO {RUNS}__old")
+            self.con.execute(_RUNS_DDL.format(table=RUNS, text="VARCHAR"))
+            self.con.execute(f"INSERT INTO {RUNS} ({old}, attempt) SELECT {old}, 1 FROM {RUNS}__old")
+            self.con.execute(f"DROP TABLE {RUNS}__old")
+            return
+        for name, duck_type, _ in ADDED_RUN_COLUMNS:
+            if name not in have:
+                self.con.execute(f"ALTER TABLE {RUNS} ADD COLUMN {name} {duck_type}")
+
+    def prior_runs(self, contract: Contract, input_hash: str) -> list[PriorRun]:
+        return _prior(self.con.execute(_PRIOR_SQL.format(p="?"), [contract.contract, input_hash]).fetchall())
 
     def latest(self, contract: Contract, keys: pa.Table) -> pa.Table:
         base = table_base(contract)
@@ -252,6 +335,7 @@ class PostgresStore(Store):
             import psycopg
         except ImportError:
             raise InputError("a PostgreSQL store needs psycopg: pip install 'tscontract[postgres]'") from None
+        self.psycopg = psycopg
         self.description = re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", url)
         try:
             self.con = psycopg.connect(url, autocommit=False)
@@ -264,43 +348,68 @@ class PostgresStore(Store):
     def ensure_schema(self, contract: Contract) -> None:
         base = table_base(contract)
         cols = ", ".join(f"{_q(n)} {_pg_type(f.type)}" for n, f in contract.fields.items())
-        keys = ", ".join(_q(k) for k in self.series_key(contract))
-        order = "revision DESC" if "revision" in contract.fields else "_ingested_at DESC"
-        with self.con.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(7351)")  # concurrent first ingests create tables once
-            cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {RUNS} (run_id TEXT PRIMARY KEY, contract TEXT, version TEXT, "
-                "input_hash TEXT, inputs TEXT, source_id TEXT, transform_version TEXT, started_at TIMESTAMPTZ, "
-                "finished_at TIMESTAMPTZ, rows_in BIGINT, published BIGINT, quarantined BIGINT, batch_rejected "
-                "BOOLEAN, checks TEXT, UNIQUE (contract, input_hash))"
-            )
-            cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {CORRECTIONS} (run_id TEXT, contract TEXT, key TEXT, old_revision "
-                "BIGINT, new_revision BIGINT, reason TEXT, who TEXT, corrected_at TIMESTAMPTZ, notification TEXT, "
-                "old_values TEXT, new_values TEXT)"
-            )
-            cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {_q(base + '__published')} ({cols}, _run_id TEXT, "
-                "_ingested_at TIMESTAMPTZ)"
-            )
-            cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {_q(base + '__quarantine')} (_run_id TEXT, _row BIGINT, "
-                "_batch_level BOOLEAN, _checks TEXT, _clauses TEXT, _record TEXT)"
-            )
-            cur.execute(
-                f"CREATE OR REPLACE VIEW {_q(base)} AS SELECT DISTINCT ON ({keys}) * FROM "
-                f"{_q(base + '__published')} ORDER BY {keys}, {order}"
-            )
-        self.con.commit()
+        try:
+            with self.con.cursor() as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(7351)")  # concurrent first ingests create tables once
+                cur.execute(_RUNS_DDL.format(table=RUNS, text="TEXT"))
+                self._upgrade_runs(cur)
+                cur.execute(
+                    f"CREATE TABLE IF NOT EXISTS {CORRECTIONS} (run_id TEXT, contract TEXT, key TEXT, old_revision "
+                    "BIGINT, new_revision BIGINT, reason TEXT, who TEXT, corrected_at TIMESTAMPTZ, notification TEXT, "
+                    "old_values TEXT, new_values TEXT)"
+                )
+                cur.execute(
+                    f"CREATE TABLE IF NOT EXISTS {_q(base + '__published')} ({cols}, _run_id TEXT, "
+                    "_ingested_at TIMESTAMPTZ)"
+                )
+                have = set(self._columns(cur, base + "__published"))
+                for name, spec in contract.fields.items():  # a field a later contract version added
+                    if name not in have:
+                        cur.execute(
+                            f"ALTER TABLE {_q(base + '__published')} ADD COLUMN {_q(name)} {_pg_type(spec.type)}"
+                        )
+                cur.execute(
+                    f"CREATE TABLE IF NOT EXISTS {_q(base + '__quarantine')} (_run_id TEXT, _row BIGINT, "
+                    "_batch_level BOOLEAN, _checks TEXT, _clauses TEXT, _record TEXT)"
+                )
+                shown = self._columns(cur, base)
+                if shown and shown != list(contract.fields):  # e.g. a view of an earlier tscontract, with bookkeeping
+                    cur.execute(f"DROP VIEW {_q(base)}")
+                cur.execute(f"CREATE OR REPLACE VIEW {_q(base)} AS {self.view_sql(contract)}")
+            self.con.commit()
+        except self.psycopg.Error as exc:
+            self.con.rollback()
+            raise InputError(
+                f"store {self.description} does not fit contract {contract.contract} {contract.version}: "
+                f"{str(exc).strip().splitlines()[0]}"
+            ) from None
 
-    def find_run(self, contract: Contract, input_hash: str) -> str | None:
+    @staticmethod
+    def _columns(cur: Any, table: str) -> list[str]:
+        cur.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = %s ORDER BY ordinal_position",
+            (table,),
+        )
+        return [str(r[0]) for r in cur.fetchall()]
+
+    def _upgrade_runs(self, cur: Any) -> None:
+        """Bring a run log written by an earlier tscontract to the current columns."""
+        have = set(self._columns(cur, RUNS))
+        for name, _, pg_type in ADDED_RUN_COLUMNS:
+            if name not in have:
+                cur.execute(f"ALTER TABLE {RUNS} ADD COLUMN {name} {pg_type}")
+        if "attempt" not in have:
+            cur.execute(f"UPDATE {RUNS} SET attempt = 1")
+            cur.execute(f"ALTER TABLE {RUNS} DROP CONSTRAINT IF EXISTS {RUNS}_contract_input_hash_key")
+            cur.execute(f"ALTER TABLE {RUNS} ADD UNIQUE (contract, input_hash, attempt)")
+
+    def prior_runs(self, contract: Contract, input_hash: str) -> list[PriorRun]:
         with self.con.cursor() as cur:
-            cur.execute(
-                f"SELECT run_id FROM {RUNS} WHERE contract = %s AND input_hash = %s", (contract.contract, input_hash)
-            )
-            row = cur.fetchone()
+            cur.execute(_PRIOR_SQL.format(p="%s"), (contract.contract, input_hash))
+            rows = cur.fetchall()
         self.con.commit()
-        return str(row[0]) if row else None
+        return _prior(rows)
 
     def _copy_in(self, cur: Any, table: str, data: pa.Table) -> None:
         """Stream an Arrow table into ``table`` with COPY ... CSV: no per-row Python."""

@@ -188,21 +188,21 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
         )
     )
 
+    duplicates = contract.duplicates if contract.duplicates and contract.duplicates.keeps_one else None
     add(
         Check(
             "key.unique",
-    duplicates = contract.duplicates if contract.duplicates and contract.duplicates.keeps_one else None
             "unique_key",
             "key",
             f"key: [{', '.join(contract.key)}]" + (f"; {duplicates.as_text()}" if duplicates else ""),
             "key",
             "window",
             tuple(contract.key),
+            # copies of a key that ``by`` orders are resolved (one kept), not failures
+            params={"duplicates": duplicates} if duplicates else {},
         )
     )
 
-            # copies of a key that ``by`` orders are resolved (one kept), not failures
-            params={"duplicates": duplicates} if duplicates else {},
     for i, clause in enumerate(contract.invariants):
         add(_row_clause(f"invariants[{i}]", "invariant", "invariants", f"invariants[{i}]", clause))
 
@@ -338,10 +338,10 @@ def _row_clause(check_id: str, kind: str, section: str, source: str, clause: Row
         source,
         "row",
         clause.columns,
+        severity=clause.severity,  # as written: ``{clause: ..., severity: warning}``
         predicate=clause.predicate,
         params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog},
     )
-        severity=clause.severity,  # as written: ``{clause: ..., severity: warning}``
 
 
 def _literal(value: object) -> exp.Expression:
