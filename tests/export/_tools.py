@@ -20,6 +20,29 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 VENVS = ROOT / ".venvs"
 PARITY_DIR = ROOT / "out" / "parity"
+OHLCV = ROOT / "examples" / "ohlcv_1m"
+# Freshness judged at 21:05 on the data of "fresh_data": in its bad file AAPL's newest bar is 14:45,
+# 380 minutes old; every other series (and every series of its good file) has 20:59, 6 minutes
+FRESHNESS = "freshness:\n  max_age: 370m\n"
+
+
+def freshness_contract(tmp: Path) -> Path:
+    path = tmp / "ohlcv_fresh.yaml"
+    path.write_text((OHLCV / "contract.yaml").read_text() + FRESHNESS)
+    return path
+
+
+def freshness_data(tmp: Path) -> Path:
+    """The OHLCV example whose 'bad' file is the good one with AAPL's feed stopped after 14:45Z."""
+    directory = tmp / "fresh-data"
+    (directory / "data").mkdir(parents=True)
+    (directory / "catalog.yaml").write_text((OHLCV / "catalog.yaml").read_text())
+    good = (OHLCV / "data" / "good.csv").read_text().splitlines()
+    (directory / "data" / "good.csv").write_text("\n".join(good) + "\n")
+    stopped = [line for line in good if not (line.startswith("AAPL,") and line.split(",")[1] > "2026-11-30T14:45")]
+    (directory / "data" / "bad.csv").write_text("\n".join(stopped) + "\n")
+    return directory
+
 
 # Runs the script's main(args) with args from stdin; its return value is the only thing on
 # stdout (JSON), everything the tool prints goes to stderr.

@@ -19,6 +19,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES, ROOT
+from tests.export._tools import freshness_contract, freshness_data
 from tscontract import load_catalog, load_contract, validate
 from tscontract.errors import InputError
 from tscontract.export import export
@@ -28,8 +29,6 @@ OHLCV = EXAMPLES / "ohlcv_1m"
 SENSOR = EXAMPLES / "plant_sensor"
 NOW = datetime(2026, 11, 30, 21, 5, tzinfo=UTC)
 DBT_PYTHON = ROOT / ".venvs" / "dbt" / "bin" / "python"
-# AAPL's newest bar in bad.csv is 14:45, 380 minutes before NOW; every series in good.csv has 14:59 (366)
-FRESHNESS = "freshness:\n  max_age: 370m\n"
 
 # Runs in the dbt venv: one `dbt build` per project, in-process (dbtRunner) to pay start-up once.
 _RUNNER = r"""
@@ -107,12 +106,6 @@ def make_project(directory: Path, contract, result, csv: Path, materialized: str
     result.write(directory)
 
 
-def freshness_contract(tmp: Path) -> Path:
-    path = tmp / "ohlcv_fresh.yaml"
-    path.write_text((OHLCV / "contract.yaml").read_text() + FRESHNESS)
-    return path
-
-
 NOW_VARS = ["--vars", "{tscontract_now: '2026-11-30T21:05:00+00:00'}"]  # as validate(now=NOW)
 PARITY: dict[str, dict[str, object]] = {}
 
@@ -124,7 +117,7 @@ def proof(tmp_path_factory):
     datasets = {
         "ohlcv": (OHLCV / "contract.yaml", OHLCV),
         "sensor": (SENSOR / "contract.yaml", SENSOR),
-        "fresh": (freshness_contract(tmp), OHLCV),
+        "fresh": (freshness_contract(tmp), freshness_data(tmp)),
     }
     jobs, exports, engine = [], {}, {}
     for name, (contract_path, data) in datasets.items():

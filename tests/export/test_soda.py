@@ -19,6 +19,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES, ROOT
+from tests.export._tools import freshness_contract, freshness_data
 from tscontract import load_catalog, load_contract, validate
 from tscontract.errors import InputError
 from tscontract.export import export
@@ -30,9 +31,6 @@ OHLCV = EXAMPLES / "ohlcv_1m"
 SENSOR = EXAMPLES / "plant_sensor"
 NOW = datetime(2026, 11, 30, 21, 5, tzinfo=UTC)
 SODA_PYTHON = ROOT / ".venvs" / "soda" / "bin" / "python"
-# AAPL's newest bar in bad.csv is 14:45, 380 minutes before NOW; every series in good.csv has 14:59 (366);
-# MSFT's 21:30 bar keeps the table as a whole fresh: only the per-series query sees AAPL
-FRESHNESS = "freshness:\n  max_age: 370m\n"
 PARITY: dict[str, dict[str, object]] = {}
 
 # Runs in the soda venv: every scan in one process, each on its own in-memory DuckDB.
@@ -92,12 +90,6 @@ def load_sql(contract, table: str, csv: Path, casts=None, extra: str = "") -> st
     return f"CREATE TABLE {table} AS SELECT {columns}{extra} FROM read_csv('{csv}', all_varchar = true)"
 
 
-def freshness_contract(tmp: Path) -> Path:
-    path = tmp / "ohlcv_fresh.yaml"
-    path.write_text((OHLCV / "contract.yaml").read_text() + FRESHNESS)
-    return path
-
-
 def checks_yaml(result) -> str:
     (artifact,) = result.artifacts
     return artifact.content
@@ -110,7 +102,7 @@ def proof(tmp_path_factory):
     datasets = {
         "ohlcv": (OHLCV / "contract.yaml", OHLCV),
         "sensor": (SENSOR / "contract.yaml", SENSOR),
-        "fresh": (freshness_contract(tmp), OHLCV),
+        "fresh": (freshness_contract(tmp), freshness_data(tmp)),
     }
     now = NOW.isoformat()
     jobs, exports, plans, engine = [], {}, {}, {}
