@@ -342,3 +342,18 @@ def test_zz_write_parity():
     out = ROOT / "out" / "parity"
     out.mkdir(parents=True, exist_ok=True)
     (out / "jsonschema.json").write_text(json.dumps(PARITY, indent=2, sort_keys=True) + "\n")
+
+
+def test_series_pattern_agrees_with_the_engine(tmp_path):
+    """``series.pattern``: the whole id matches, in the engine (regexp_full_match) and the schema."""
+    text = (OHLCV / "contract.yaml").read_text()
+    series = "series: {column: symbol, scheme: ticker, pattern: '[A-Z]{1,5}([.][A-Z])?'}\nkey:"
+    (tmp_path / "contract.yaml").write_text(text.replace("key:", series, 1))
+    (tmp_path / "catalog.yaml").write_text((OHLCV / "catalog.yaml").read_text())
+    lines = (OHLCV / "data" / "good.csv").read_text().splitlines()[:9]
+    symbols = ["AAPL", "aapl", "AAPL ", "BRK.B", "BRK.", "TOOLONG", "MSFT", "X1"]
+    rows = [lines[0]] + [symbol + line[line.index(",") :] for symbol, line in zip(symbols, lines[1:], strict=True)]
+    path = tmp_path / "rows.csv"
+    path.write_text("\n".join(rows) + "\n")
+    rejected = assert_agrees(tmp_path, path, "bad")
+    assert rejected["series.pattern"] == {2, 3, 5, 6, 8}

@@ -153,6 +153,10 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
                 clause = {"if": _ref(name), "then": then}
                 properties[name].setdefault("allOf", []).append(_tagged(check, clause))
             result.exported.append(check.id)
+        elif check.kind == "series_pattern":  # ECMA-262 patterns search; anchored, as the engine matches
+            clause = {"if": {"type": "string"}, "then": {"pattern": f"^(?:{check.params['pattern']})$"}}
+            properties[check.columns[0]].setdefault("allOf", []).append(_tagged(check, clause))
+            result.exported.append(check.id)
         elif check.severity == "warning":
             result.skip(check, "a warning: JSON Schema has no severity, an instance breaking it would be invalid")
         elif check.predicate is not None:

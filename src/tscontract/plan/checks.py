@@ -10,7 +10,7 @@ Check ids are stable across runs and versions of tscontract:
 ``schema.columns``, ``schema.strict``, ``field.<name>.type``,
 ``field.<name>.nullable``, ``field.<name>.value``, ``field.<name>.constraint``,
 ``provenance.<name>``, ``time.timezone``, ``time.precision``, ``time.cadence``,
-``time.session``, ``key.unique``, ``invariants[<i>]``, ``catalog.series``,
+``time.session``, ``key.unique``, ``series.pattern``, ``invariants[<i>]``, ``catalog.series``,
 ``catalog.calibration``, ``completeness``, ``freshness``,
 ``plausibility.<field>``, ``plausibility.<field>.scale``.
 """
@@ -210,6 +210,20 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
     catalog_needed = any(c.params.get("needs_catalog") for c in checks) or (
         time.cadence is not None and time.cadence.source == "catalog"
     )
+    if contract.series is not None and contract.series.pattern is not None and series is not None:
+        pattern = contract.series.pattern
+        add(
+            Check(
+                "series.pattern",
+                "series_pattern",
+                "key",
+                f"pattern: {pattern}",
+                "series.pattern",
+                "row",
+                (series,),
+                params={"pattern": pattern},
+            )
+        )
     if catalog_needed or catalog is not None:
         add(
             Check(
