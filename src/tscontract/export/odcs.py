@@ -168,7 +168,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     if contract.owner:
         document["team"] = [{"username": contract.owner, "role": "owner"}]
     document["schema"] = [schema_object]
-    if contract.freshness is not None and not contract.freshness.max_age.on_trading_calendar:
+    if contract.freshness is not None and contract.freshness.max_age.fixed:
         document["slaProperties"] = [_latency(contract)]
     top = _custom_properties(
         [("source", contract.source), ("note", contract.note), ("evolution", _plain(contract.evolution))]
