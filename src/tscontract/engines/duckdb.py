@@ -41,7 +41,7 @@ from tscontract.engines.columns import (
 )
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import small_table
-from tscontract.engines.sources import SOURCE_VIEW, Source, open_source
+from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
 from tscontract.plan.checks import Check, CheckPlan, build_plan
@@ -222,6 +222,8 @@ class ValidationRun:
             selects.append(f"{col.type_reason or 'NULL'} AS {ident('__why_' + name)}")
             selects.append(f"{col.utc_fail or 'FALSE'} AS {ident('__utc_' + name)}")
             selects.append(f"{col.precision_fail or 'FALSE'} AS {ident('__prec_' + name)}")
+        if self.source.malformed:  # why a row is malformed, and its text (engines/sources.py)
+            selects += [f"s.{MALFORMED} AS {MALFORMED}", f"s.{RECORD} AS {RECORD}"]
         joins = ""
         if self.series and self.columns[self.series].present:
             series_sql = self.columns[self.series].typed
@@ -250,7 +252,16 @@ class ValidationRun:
         return tree.sql(dialect="duckdb")
 
     def failure_sql(self, check: Check) -> str | None:
-        """The row condition that marks a violation of ``check``; None when it cannot run."""
+        """The row condition that marks a violation of ``check``; None when it cannot run.
+
+        A malformed input row fails ``source.rows`` and nothing else: its values are unknown (NULL).
+        """
+        if check.kind == "well_formed":
+            return f"{MALFORMED} IS NOT NULL" if self.source.malformed else "FALSE"
+        sql = self.clause_failure_sql(check)
+        return f"({sql}) AND {MALFORMED} IS NULL" if sql is not None and self.source.malformed else sql
+
+    def clause_failure_sql(self, check: Check) -> str | None:
         kind = check.kind
         if kind == "type":
             return ident("__tf_" + check.columns[0])
@@ -342,6 +353,8 @@ class ValidationRun:
         present = [n for n, col in self.columns.items() if col.present]
         flags = [f"({sql}) AS __f{i}" for i, (_, sql) in enumerate(checks)]
         shown = [ident("__raw_" + n) for n in present] + [ident("__why_" + n) for n in present]
+        if self.source.malformed:
+            shown += [MALFORMED, RECORD]
         any_failed = " OR ".join(f"({sql})" for _, sql in checks) or "FALSE"
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT {', '.join(['__row', *flags, *shown])} "
@@ -360,6 +373,12 @@ class ValidationRun:
 
     def row_examples(self, check: Check, flag: int) -> list[dict[str, Any]]:
         """The first failing rows of ``check`` (flag ``__f<flag>`` of ``__tsc_failing``)."""
+        if check.kind == "well_formed":  # a malformed row: why, and its text as written (the first 200 characters)
+            rows = self.fetch(
+                f"SELECT __row, {MALFORMED}, {RECORD} FROM __tsc_failing WHERE __f{flag} "
+                f"ORDER BY __row LIMIT {self.limit}"
+            )
+            return [{"row": r[0], "reason": r[1], "text": r[2] if len(r[2]) <= 200 else r[2][:200] + "…"} for r in rows]
         names = self.example_columns(check)
         cols = "".join(", " + ident("__raw_" + n) for n in names)
         reason = f", {ident('__why_' + check.columns[0])}" if check.kind == "type" else ""

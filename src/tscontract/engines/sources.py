@@ -6,6 +6,13 @@ into doubles), and the engine parses each value against its declared type, so
 a price with nine decimals or a naive timestamp is a failure, not a rounding.
 Typed formats (Parquet, Arrow, pandas, polars, a DuckDB table) keep their
 physical types, which the engine checks against the contract.
+
+CSV is read with an explicit dialect (:class:`CsvDialect`, RFC 4180 unless told
+otherwise), never sniffed: the files' lines are read as they are and split by
+engines/csv_source.py. A malformed row -- the wrong number of fields, a quote never
+closed; in JSON lines, a key given twice -- stays a row: ``__tsc_malformed`` says why
+(NULL where the row is well formed), ``__tsc_record`` holds its text, and it fails
+the check ``source.rows``.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from typing import Any
 
 import duckdb
 
+from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
+from tscontract.engines.csv_source import MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
 from tscontract.errors import InputError, display_path
 
 SOURCE_VIEW = "__tsc_source"
@@ -36,6 +45,13 @@ class Source:
     json_types: bool = False  # a ``__jt_<name>`` column gives each value's JSON type
     has_row_number: bool = False  # a ``__row`` column numbers input rows from 1
     description: list[str] = field(default_factory=list)
+    malformed: bool = False  # ``__tsc_malformed`` / ``__tsc_record`` flag malformed rows
+
+    def __post_init__(self) -> None:
+        # the reader's flags are no input columns; a view that carries them flags malformed rows
+        if self.columns.pop(MALFORMED, None) is not None:
+            self.malformed = True
+        self.columns.pop(RECORD, None)
 
 
 def _quote(text: str) -> str:
@@ -90,7 +106,7 @@ def file_kind(paths: list[Path]) -> str:
     return kinds.pop()
 
 
-def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> Source:
+def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path], csv: CsvDialect) -> Source:
     kind = file_kind(paths)
     listed = "[" + ", ".join(_quote(str(p)) for p in paths) + "]"
     shown = [display_path(p) for p in paths]
@@ -105,17 +121,119 @@ def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> Source
             columns.pop("__row", None)
             return Source(columns, text=False, has_row_number=True, description=shown)
         if kind == "csv":
-            delim = "\\t" if all(p.suffix.lower() == ".tsv" for p in paths) else ","
-            con.execute(
-                f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM read_csv({listed}, "
-                f"all_varchar = true, header = true, delim = '{delim}', union_by_name = true, "
-                "null_padding = false, strict_mode = true)"
-            )
-            return Source(_describe(con, SOURCE_VIEW), text=True, description=shown)
+            return _register_csv(con, paths, csv)
         return _register_json(con, listed, shown)
     except duckdb.Error as exc:
         first = str(exc).strip().splitlines()[0]
         raise InputError(f"cannot read {', '.join(shown)}: {first}") from None
+
+
+# every line of a file as it is: one column, no delimiter, no quote, no comment; blank lines kept
+_LINE_OPTIONS = (
+    "columns = {'l': 'VARCHAR'}, header = false, auto_detect = false, delim = '', quote = '', escape = '', "
+    f"comment = '', null_padding = false, max_line_size = {MAX_LINE_BYTES}, buffer_size = {2 * MAX_LINE_BYTES}, "
+    "strict_mode = true"
+)
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_UNIT_SEPARATOR = "\x1f"
+
+
+def _csv_lines(path: Path, index: int) -> str:
+    """The lines of ``path`` (``__tsc_file``, ``__tsc_line``, ``__tsc_text``), without their LF or CRLF."""
+    return (
+        f"SELECT {index} AS __tsc_file, row_number() OVER () AS __tsc_line, coalesce(l, '') AS __tsc_text "
+        f"FROM read_csv({_quote(str(path))}, {_LINE_OPTIONS})"
+    )
+
+
+def _register_csv(con: duckdb.DuckDBPyConnection, paths: list[Path], dialect: CsvDialect) -> Source:
+    layout = CsvLayout(dialect, paths, con)
+    lines = [_csv_lines(p, i) for i, p in enumerate(paths)]
+    while True:
+        try:
+            view = layout.build(con, " UNION ALL ".join(lines))
+            break
+        except duckdb.Error as exc:
+            _read_mixed(con, paths, lines, exc)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS {view}")
+    return Source(
+        dict.fromkeys(layout.columns, "VARCHAR"),
+        text=True,
+        has_row_number=True,
+        malformed=layout.malformed,
+        description=[display_path(p) for p in paths],
+    )
+
+
+def _read_mixed(con: duckdb.DuckDBPyConnection, paths: list[Path], lines: list[str], error: duckdb.Error) -> None:
+    """After a failed read, find the file at fault: unreadable (an input error naming the file and the line), or
+    mixing LF and CRLF, which DuckDB's reader takes one kind of per file -- those lines come from pyarrow's."""
+    for i, path in enumerate(paths):
+        if not lines[i].startswith("SELECT"):
+            continue  # read by pyarrow already
+        try:
+            con.execute(f"SELECT max(length(__tsc_text)) FROM ({lines[i]}) l").fetchall()
+            continue
+        except duckdb.Error as exc:
+            message = str(exc)
+        shown = display_path(path)
+        number = re.search(r"Line: (\d+)", message)
+        where = f"line {number[1]}" if number else "a line"
+        if "unicode" in message.lower():
+            raise InputError(f"{shown}: {where} is not UTF-8 text")
+        if "line size" in message.lower():
+            raise InputError(f"{shown}: {where} is longer than {MAX_LINE_BYTES >> 20} MiB")
+        lone = _lone_carriage_return(path)
+        if lone is not None:
+            raise InputError(f"{shown}: line {lone} has a carriage return without a line feed; lines end in LF or CRLF")
+        name = f"__tsc_csv_lines_{i}"
+        con.register(name, _arrow_lines(path))
+        lines[i] = f"SELECT {i} AS __tsc_file, __tsc_line, __tsc_text FROM {name}"
+        return
+    first = str(error).strip().splitlines()[0]
+    raise InputError(f"cannot read {', '.join(display_path(p) for p in paths)}: {first}")
+
+
+def _arrow_lines(path: Path) -> Any:
+    """The lines of a file that mixes LF and CRLF, read by pyarrow (which ends a line at either)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    shown = display_path(path)
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=["__tsc_text"], block_size=MAX_LINE_BYTES),
+            parse_options=pacsv.ParseOptions(
+                delimiter=_UNIT_SEPARATOR, quote_char=False, newlines_in_values=False, ignore_empty_lines=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"__tsc_text": pa.string()}, strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        if "UTF8" in str(exc):
+            raise InputError(f"{shown}: a line is not UTF-8 text") from None
+        if "columns" in str(exc):
+            raise InputError(f"{shown}: a line holds the control character U+001F, which no CSV holds") from None
+        raise InputError(f"cannot read {shown}: {str(exc).splitlines()[0]}") from None
+    return table.append_column("__tsc_line", pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64)))
+
+
+def _lone_carriage_return(path: Path) -> int | None:
+    """The line of the first CR not followed by LF in ``path``, if any (read in 16 MiB blocks)."""
+    line, carry = 1, b""
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            data = carry + chunk
+            end = len(data) - 1 if data.endswith(b"\r") else len(data)  # its LF may open the next block
+            match = _LONE_CR.search(data, 0, end)
+            if match:
+                return line + data.count(b"\n", 0, match.start())
+            line += data.count(b"\n", 0, end)
+            carry = data[end:]
+    return line if carry else None
 
 
 def _file_offsets(con: duckdb.DuckDBPyConnection, paths: list[Path], listed: str) -> str:
@@ -139,9 +257,12 @@ def _file_offsets(con: duckdb.DuckDBPyConnection, paths: list[Path], listed: str
 
 def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]) -> Source:
     raw = "__tsc_json_raw"
+    # a key given twice in one object: the row is malformed (which value holds is unknown)
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT json AS __doc, "
-        f"row_number() OVER () AS __row FROM read_json_objects({listed}, format = 'newline_delimited')"
+        f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT __doc, __row, {duplicated_keys('__keys')} AS __tsc_dups "
+        "FROM (SELECT __doc, __row, CASE WHEN json_type(__doc) = 'OBJECT' THEN json_keys(__doc) END AS __keys "
+        f"FROM (SELECT json AS __doc, row_number() OVER () AS __row FROM read_json_objects({listed}, "
+        "format = 'newline_delimited')) j) j"
     )
     not_objects = con.execute(f"SELECT count(*) FROM {raw} WHERE json_type(__doc) <> 'OBJECT'").fetchall()[0]
     if not_objects and not_objects[0]:
@@ -152,21 +273,43 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
             f"SELECT DISTINCT k FROM (SELECT unnest(json_keys(__doc)) AS k FROM {raw}) ORDER BY k"
         ).fetchall()
     ]
-    selects = ["__row"]
+    duplicates = con.execute(f"SELECT count(*) FROM {raw} WHERE __tsc_dups IS NOT NULL").fetchall()[0][0]
+    selects = ["__row", *(malformed_json("__tsc_dups", "__doc::VARCHAR") if duplicates else [])]
     for key in keys:
         path = _quote("$." + '"' + key.replace('"', '\\"') + '"')
         # the literal number text, read from the raw document: JSON numbers never pass through double
         number = f"regexp_extract(__doc::VARCHAR, {_quote(number_pattern(key))}, 1)"
-        selects.append(
+        value = (
             f"CASE WHEN json_type(__doc, {path}) IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT') "
             f"THEN {number} WHEN json_type(__doc, {path}) = 'BOOLEAN' THEN json_extract(__doc, {path})::VARCHAR "
             f"WHEN json_type(__doc, {path}) IN ('OBJECT', 'ARRAY') THEN json_extract(__doc, {path})::VARCHAR "
-            f"ELSE json_extract_string(__doc, {path}) END AS {_ident(key)}"
+            f"ELSE json_extract_string(__doc, {path}) END"
         )
-        selects.append(f"json_type(__doc, {path}) AS {_ident('__jt_' + key)}")
+        kind = f"json_type(__doc, {path})"
+        if duplicates:  # a malformed row has no values
+            value, kind = (f"CASE WHEN __tsc_dups IS NULL THEN {sql} END" for sql in (value, kind))
+        selects += [f"{value} AS {_ident(key)}", f"{kind} AS {_ident('__jt_' + key)}"]
     con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT {', '.join(selects)} FROM {raw}")
     columns = {k: "VARCHAR" for k in keys}
-    return Source(columns, text=True, json_types=True, has_row_number=True, description=shown)
+    return Source(
+        columns, text=True, json_types=True, has_row_number=True, malformed=bool(duplicates), description=shown
+    )
+
+
+def duplicated_keys(keys: str) -> str:
+    """SQL: the keys that the list ``keys`` holds more than once, sorted; NULL where none is."""
+    distinct = f"list_distinct({keys})"
+    repeated = f"list_filter({distinct}, lambda k: array_length(list_filter({keys}, lambda j: j = k)) > 1)"
+    return f"CASE WHEN array_length({keys}) <> array_length({distinct}) THEN list_sort({repeated}) END"
+
+
+def malformed_json(duplicates: str, text: str) -> list[str]:
+    """SQL: the malformed-row flags of a JSON line whose duplicated keys are ``duplicates``."""
+    reason = f"'key \"' || {duplicates}[1] || '\" appears more than once'"
+    return [
+        f"CASE WHEN {duplicates} IS NOT NULL THEN {reason} END AS {MALFORMED}",
+        f"CASE WHEN {duplicates} IS NOT NULL THEN {text} END AS {RECORD}",
+    ]
 
 
 def number_pattern(key: str) -> str:
@@ -207,12 +350,13 @@ def open_table(con: duckdb.DuckDBPyConnection, table: str, *, text: bool, descri
     return Source(columns, text=text, has_row_number=True, description=description)
 
 
-def open_source(con: duckdb.DuckDBPyConnection, data: Any) -> Source:
+def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | None = None) -> Source:
     """Register ``data`` as the view ``__tsc_source``.
 
     ``data`` is a path or list of paths (Parquet, CSV/TSV, JSON lines), a
     ``db.duckdb::table`` reference, or an in-memory pandas / polars DataFrame or
-    Arrow table.
+    Arrow table. ``csv`` is the dialect CSV files are read with (default: RFC 4180,
+    see :class:`CsvDialect`).
     """
     arrow = _to_arrow(data)
     if arrow is not None:
@@ -224,4 +368,4 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any) -> Source:
         raise InputError("no data given")
     if len(items) == 1 and (match := _DUCKDB_TABLE.match(str(items[0]))):
         return _register_duckdb_table(con, match["db"], match["table"])
-    return _register_files(con, paths_of(items))
+    return _register_files(con, paths_of(items), csv or DEFAULT_DIALECT)

@@ -30,7 +30,17 @@ from typing import Any
 import sqlglot
 import sqlglot.expressions as exp
 
-from tscontract.engines.sources import SOURCE_VIEW, Source, file_kind, number_pattern, paths_of
+from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
+from tscontract.engines.csv_source import LINES_TABLE, CsvLayout
+from tscontract.engines.sources import (
+    SOURCE_VIEW,
+    Source,
+    duplicated_keys,
+    file_kind,
+    malformed_json,
+    number_pattern,
+    paths_of,
+)
 from tscontract.engines.spark_sql import to_spark
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
@@ -241,8 +251,14 @@ def _union(frames: list[Any]) -> Any:
 def _read_json(con: SparkConnection, paths: list[Path], shown: list[str]) -> Source:
     """JSON lines as text: each value's literal text and JSON type, as the embedded engine reads them."""
     spark = con.spark
+    # parsed in full even where a key is given twice: that row fails source.rows and the key's value is NULL
+    spark.conf.set("spark.sql.variant.allowDuplicateKeys", "true")
     lines = _numbered(spark, _union([spark.read.text(str(p)) for p in paths]))
-    con.table("__tsc_json_raw", lines.selectExpr("__row", "value AS __doc", "try_parse_json(value) AS __v"))
+    con.view("__tsc_json_lines", lines.selectExpr("__row", "value AS __doc", "try_parse_json(value) AS __v"))
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE __tsc_json_raw AS SELECT *, {duplicated_keys('__keys')} AS __tsc_dups "
+        "FROM (SELECT *, json_keys(__doc) AS __keys FROM __tsc_json_lines) j"
+    )
     bad = spark.sql(
         "SELECT count(*) FROM __tsc_json_raw WHERE __v IS NULL OR NOT startswith(schema_of_variant(__v), 'OBJECT')"
     ).collect()[0][0]
@@ -254,7 +270,8 @@ def _read_json(con: SparkConnection, paths: list[Path], shown: list[str]) -> Sou
             "SELECT DISTINCT k FROM (SELECT explode(json_object_keys(__doc)) AS k FROM __tsc_json_raw) ORDER BY k"
         ).collect()
     ]
-    selects = ["__row"]
+    duplicates = spark.sql("SELECT count(*) FROM __tsc_json_raw WHERE __tsc_dups IS NOT NULL").collect()[0][0]
+    selects = ["__row", *(to_spark(sql) for sql in (malformed_json("__tsc_dups", "__doc") if duplicates else []))]
     for key in keys:
         path = "'$[\"" + key.replace("\\", "\\\\").replace('"', '\\"').replace("'", "\\'") + "\"]'"
         value = f"variant_get(__v, {path})"
@@ -268,14 +285,53 @@ def _read_json(con: SparkConnection, paths: list[Path], shown: list[str]) -> Sou
             f"ELSE {kind} END"
         )
         pattern = number_pattern(key).replace("\\", "\\\\").replace("'", "\\'")
-        selects.append(
+        text = (
             f"CASE WHEN {jt} IN ('BIGINT', 'DOUBLE') THEN regexp_extract(__doc, '{pattern}', 1) "
             f"WHEN {jt} = 'VARCHAR' THEN variant_get(__v, {path}, 'string') "
-            f"WHEN {jt} = 'NULL' THEN NULL ELSE to_json({value}) END AS `{key}`"
+            f"WHEN {jt} = 'NULL' THEN NULL ELSE to_json({value}) END"
         )
-        selects.append(f"{jt} AS `__jt_{key}`")
+        if duplicates:  # a malformed row has no values
+            text, jt = (f"CASE WHEN __tsc_dups IS NULL THEN {sql} END" for sql in (text, jt))
+        selects += [f"{text} AS `{key}`", f"{jt} AS `__jt_{key}`"]
     con.view(SOURCE_VIEW, spark.sql(f"SELECT {', '.join(selects)} FROM __tsc_json_raw"))
-    return Source(dict.fromkeys(keys, "VARCHAR"), text=True, json_types=True, has_row_number=True, description=shown)
+    return Source(
+        dict.fromkeys(keys, "VARCHAR"),
+        text=True,
+        json_types=True,
+        has_row_number=True,
+        malformed=bool(duplicates),
+        description=shown,
+    )
+
+
+# a line as the embedded engine reads it: without the CR of a CRLF, the first without a byte order mark
+_LINE_TEXT = "CASE WHEN __row = 1 AND startswith(__t, '\ufeff') THEN substring(__t, 2) ELSE __t END AS __tsc_text"
+
+
+def _read_csv(con: SparkConnection, paths: list[Path], shown: list[str], dialect: CsvDialect) -> Source:
+    """CSV as the embedded engine reads it: the files' lines, then the same statements (engines/csv_source.py)."""
+    spark = con.spark
+    layout = CsvLayout(dialect, paths, con, spark=True)
+    frames = []
+    for i, path in enumerate(paths):
+        lines = _numbered(spark, spark.read.text(str(path), lineSep="\n")).selectExpr(
+            "__row", "CASE WHEN endswith(value, '\\r') THEN substring(value, 1, length(value) - 1) ELSE value END __t"
+        )
+        frames.append(lines.selectExpr(f"{i} AS __tsc_file", "__row AS __tsc_line", _LINE_TEXT))
+    con.table(LINES_TABLE, _union(frames))
+    # what DuckDB's reader refuses: a CR that ends no line, bytes that are not UTF-8 (Spark keeps them as read)
+    bad = spark.sql(
+        f"SELECT __tsc_file, __tsc_line, contains(__tsc_text, '\\r') FROM {LINES_TABLE} "
+        "WHERE contains(__tsc_text, '\\r') OR NOT is_valid_utf8(__tsc_text) ORDER BY 1, 2 LIMIT 1"
+    ).collect()
+    if bad:
+        index, line, lone_cr = bad[0]
+        why = "has a carriage return without a line feed; lines end in LF or CRLF" if lone_cr else "is not UTF-8 text"
+        raise InputError(f"{shown[index]}: line {line} {why}")
+    view = layout.build(con, f"SELECT * FROM {LINES_TABLE}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS {view}")
+    columns = dict.fromkeys(layout.columns, "VARCHAR")
+    return Source(columns, text=True, has_row_number=True, malformed=layout.malformed, description=shown)
 
 
 def _register(con: SparkConnection, df: Any, *, text: bool, description: list[str]) -> Source:
@@ -285,11 +341,12 @@ def _register(con: SparkConnection, df: Any, *, text: bool, description: list[st
     return Source(columns, text=text, has_row_number=True, description=description)
 
 
-def open_spark_source(con: SparkConnection, data: Any) -> Source:
+def open_spark_source(con: SparkConnection, data: Any, *, csv: CsvDialect | None = None) -> Source:
     """Register ``data`` as the Spark view ``__tsc_source``.
 
     ``data`` is a path or list of paths (Parquet, CSV/TSV, JSON lines), ``spark:TABLE``
-    (a table in the session's catalog) or a pyspark DataFrame.
+    (a table in the session's catalog) or a pyspark DataFrame; ``csv`` the CSV dialect
+    (default RFC 4180, as on the embedded engine).
     """
     spark = con.spark
     if type(data).__module__.startswith("pyspark"):
@@ -310,12 +367,7 @@ def open_spark_source(con: SparkConnection, data: Any) -> Source:
             return _read_json(con, paths, shown)
         if kind == "parquet":
             return _register(con, _parquet_numbered(spark, paths), text=False, description=shown)
-        delim = "\t" if all(p.suffix.lower() == ".tsv" for p in paths) else ","
-        frames = [
-            spark.read.csv(str(p), header=True, inferSchema=False, sep=delim, mode="FAILFAST", enforceSchema=False)
-            for p in paths
-        ]
-        return _register(con, _union(frames), text=True, description=shown)
+        return _read_csv(con, paths, shown, csv or DEFAULT_DIALECT)
     except InputError:
         raise
     except Exception as exc:

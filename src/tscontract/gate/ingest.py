@@ -37,7 +37,7 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import ValidationRun, connect
-from tscontract.engines.sources import Source, fetch_arrow
+from tscontract.engines.sources import MALFORMED, RECORD, Source, fetch_arrow
 from tscontract.errors import InputError, display_path
 from tscontract.gate.duplicates import CHECK_ID as DUPLICATES
 from tscontract.gate.duplicates import clause as duplicates_clause
@@ -285,17 +285,25 @@ class _Gate:
             for r in con.execute("DESCRIBE __tsc_raw").fetchall()
             if r[0] != "__row" and not str(r[0]).startswith("__jt_")
         ]
+        # a malformed input row (engines/sources.py) has no values: its record is its text as written
+        # ({"_text": ...}), and its reason stands for the clause of source.rows
+        malformed = MALFORMED in raw_columns
+        raw_columns = [c for c in raw_columns if c not in (MALFORMED, RECORD)]
         record = "json_object(" + ", ".join(f"{sql_string(c)}, r.{ident(c)}" for c in raw_columns) + ")"
+        if malformed:
+            record = f"CASE WHEN r.{MALFORMED} IS NULL THEN {record} ELSE json_object('_text', r.{RECORD}) END"
+        why = f"r.{MALFORMED}" if malformed else "NULL"
         ids = f"list_distinct(list_concat({batch_list}, coalesce(f.ids, []::VARCHAR[])))"
         which = "" if batch_level else "WHERE f.ids IS NOT NULL"
         # each rejected row with its check ids and, in the same order, the clauses as written
         failing = (
-            f"SELECT r.__row, unnest({ids}) AS check_id FROM __tsc_raw r "
+            f"SELECT r.__row, unnest({ids}) AS check_id, {why} AS why FROM __tsc_raw r "
             f"LEFT JOIN __tsc_fail_agg f USING (__row) {which}"
         )
         reasons = (
             f"SELECT i.__row, list(i.check_id ORDER BY i.check_id) AS ids, "
-            f"list(coalesce(c.clause, i.check_id) ORDER BY i.check_id) AS clauses FROM ({failing}) i "
+            "list(coalesce(CASE WHEN i.check_id = 'source.rows' THEN i.why END, c.clause, i.check_id) "
+            f"ORDER BY i.check_id) AS clauses FROM ({failing}) i "
             "LEFT JOIN __tsc_clauses c USING (check_id) GROUP BY i.__row"
         )
         quarantined = fetch_arrow(

@@ -7,7 +7,7 @@ formats. Row checks carry a sqlglot predicate where the contract supplies one
 input's physical schema.
 
 Check ids are stable across runs and versions of tscontract:
-``schema.columns``, ``schema.strict``, ``field.<name>.type``,
+``schema.columns``, ``schema.strict``, ``source.rows``, ``field.<name>.type``,
 ``field.<name>.nullable``, ``field.<name>.value``, ``field.<name>.constraint``,
 ``provenance.<name>``, ``time.timezone``, ``time.precision``, ``time.cadence``,
 ``time.session``, ``key.unique``, ``series.pattern``, ``invariants[<i>]``, ``catalog.series``,
@@ -110,6 +110,9 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
             all_columns,
         )
     )
+    # how the input was read, not a contract clause: a CSV line with the wrong number of fields, a JSON
+    # key given twice. Such a row is kept (its reason in ``__tsc_malformed``) and fails here.
+    add(Check("source.rows", "well_formed", "schema", "every input row is well formed", "input", "row"))
 
     for name, spec in contract.fields.items():
         source = f"fields.{name}" if not spec.implied else "provenance_required"
