@@ -389,3 +389,22 @@ def test_unparsable_epoch_keeps_its_text_and_reason(tmp_path):
         (2, "'17960490x' is not an epoch_ms integer"),
         (3, "'1796049000' as epoch_ms is outside 1990-01-01..2100-01-01: wrong epoch unit?"),
     ]
+
+
+def test_csv_dialect_of_the_raw_file(tmp_path):
+    text = 'Date;Time;value\n08/03/2026;01.55.00;70,5\n08/03/2026;03.00.00;"71,25"\n;;\n'
+    mapping = (
+        "csv: {delimiter: ';'}\ndecimal_separator: ','\nfilter: Date IS NOT NULL\ncolumns:\n"
+        "  machine_id: {value: M17}\n"
+        "  ts: {from: [Date, Time], format: '%d/%m/%Y %H.%M.%S', zone: catalog device_zone}\n"
+        "  temperature_degf: {from: value}\n  source_id: {value: s}\n"
+    )
+    assert converted(tmp_path, text, mapping, "temperature_degf") == ["70.5", "71.25"]
+    report = check_raw(tmp_path, text, mapping)
+    assert (report.rows, failures(report)) == (2, {})
+    assert report.conversion["dropped"] == [{"id": "mapping.filter", "clause": "Date IS NOT NULL", "rows": 1}]
+    # a malformed line (four fields) is kept whatever the filter says: it fails source.rows, never vanishes
+    report = check_raw(tmp_path, text + ";;;\n", mapping)
+    assert (report.rows, failures(report)) == (3, {"source.rows": 1})
+    with pytest.raises(ContractError, match="delimiter and quote are both"):
+        load_mapping(write(tmp_path, HEAD + "csv: {delimiter: '\"'}\n", "bad.yaml"))

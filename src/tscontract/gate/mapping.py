@@ -6,6 +6,7 @@ A mapping file (every key is in README.md, "Raw vendor files")::
     transform_version: 1.2.0        # recorded on every published row
     units: {lot: {definition: 100 * base_units_per_venue_contract}}   # the source's own units
     drop: [vendor_flags]            # source columns deliberately not carried
+    csv: {delimiter: ';'}           # the CSV dialect (RFC 4180 unless said)
     null_values: ['-200']           # texts that mean "no value", in every column
     decimal_separator: ','          # numbers written 2,6
     filter: "Date IS NOT NULL"      # rows kept; the others are dropped and counted
@@ -48,6 +49,7 @@ from tscontract.contract.located import load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
 from tscontract.engines.columns import EPOCH_PLAUSIBLE, REASON_PREFIX, ident, sql_string
+from tscontract.engines.csv_dialect import CsvDialect
 from tscontract.engines.relations import small_table
 from tscontract.errors import ContractError, InputError, display_path
 from tscontract.gate.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, offset_minutes, resolve_local
@@ -132,8 +134,8 @@ class ColumnMap(_Section):
             del data["from"]
         return data
 
-    _zone = field_validator("zone")(classmethod(lambda cls, value: _zone(value)))
-    _nulls = field_validator("null_values")(classmethod(lambda cls, value: _texts(value)))
+    _check_zone = field_validator("zone")(classmethod(lambda cls, value: _zone(value)))
+    _check_nulls = field_validator("null_values")(classmethod(lambda cls, value: _texts(value)))
 
     @field_validator("file_name")
     @classmethod
@@ -191,10 +193,11 @@ class Mapping(_Section):
     null_values: list[str | int | Decimal] = Field(default_factory=list)
     decimal_separator: Literal[".", ","] = "."
     filter: str | None = None
+    csv: CsvDialect | None = None  # how the raw CSV files are read (RFC 4180 unless said)
     description: str | None = None
     note: str | None = None
 
-    _nulls = field_validator("null_values")(classmethod(lambda cls, value: _texts(value)))
+    _check_nulls = field_validator("null_values")(classmethod(lambda cls, value: _texts(value)))
 
     @field_validator("filter")
     @classmethod
@@ -292,7 +295,7 @@ class _Converter:
         if name not in self.source_columns:
             raise InputError(
                 f"mapping {self.mapping.mapping}: source column {name!r} is not in the input "
-                f"(it has {', '.join(self.source_columns)})"
+                f"(it has {', '.join(c for c in self.source_columns if not c.startswith(('__tsc_', '__jt_')))})"
             )
         return f"r.{ident(name)}"
 

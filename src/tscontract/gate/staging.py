@@ -27,7 +27,7 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines.columns import REASON_PREFIX, ident, sql_string
 from tscontract.engines.relations import small_table
-from tscontract.engines.sources import SOURCE_VIEW, Source, file_kind, open_source, paths_of
+from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, file_kind, open_source, paths_of
 from tscontract.errors import InputError, display_path
 from tscontract.gate.mapping import FILES_TABLE, Mapping, apply_mapping, filter_sql
 
@@ -126,7 +126,7 @@ def _read_files(con: duckdb.DuckDBPyConnection, data: Any, mapping: Mapping) -> 
     fields = [name for name, rule in mapping.columns.items() if rule.file_name]
     offset, files, parts, source = 0, [], [], None
     for i, path in enumerate(paths):
-        source = open_source(con, [path])
+        source = open_source(con, [path], csv=mapping.csv)
         _number(con, source, f"{RAW_TABLE}_{i}", offset)
         rows = _count(con, f"{RAW_TABLE}_{i}")
         files.append((offset + 1, offset + rows, *_file_values(mapping, path)))
@@ -149,9 +149,13 @@ def _read_files(con: duckdb.DuckDBPyConnection, data: Any, mapping: Mapping) -> 
 
 
 def _apply_filter(con: duckdb.DuckDBPyConnection, mapping: Mapping) -> int:
-    """Keep the rows the mapping's filter keeps; how many it dropped."""
-    columns = [c for c in _columns(con, RAW_TABLE) if c != "__row" and not c.startswith("__jt_")]
+    """Keep the rows the mapping's filter keeps; how many it dropped. A malformed row is kept: it
+    fails ``source.rows``, whatever its fields would say."""
+    found = _columns(con, RAW_TABLE)
+    columns = [c for c in found if c not in ("__row", MALFORMED, RECORD) and not c.startswith("__jt_")]
     condition = filter_sql(mapping, columns)
+    if MALFORMED in found:
+        condition = f"(r.{MALFORMED} IS NOT NULL OR {condition})"
     before = _count(con, RAW_TABLE)
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {RAW_TABLE} AS SELECT * FROM {RAW_TABLE} r WHERE {condition}")
@@ -176,7 +180,7 @@ def stage(
     if mapping is not None and mapping.needs_file_names:
         source = _read_files(con, data, mapping)
     else:
-        source = open_source(con, data)
+        source = open_source(con, data, csv=mapping.csv if mapping is not None else None)
         _number(con, source, RAW_TABLE)
     raw_columns = [c for c in _columns(con, RAW_TABLE) if c != "__row"]
     conversion = None
