@@ -254,5 +254,78 @@ def test_machine_temperature_clock_that_did_not_spring_forward(tmp_path):
     }
     code, result, query = ingest(tmp_path, NAB, "bad/machine_M17_2026-03-08.csv")
     assert (code, result["published"], result["quarantined"]) == (1, 37, 12)
-    records = [json.loads(r[0])["timestamp"] for r in query("SELECT _record FROM machine_temperature__quarantine")]
-    assert sorted(records) == [f"2026-03-08 02:{m:02d}:00" for m in range(0, 60, 5)]
+    rows = query("SELECT _record, _checks, _clauses FROM machine_temperature__quarantine ORDER BY _row")
+    # each quarantined row as written, and the mapping's reason in place of the type clause
+    assert [json.loads(r[0])["timestamp"] for r in rows] == [f"2026-03-08 02:{m:02d}:00" for m in range(0, 60, 5)]
+    assert {r[1] for r in rows} == {'["field.ts.type"]'}
+    assert json.loads(rows[0][2]) == [
+        "local time 2026-03-08 02:00:00 does not exist in America/Chicago (skipped when clocks go forward; "
+        "the mapping may say nonexistent: shift_forward)"
+    ]
+
+
+# ---------------------------------------------------------------- UCI air quality
+AIR = VENDORS / "air_quality"
+
+
+def test_air_quality_semicolons_decimal_commas_sentinels_and_the_rome_clock(tmp_path):
+    code, report = validate(AIR, "AirQualityUCI.csv")
+    assert (code, report["rows"], failed(report)) == (0, 145, {})  # 2026-10-22 18:00 to 10-28 17:00, 02:00 twice
+    # the header line (read without a header) and the three empty lines at the end: dropped, counted
+    assert report["conversion"]["rows_read"] == 149
+    assert report["conversion"]["dropped"] == [
+        {"id": "mapping.filter", "clause": "column1 IS NOT NULL AND column1 <> 'Date'", "rows": 4}
+    ]
+    code, result, query = ingest(tmp_path, AIR, "AirQualityUCI.csv")
+    assert (code, result["rows_in"], result["published"], result["quarantined"], result["dropped"]) == (
+        0,
+        149,
+        145,
+        0,
+        4,
+    )
+    run = json.loads(query("SELECT checks FROM tscontract_runs")[0][0])
+    assert run["mapping.filter"] == {
+        "status": "dropped",
+        "failed_rows": 4,
+        "clause": "column1 IS NOT NULL AND column1 <> 'Date'",
+    }
+    rows = query(
+        "SELECT strftime(ts, '%Y-%m-%dT%H:%MZ'), co_mg_m3, nmhc_ug_m3, c6h6_ug_m3, t_degc, ah_g_m3 "
+        "FROM air_quality_hourly WHERE ts BETWEEN '2026-10-24 22:00:00+00' AND '2026-10-25 02:00:00+00' ORDER BY ts"
+    )
+    # Rome: 01:00 CEST is 23:00Z; 02:00 is written twice (00:00Z, then 01:00Z); 03:00 CET is 02:00Z
+    assert [r[0] for r in rows] == [
+        "2026-10-24T22:00Z",
+        "2026-10-24T23:00Z",
+        "2026-10-25T00:00Z",
+        "2026-10-25T01:00Z",
+        "2026-10-25T02:00Z",
+    ]
+    assert rows[2][1:] == (Decimal("2.6"), None, Decimal("25.3"), Decimal("16.3"), Decimal("1.6739"))  # -200: null
+    assert rows[3][1] == Decimal("9.7")
+    # the analyser calibrates at 04:00: CO(GT) -200, so null; nullable in the contract
+    assert query("SELECT co_mg_m3, nox_ppb FROM air_quality_hourly WHERE ts = '2026-10-23 02:00:00+00'") == [
+        (None, None)
+    ]
+
+
+def test_air_quality_defects_are_caught(tmp_path):
+    code, report = validate(AIR, "bad/AirQualityUCI.csv")
+    assert code == 1
+    assert failed(report) == {"field.ts.type": 1, "field.t_degc.type": 1, "invariants[1]": 1, "time.cadence": 1}
+    assert [(e["row"], e["reason"]) for e in examples(report, "field.ts.type")] == [
+        (5, "'31/09/2026 21.00.00' does not match '%d/%m/%Y %H.%M.%S'")  # September has 30 days
+    ]
+    assert [(e["row"], e["t_degc"], e["reason"]) for e in examples(report, "field.t_degc.type")] == [
+        (7, "18.0", "'18.0' has '.' where the mapping's decimal separator is ','")
+    ]
+    assert examples(report, "invariants[1]")[0]["rh_percent"] == "-999"  # a sentinel the mapping does not list
+    code, result, _ = ingest(tmp_path, AIR, "bad/AirQualityUCI.csv")
+    assert (code, result["rows_in"], result["published"], result["quarantined"], result["dropped"]) == (
+        1,
+        26,
+        21,
+        3,
+        2,
+    )

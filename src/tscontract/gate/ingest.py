@@ -35,7 +35,7 @@ import pyarrow as pa
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
-from tscontract.engines.columns import ident, sql_string
+from tscontract.engines.columns import REASON_PREFIX, ident, sql_string
 from tscontract.engines.duckdb import ValidationRun, connect
 from tscontract.engines.sources import MALFORMED, RECORD, Source, fetch_arrow
 from tscontract.errors import InputError, display_path
@@ -157,6 +157,7 @@ class _Gate:
         self.run_id = f"run-{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
         self.con = connect()
         self.conversion: Conversion | None = None
+        self.conversion_reasons: tuple[str, ...] = ()  # fields whose values the mapping may fail to convert
 
     # ------------------------------------------------------------ batch preparation
     def load(self, paths: list[Path]) -> Source:
@@ -171,6 +172,7 @@ class _Gate:
             provenance=Provenance(self.run_id, self.source_id),
         )
         self.conversion = staged.conversion
+        self.conversion_reasons = staged.reasons
         self.has_reason_column = "revision_reason" in staged.raw_columns
         if self.has_reason_column:
             con.execute(
@@ -293,6 +295,12 @@ class _Gate:
         if malformed:
             record = f"CASE WHEN r.{MALFORMED} IS NULL THEN {record} ELSE json_object('_text', r.{RECORD}) END"
         why = f"r.{MALFORMED}" if malformed else "NULL"
+        # a value the mapping could not convert: its reason stands for the clause of the field's type check
+        whens = "".join(
+            f" WHEN {sql_string(f'field.{name}.type')} THEN b.{ident(REASON_PREFIX + name)}"
+            for name in self.conversion_reasons
+        )
+        converted = f"CASE check_id{whens} END" if whens else "NULL"
         ids = f"list_distinct(list_concat({batch_list}, coalesce(f.ids, []::VARCHAR[])))"
         which = "" if batch_level else "WHERE f.ids IS NOT NULL"
         # each rejected row with its check ids and, in the same order, the clauses as written
@@ -300,9 +308,13 @@ class _Gate:
             f"SELECT r.__row, unnest({ids}) AS check_id, {why} AS why FROM __tsc_raw r "
             f"LEFT JOIN __tsc_fail_agg f USING (__row) {which}"
         )
+        if whens:
+            failing = f"SELECT u.*, {converted} AS converted FROM ({failing}) u LEFT JOIN __tsc_batch b USING (__row)"
+        else:
+            failing = f"SELECT u.*, NULL AS converted FROM ({failing}) u"
         reasons = (
             f"SELECT i.__row, list(i.check_id ORDER BY i.check_id) AS ids, "
-            "list(coalesce(CASE WHEN i.check_id = 'source.rows' THEN i.why END, c.clause, i.check_id) "
+            "list(coalesce(CASE WHEN i.check_id = 'source.rows' THEN i.why END, i.converted, c.clause, i.check_id) "
             f"ORDER BY i.check_id) AS clauses FROM ({failing}) i "
             "LEFT JOIN __tsc_clauses c USING (check_id) GROUP BY i.__row"
         )
