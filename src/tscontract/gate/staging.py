@@ -110,7 +110,7 @@ def _file_values(mapping: Mapping, path: Path) -> list[str]:
         if match is None:
             raise InputError(
                 f"mapping {mapping.mapping}: file name {path.name!r} does not match "
-                f"{name}'s file_name {rule.file_name!r}"
+                f"{name}'s file_name '{rule.file_name}'"
             )
         values.append(next(iter(match.groupdict().values())) or "")
     return values
