@@ -46,7 +46,7 @@ WINDOWS = "__tsc_windows"  # completeness windows per window group
 GROUPS = "__tsc_window_groups"  # the window group of each series
 _SESSION_GAPS = ("outside_session", "exchange_holiday")
 _PLAUSIBLE = (f"{calendars.FIRST_YEAR}-01-01", f"{calendars.LAST_YEAR + 1}-01-01")
-_US = "1000000"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
@@ -259,9 +259,13 @@ class TimeChecks:
             )
         else:
             flagged = f"SELECT *, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points})"
-        # a gap counts only between two in-session points of the same session
-        same_prev = "NOT __outside AND NOT lag(__outside) OVER w AND lag(__open) OVER w IS NOT DISTINCT FROM __open"
-        same_next = "NOT __outside AND NOT lead(__outside) OVER w AND lead(__open) OVER w IS NOT DISTINCT FROM __open"
+        # the unit a point counts in: its session (or the whole series), none outside a session; a gap
+        # counts only between two points of one unit. One lag and one lead of it say both.
+        unit = (
+            f"SELECT *, CASE WHEN NOT __outside THEN coalesce(__open, {_instant(_EPOCH)}) END AS __unit "
+            f"FROM ({flagged})"
+        )
+        same_prev = "lag(__unit) OVER w = __unit"
         fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
         keep = "" if keep_all else f" WHERE __outside OR __first OR __last OR ({fault})"
         run.con.execute(
@@ -269,8 +273,8 @@ class TimeChecks:
             f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
             f"CASE WHEN {same_prev} THEN lag(__t) OVER w END AS __prev, "
             f"CASE WHEN {same_prev} THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
-            f"NOT __outside AND NOT coalesce({same_next}, FALSE) AS __last "
-            f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s ORDER BY __t))){keep}"
+            f"NOT __outside AND NOT coalesce(lead(__unit) OVER w = __unit, FALSE) AS __last "
+            f"FROM ({unit}) WINDOW w AS (PARTITION BY __s ORDER BY __t))){keep}"
         )
 
     def build_units(self, sessions: bool) -> None:
