@@ -464,12 +464,13 @@ class ValidationRun:
         # Straight from the source (the typed view's catalog joins are not needed to group keys), in two
         # steps: group one 64-bit hash per row, which is much cheaper than grouping the key's columns, then
         # group the exact keys of the rows whose hash repeats -- duplicates and the rare collisions only.
-        # a row with a null key part fails its nullability (or type) check; it duplicates nothing
-        complete = " AND ".join(f"{sql} IS NOT NULL" for sql in typed)
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {SOURCE_VIEW} "
-            f"WHERE {complete} GROUP BY 1 HAVING count(*) > 1"
+            "GROUP BY 1 HAVING count(*) > 1"
         )
+        # a row with a null key part fails its nullability (or type) check; it duplicates nothing (judged
+        # on the few rows of repeated hashes, so the pass over every row stays as it was)
+        complete = " AND ".join(f"{sql} IS NOT NULL" for sql in typed)
         candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
         where = f"WHERE {complete} AND {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
