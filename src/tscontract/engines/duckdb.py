@@ -279,6 +279,9 @@ class ValidationRun:
             return " OR ".join(parts) if parts else "FALSE"
         if kind == "catalog_series":
             return f"NOT {ident('__null_' + self.series)} AND __cat_series_id IS NULL" if self.series else None
+        if kind == "series_pattern":  # the whole id matches (a series scheme), as re.fullmatch
+            column = self.columns[check.columns[0]].typed
+            return f"NOT regexp_full_match({column}, {sql_string(check.params['pattern'])})"
         if kind == "calibration_in_force":
             return (
                 "calibration_id IS NOT NULL AND __cat_series_id IS NOT NULL "
@@ -290,9 +293,6 @@ class ValidationRun:
 
     @property
     def catalog_joined(self) -> bool:
-        if kind == "series_pattern":  # the whole id matches (a series scheme), as re.fullmatch
-            column = self.columns[check.columns[0]].typed
-            return f"NOT regexp_full_match({column}, {sql_string(check.params['pattern'])})"
         return self.plan.catalog is not None and bool(self.series) and self.columns[self.series].present
 
     def row_checks(self) -> None:
