@@ -193,6 +193,9 @@ class Mapping(_Section):
     null_values: list[str | int | Decimal] = Field(default_factory=list)
     decimal_separator: Literal[".", ","] = "."
     filter: str | None = None
+    # ``drop``: rows whose instant stands outside the series' exchange session (pre- and post-market
+    # bars of a regular-hours contract) are dropped at conversion, counted, recorded in the run
+    outside_session: Literal["keep", "drop"] = "keep"
     csv: CsvDialect | None = None  # how the raw CSV files are read (RFC 4180 unless said)
     description: str | None = None
     note: str | None = None

@@ -198,8 +198,50 @@ def stage(
         text, json_types = True, False
     else:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {BATCH_TABLE} AS SELECT * FROM {INPUT_TABLE}")
+    if mapping is not None and mapping.outside_session == "drop":
+        assert conversion is not None
+        rows = drop_outside_session(con, contract, catalog)
+        conversion.dropped.append({"id": "mapping.outside_session", "clause": "outside_session: drop", "rows": rows})
     fill_provenance(con, contract, mapping, provenance, text=text, json_types=json_types)
     return Staged(raw_columns, text, json_types, source.description, conversion, reasons)
+
+
+def drop_outside_session(con: duckdb.DuckDBPyConnection, contract: Contract, catalog: Catalog | None) -> int:
+    """Drop the converted rows whose instant stands outside the series' session (regular or extended
+    hours, per the catalog); how many. A row whose instant or series did not convert is kept: it fails
+    its own check."""
+    from tscontract.engines import calendars  # exchange sessions: only when a mapping drops by them
+
+    cadence = contract.time.cadence
+    if cadence is not None and cadence.per_session:
+        raise InputError("outside_session: drop is for intraday points; a '1 session' cadence stamps one per session")
+    series = contract.series_column
+    if series is None or series not in _columns(con, BATCH_TABLE):
+        raise InputError("outside_session: drop needs the contract's series column in the converted batch")
+    default = contract.time.calendar or (contract.time.timezone.session_calendar if contract.time.timezone else None)
+    entries = catalog.series.items() if catalog is not None else ()
+    placed = [(sid, e.value_of("calendar") or default, e.session or "regular") for sid, e in entries]
+    if not any(cal for _, cal, _ in placed) and default is None:
+        raise InputError("outside_session: drop needs each series' exchange calendar (catalog calendar or venue)")
+    instant = f"TRY_CAST(b.{ident(contract.time.column)} AS TIMESTAMPTZ)"
+    span = con.execute(f"SELECT min({instant}), max({instant}) FROM {BATCH_TABLE} b").fetchall()[0]
+    if span[0] is None:
+        return 0
+    names = {cal for _, cal, _ in placed if cal} | ({default} if default else set())
+    kinds = {kind for _, _, kind in placed} | {"regular"}
+    small_table(con, "__tsc_drop_sessions", calendars.COLUMNS, calendars.sessions(names, span[0], span[1], kinds))
+    small_table(con, "__tsc_drop_series", [("s", "VARCHAR"), ("cal", "VARCHAR"), ("kind", "VARCHAR")], placed)
+    calendar = f"coalesce(c.cal, {sql_string(default) if default else 'NULL'})"
+    outside = (
+        f"{instant} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM __tsc_drop_sessions x WHERE x.calendar = {calendar} "
+        f"AND x.kind = coalesce(c.kind, 'regular') AND {instant} >= x.open AND {instant} < x.close)"
+    )
+    before = _count(con, BATCH_TABLE)
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {BATCH_TABLE} AS SELECT b.* FROM {BATCH_TABLE} b LEFT JOIN __tsc_drop_series c "
+        f"ON c.s = CAST(b.{ident(series)} AS VARCHAR) WHERE NOT ({outside})"
+    )
+    return before - _count(con, BATCH_TABLE)
 
 
 def fill_provenance(
