@@ -160,7 +160,13 @@ def test_daily_bars_one_per_session_pass(tmp_path):
 def test_daily_defects_are_caught(tmp_path):
     code, report = validate(DAILY, "bad/AAPL.csv")
     assert code == 1
-    assert failed(report) == {"field.open.nullable": 1, "key.unique": 2, "time.cadence": 1, "time.session": 1}
+    assert failed(report) == {
+        "field.open.nullable": 1,
+        "key.unique": 2,
+        "time.cadence": 1,
+        "time.session": 1,
+        "completeness": 1,  # the week of the missing session holds 4 of its 5
+    }
     assert examples(report, "time.cadence") == [
         {
             "symbol": "AAPL",
@@ -174,6 +180,9 @@ def test_daily_defects_are_caught(tmp_path):
         {"symbol": "AAPL", "session_date": "2026-11-26T05:00:00Z", "calendar": "XNAS"}
     ]
     assert examples(report, "key.unique")[0]["session_date"] == "2026-11-19T05:00:00Z"
+    week = examples(report, "completeness")[0]
+    assert (week["expected"], week["actual"]) == (5, 4)
+    assert week["window_start"] <= "2026-11-18T05:00:00Z" < week["window_end"]
     assert examples(report, "field.open.nullable")[0]["row"] == 11  # 'null', as Yahoo writes it
     code, result, _ = ingest(tmp_path, DAILY, "bad/AAPL.csv")
     assert (code, result["published"], result["quarantined"]) == (1, 7, 4)
