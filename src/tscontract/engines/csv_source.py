@@ -18,6 +18,7 @@ run on DuckDB or generated for Spark, does the rest:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,6 @@ from tscontract.errors import InputError, display_path
 
 LINES_TABLE = "__tsc_csv_lines"
 ROWS_TABLE = "__tsc_csv_rows"
-NUMBERED_TABLE = "__tsc_csv_numbered"
 MALFORMED = "__tsc_malformed"  # why a row is malformed; NULL where it is well formed
 RECORD = "__tsc_record"  # a malformed row's text as written
 MAX_LINE_BYTES = 16 << 20  # a longer line is an input error (DuckDB's line buffer)
@@ -76,7 +76,9 @@ class CsvLayout:
         self.grammar = CsvGrammar(dialect, self.delimiter)
         self.files = [CsvFile(display_path(p), self._names(con, p)) for p in paths]
         self.columns = list(dict.fromkeys(n for f in self.files for n in f.names))
+        self.same_header = all(f.names == self.files[0].names for f in self.files)
         self.malformed = False  # some row is malformed: the view has the flags (known once built)
+        self.numbered = False  # the view numbers rows (``__row``; known once built)
 
     # ------------------------------------------------------------------ header
     def _names(self, con: Any, path: Path) -> list[str]:
@@ -143,26 +145,35 @@ class CsvLayout:
         )
 
     # ------------------------------------------------------------------ statements
-    def rows_sql(self, records: str) -> str:
+    def rows_sql(self, records: str, numbered: bool = True) -> str:
         """Rows from ``records`` (``__tsc_file``, ``__tsc_line``, ``__tsc_text``, ``__tsc_unclosed``).
 
-        A malformed row keeps its reason and text, and no values: what its fields mean is
-        unknown, so it fails ``source.rows`` and nothing else. ``__tsc_open`` marks a line
-        that leaves a quoted value open: where there is one, the records must be assembled
-        from the lines first (:meth:`records_sql`).
+        A malformed row (``__tsc_bad``) keeps its reason and text, and no values: what its
+        fields mean is unknown, so it fails ``source.rows`` and nothing else. ``__tsc_open``
+        marks a line that leaves a quoted value open: where there is one, the records must be
+        assembled from the lines first (:meth:`records_sql`). Not ``numbered``: ``records``
+        has no line numbers (``__tsc_file``, ``__tsc_text``, the header already skipped), and
+        the rows no reasons.
         """
         g = self.grammar
         skip = ["__tsc_text <> ''"]
-        if self.dialect.header:
+        if self.dialect.header and numbered:
             skip.append("__tsc_line > 1")
         if self.dialect.comment is not None:
             skip.append(f"NOT starts_with(__tsc_text, {_sql(self.dialect.comment)})")
         columns = ", ".join(f"CASE WHEN NOT __tsc_bad THEN {self._column(c)} END AS {_ident(c)}" for c in self.columns)
         expected = self._per_file([str(len(f.names)) for f in self.files])
+        if numbered:
+            out = (
+                f"__tsc_file, __tsc_line, {columns}, {self._reason()} AS {MALFORMED}, "
+                f"CASE WHEN __tsc_bad THEN __tsc_text END AS {RECORD}"
+            )
+        else:
+            out = columns
+        unclosed = "__tsc_unclosed" if numbered else "FALSE"
         return (
-            f"SELECT __tsc_file, __tsc_line, {columns}, {self._reason()} AS {MALFORMED}, "
-            f"CASE WHEN __tsc_bad THEN __tsc_text END AS {RECORD}, __tsc_open FROM ("
-            f"SELECT *, __tsc_unclosed OR NOT __tsc_ok OR __tsc_n <> {expected} AS __tsc_bad FROM ("
+            f"SELECT {out}, __tsc_q, __tsc_bad, __tsc_open FROM ("
+            f"SELECT *, {unclosed} OR NOT __tsc_ok OR __tsc_n <> {expected} AS __tsc_bad FROM ("
             f"SELECT *, array_length(__tsc_p) AS __tsc_n, {g.well_formed('__tsc_text', '__tsc_q')} AS __tsc_ok, "
             f"{g.opens('__tsc_text', '__tsc_q')} AS __tsc_open FROM ("
             f"SELECT *, {g.fields('__tsc_text', '__tsc_q')} AS __tsc_p FROM ("
@@ -205,43 +216,59 @@ class CsvLayout:
             "GROUP BY __tsc_file, __tsc_rec"
         )
 
-    def view_sql(self, con: Any) -> str:
-        """The source view's query over ``__tsc_csv_rows``: ``__row``, the columns and, where a row is
-        malformed, ``__tsc_malformed`` and ``__tsc_record``.
+    def build(
+        self, con: Any, lines: str, plain: str | None = None, native: Callable[[bool], str | None] | None = None
+    ) -> str:
+        """The source view's query: its columns and, where rows are numbered, ``__row`` and, where a
+        row is malformed, ``__tsc_malformed`` and ``__tsc_record``.
 
-        Rows are numbered from their line where no blank or comment line comes before a row
-        (a trailing blank line is common, and costs nothing); otherwise by a window in file order.
+        ``lines``: the files' lines, numbered. ``plain``: the same lines without numbers or
+        headers, cheaper to read (no window): where one pass over them finds neither a
+        malformed row nor a quote left open -- nearly always -- the view reads the files at
+        each scan and stores nothing (rows are numbered in order where examples need it),
+        with the engine's own CSV reader where ``native(quoted)`` gives one that reads such
+        files to the same values (``quoted``: some line holds a quote), else with these
+        statements. Otherwise the rows are numbered and stored: from their line where no
+        blank or comment line comes before a row, else by a window in file order; where a
+        quote is left open, the records are assembled from the lines first.
         """
-        counts = {
-            int(f): (int(n), int(last or 0), int(bad))
-            for f, n, last, bad in con.execute(
-                f"SELECT __tsc_file, count(*), max(__tsc_line), count({MALFORMED}) FROM {ROWS_TABLE} "
-                "GROUP BY __tsc_file"
-            ).fetchall()
-        }
+        names = ", ".join(_ident(c) for c in self.columns)
+        if plain is not None:
+            rows = self.rows_sql(plain, numbered=False)
+            bad, opened, quoted = con.execute(
+                "SELECT count(*) FILTER (WHERE __tsc_bad), count(*) FILTER (WHERE __tsc_open), "
+                f"count(*) FILTER (WHERE __tsc_q) FROM ({rows}) r"
+            ).fetchall()[0]
+            if not bad and not opened:
+                self.numbered = False
+                reader = native(bool(quoted)) if native is not None else None
+                return reader or f"SELECT {names} FROM ({rows}) r"
+        rows = self.rows_sql(self.lines_as_records(lines))
+        stats = self._stats(con, rows)
+        if any(opened for *_, opened in stats.values()):
+            rows = self.rows_sql(self.records_sql(lines))
+            stats = self._stats(con, rows)
         header = 1 if self.dialect.header else 0
-        self.malformed = any(bad for _, _, bad in counts.values())
-        flags = [MALFORMED, RECORD] if self.malformed else []
-        cols = ", ".join([*(_ident(c) for c in self.columns), *flags])
-        if all(last - header == n for n, last, _ in counts.values()):
+        self.malformed = any(bad for _, _, bad, _ in stats.values())
+        if all(last - header == n for n, last, _, _ in stats.values()):
             offsets, total = [], 0
             for i in range(len(self.files)):
                 offsets.append(str(total - header))
-                total += counts.get(i, (0, 0, 0))[0]
-            return f"SELECT __tsc_line + {self._per_file(offsets, '0')} AS __row, {cols} FROM {ROWS_TABLE}"
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {NUMBERED_TABLE} AS SELECT row_number() OVER "
-            f"(ORDER BY __tsc_file, __tsc_line) AS __row, {cols} FROM {ROWS_TABLE}"
-        )
-        return f"SELECT __row, {cols} FROM {NUMBERED_TABLE}"
+                total += stats.get(i, (0, 0, 0, 0))[0]
+            number = f"__tsc_line + {self._per_file(offsets, '0')}"
+        else:
+            number = "row_number() OVER (ORDER BY __tsc_file, __tsc_line)"
+        cols = ", ".join([names, *([MALFORMED, RECORD] if self.malformed else [])])
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {ROWS_TABLE} AS SELECT {number} AS __row, {cols} FROM ({rows}) r")
+        self.numbered = True
+        return f"SELECT __row, {cols} FROM {ROWS_TABLE}"
 
-    def build(self, con: Any, lines: str) -> str:
-        """``__tsc_csv_rows`` from the query ``lines``; returns the source view's query.
-
-        Each line is a record unless some line leaves a quoted value open: then the
-        records are assembled from the lines (a second read, only for such files).
-        """
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {ROWS_TABLE} AS {self.rows_sql(self.lines_as_records(lines))}")
-        if con.execute(f"SELECT count(*) FROM {ROWS_TABLE} WHERE __tsc_open").fetchall()[0][0]:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {ROWS_TABLE} AS {self.rows_sql(self.records_sql(lines))}")
-        return self.view_sql(con)
+    def _stats(self, con: Any, rows: str) -> dict[int, tuple[int, int, int, int]]:
+        """Per file: rows, last row's line, malformed rows, lines that leave a quoted value open."""
+        return {
+            int(f): (int(n), int(last or 0), int(bad), int(opened))
+            for f, n, last, bad, opened in con.execute(
+                f"SELECT __tsc_file, count(*), max(__tsc_line), count({MALFORMED}), "
+                f"sum(CASE WHEN __tsc_open THEN 1 ELSE 0 END) FROM ({rows}) r GROUP BY __tsc_file"
+            ).fetchall()
+        }

@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -146,12 +147,47 @@ def _csv_lines(path: Path, index: int) -> str:
     )
 
 
+def _csv_plain(paths: list[Path], header: bool) -> str:
+    """The lines of ``paths`` after their headers (``__tsc_file``, ``__tsc_text``): one scan, no window."""
+    listed = "[" + ", ".join(_quote(str(p)) for p in paths) + "]"
+    whens = " ".join(f"WHEN {_quote(str(p))} THEN {i}" for i, p in enumerate(paths))
+    index = f"CASE filename {whens} END" if len(paths) > 1 else "0"
+    return (
+        f"SELECT {index} AS __tsc_file, coalesce(l, '') AS __tsc_text FROM read_csv({listed}, {_LINE_OPTIONS}, "
+        f"skip = {int(header)}, filename = true)"
+    )
+
+
+def _csv_native(paths: list[Path], layout: CsvLayout, quoted: bool) -> str | None:
+    """DuckDB's own reader for files whose every line is well formed (csv_source.py checked): it reads
+    them to the same values, faster. None where it would not: comments, headers differing between files,
+    other quoting than doubled quotes, other null texts than the empty one in quoted files."""
+    d = layout.dialect
+    if d.comment is not None or not layout.same_header or not d.null_values:
+        return None
+    if quoted and (d.escape != d.quote or d.null_values != ("",)):
+        return None
+    listed = "[" + ", ".join(_quote(str(p)) for p in paths) + "]"
+    columns = "{" + ", ".join(f"{_quote(c)}: 'VARCHAR'" for c in layout.columns) + "}"
+    quote = _quote(d.quote) if quoted and d.quote else "''"
+    nulls = "[" + ", ".join(_quote(v) for v in d.null_values) + "]"
+    return (
+        f"SELECT * FROM read_csv({listed}, columns = {columns}, header = {str(d.header).lower()}, "
+        f"auto_detect = false, delim = {_quote(layout.delimiter)}, quote = {quote}, escape = {quote}, comment = '', "
+        f"nullstr = {nulls}, null_padding = false, strict_mode = true, max_line_size = {MAX_LINE_BYTES}, "
+        # union_by_name: the same columns in every file; it also keeps the key check's second pass lean
+        f"buffer_size = {2 * MAX_LINE_BYTES}, union_by_name = true)"
+    )
+
+
 def _register_csv(con: duckdb.DuckDBPyConnection, paths: list[Path], dialect: CsvDialect) -> Source:
     layout = CsvLayout(dialect, paths, con)
     lines = [_csv_lines(p, i) for i, p in enumerate(paths)]
     while True:
+        # files DuckDB reads are read again without numbers; one that mixes line breaks is read by pyarrow
+        plain = _csv_plain(paths, dialect.header) if all("read_csv" in sql for sql in lines) else None
         try:
-            view = layout.build(con, " UNION ALL ".join(lines))
+            view = layout.build(con, " UNION ALL ".join(lines), plain, partial(_csv_native, paths, layout))
             break
         except duckdb.Error as exc:
             _read_mixed(con, paths, lines, exc)
@@ -159,7 +195,7 @@ def _register_csv(con: duckdb.DuckDBPyConnection, paths: list[Path], dialect: Cs
     return Source(
         dict.fromkeys(layout.columns, "VARCHAR"),
         text=True,
-        has_row_number=True,
+        has_row_number=layout.numbered,
         malformed=layout.malformed,
         description=[display_path(p) for p in paths],
     )
@@ -169,7 +205,7 @@ def _read_mixed(con: duckdb.DuckDBPyConnection, paths: list[Path], lines: list[s
     """After a failed read, find the file at fault: unreadable (an input error naming the file and the line), or
     mixing LF and CRLF, which DuckDB's reader takes one kind of per file -- those lines come from pyarrow's."""
     for i, path in enumerate(paths):
-        if not lines[i].startswith("SELECT"):
+        if "read_csv" not in lines[i]:
             continue  # read by pyarrow already
         try:
             con.execute(f"SELECT max(length(__tsc_text)) FROM ({lines[i]}) l").fetchall()
