@@ -232,10 +232,18 @@ def test_spark_table_and_dataframe_inputs(spark, ohlcv_table):
 
 
 def test_unreadable_input_is_an_input_error_on_spark(spark, tmp_path):
+    good = (OHLCV / "data" / "good.csv").read_text()
     broken = tmp_path / "broken.csv"
-    broken.write_text((OHLCV / "data" / "good.csv").read_text() + "AAPL,2026-11-30T14:30:00Z,1,2\n")
-    with pytest.raises(InputError, match=r"broken\.csv"):
-        validate(OHLCV / "contract.yaml", broken, engine="spark", now=NOW)
+    broken.write_text(good + "AAPL,2026-11-30T14:30:00Z,1,2\n")
+    # a line cut short is a malformed row, not an unreadable file: it fails source.rows on both engines
+    report = assert_same(OHLCV / "contract.yaml", broken)
+    check = next(c for c in report["checks"] if c["id"] == "source.rows")
+    line = len(good.splitlines()) + 1
+    assert check["examples"][0]["reason"] == f"line {line} has 4 fields, the header has 13"
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError, match=r"empty\.csv: empty file"):
+        validate(OHLCV / "contract.yaml", empty, engine="spark", now=NOW)
     not_json = tmp_path / "x.jsonl"
     not_json.write_text("[1, 2]\n")
     with pytest.raises(InputError, match="every JSON line must be an object"):
