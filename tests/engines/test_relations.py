@@ -42,7 +42,7 @@ from datetime import datetime, UTC
 from tscontract.engines import calendars
 rows = calendars.sessions(["XNAS"], datetime(2026, 11, 20, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC))
 print(json.dumps({"imported": "exchange_calendars" in sys.modules,
-                  "rows": [[c, o.isoformat(), e.isoformat()] for c, o, e in rows]}))
+                  "rows": [[c, o.isoformat(), e.isoformat()] for c, _kind, _day, o, e, _zone in rows]}))
 """
 
 
