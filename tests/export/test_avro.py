@@ -145,6 +145,7 @@ def test_aliases_resolve_a_rename():
 def test_not_exported():
     _, ohlcv, _ = avro_export(OHLCV)
     assert [n.check_id for n in ohlcv.not_exported] == [
+        "source.rows",
         "field.adjusted.value",
         "key.unique",
         "invariants[0]",
@@ -157,6 +158,7 @@ def test_not_exported():
     assert {"field.open.type", "field.close.nullable", "provenance.source_id", "time.timezone"} <= set(ohlcv.exported)
     _, sensor, _ = avro_export(SENSOR)
     assert {n.check_id for n in sensor.not_exported} == {
+        "source.rows",
         "field.unit.constraint",
         "key.unique",
         "invariants[0]",

@@ -313,16 +313,18 @@ def test_not_exported():
     _, ohlcv, _ = schema_for(OHLCV)
     assert [n.check_id for n in ohlcv.not_exported] == [
         "schema.columns",
+        "source.rows",
         "key.unique",
         "invariants[0]",
         "invariants[1]",
         "time.cadence",
         "time.session",
     ]
-    assert "compares two fields" in ohlcv.not_exported[2].reason
+    assert "compares two fields" in ohlcv.not_exported[3].reason
     _, sensor, _ = schema_for(SENSOR)
     assert [n.check_id for n in sensor.not_exported] == [
         "schema.columns",
+        "source.rows",
         "field.unit.constraint",
         "key.unique",
         "invariants[1]",

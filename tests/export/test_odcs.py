@@ -433,10 +433,11 @@ def test_import_refuses_what_is_not_one_odcs_record():
 
 def test_not_exported():
     ohlcv = export("odcs", load_contract(OHLCV / "contract.yaml"))
-    assert [n.check_id for n in ohlcv.not_exported] == ["schema.strict", "time.cadence", "time.session"]
+    assert [n.check_id for n in ohlcv.not_exported] == ["schema.strict", "source.rows", "time.cadence", "time.session"]
     sensor = export("odcs", load_contract(SENSOR / "contract.yaml"))
     assert [n.check_id for n in sensor.not_exported] == [
         "schema.strict",
+        "source.rows",
         "field.unit.constraint",
         "invariants[1]",
         "invariants[2]",

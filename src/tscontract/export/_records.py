@@ -114,6 +114,7 @@ _BATCH_REASONS = {
     "calibration_in_force": "needs the catalog's calibration records and the event time",
     "plausibility": "bounds derived from history are not part of the contract's schema",
     "scale_shift": "a shift of typical magnitude is judged over a batch against history",
+    "well_formed": "judged on the input as read (a malformed line, a JSON key given twice), before there is a record",
 }
 
 
