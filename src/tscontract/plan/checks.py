@@ -210,9 +210,6 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
         add(_row_clause(f"invariants[{i}]", "invariant", "invariants", f"invariants[{i}]", clause))
 
     series = contract.series_column
-    catalog_needed = any(c.params.get("needs_catalog") for c in checks) or (
-        time.cadence is not None and time.cadence.source == "catalog"
-    )
     if contract.series is not None and contract.series.pattern is not None and series is not None:
         pattern = contract.series.pattern
         add(
@@ -227,6 +224,9 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
                 params={"pattern": pattern},
             )
         )
+    catalog_needed = any(c.params.get("needs_catalog") for c in checks) or (
+        time.cadence is not None and time.cadence.source == "catalog"
+    )
     if catalog_needed or catalog is not None:
         add(
             Check(
