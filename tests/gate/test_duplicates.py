@@ -24,12 +24,11 @@ from tests.gate.bars import (
     write_bars,
     write_contract,
 )
-from tests.gate.conftest import open_spec
-from tscontract import lint, load_catalog, load_contract, validate
+from tests.gate.conftest import gate_into, query
+from tscontract import lint, load_contract, validate
 from tscontract.contract.serialize import contract_to_json
 from tscontract.errors import ContractError
 from tscontract.evolution.diff import diff
-from tscontract.gate.ingest import ingest
 
 CATALOG = OHLCV / "catalog.yaml"
 KEEP_LAST = "duplicates: {keep: last, by: vendor_seq}\n"
@@ -50,19 +49,7 @@ def resends(tmp_path):
 
 
 def gate(spec, contract_path, files):
-    store = open_spec(spec)
-    try:
-        return ingest(load_contract(contract_path), files, store, catalog=load_catalog(CATALOG), now=AFTER_CLOSE)
-    finally:
-        store.close()
-
-
-def query(spec, sql):
-    store = open_spec(spec)
-    try:
-        return store.query(sql)
-    finally:
-        store.close()
+    return gate_into(spec, contract_path, files, CATALOG, AFTER_CLOSE)
 
 
 def quarantine(spec) -> dict[str, list[tuple[list[str], list[str]]]]:

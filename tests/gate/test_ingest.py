@@ -7,32 +7,14 @@ from datetime import UTC, datetime
 
 from tests.conftest import run_cli, write
 from tests.engines.conftest import NOW, OHLCV, SENSOR
-from tests.gate.conftest import open_spec
+from tests.gate.conftest import gate_into, open_spec, query
 from tscontract import load_catalog, load_contract
 from tscontract.gate.ingest import ingest
 
 
 def gate(spec, dataset, files, **kwargs):
-    store = open_spec(spec)
-    try:
-        return ingest(
-            load_contract(dataset / "contract.yaml"),
-            files,
-            store,
-            catalog=load_catalog(dataset / "catalog.yaml"),
-            now=kwargs.pop("now", NOW),
-            **kwargs,
-        )
-    finally:
-        store.close()
-
-
-def query(spec, sql):
-    store = open_spec(spec)
-    try:
-        return store.query(sql)
-    finally:
-        store.close()
+    now = kwargs.pop("now", NOW)
+    return gate_into(spec, dataset / "contract.yaml", files, dataset / "catalog.yaml", now, **kwargs)
 
 
 def test_good_batch_published_latest_view_runs_and_correction_log(store_spec):

@@ -16,11 +16,10 @@ import pytest
 
 from tests.conftest import run_cli, write
 from tests.gate.bars import AFTER_CLOSE, OHLCV, bar_at, contract_text, session_bars, write_bars, write_contract
-from tests.gate.conftest import open_spec
-from tscontract import load_catalog, load_contract, validate
+from tests.gate.conftest import gate_into, query
+from tscontract import load_contract, validate
 from tscontract.contract.serialize import contract_to_json
 from tscontract.errors import ContractError
-from tscontract.gate.ingest import ingest
 
 CATALOG = OHLCV / "catalog.yaml"
 SPIKE = "  - {clause: volume < 1000000, severity: warning, note: block prints are real but worth a look}\n"
@@ -41,18 +40,7 @@ def spiked(tmp_path):
 
 
 def gate(spec, contract_path, files, **kwargs):
-    store = open_spec(spec)
-    try:
-        return ingest(
-            load_contract(contract_path),
-            files,
-            store,
-            catalog=load_catalog(CATALOG),
-            now=kwargs.pop("now", AFTER_CLOSE),
-            **kwargs,
-        )
-    finally:
-        store.close()
+    return gate_into(spec, contract_path, files, CATALOG, kwargs.pop("now", AFTER_CLOSE), **kwargs)
 
 
 def options(store, now="2026-11-27T18:05:00Z"):
@@ -61,14 +49,6 @@ def options(store, now="2026-11-27T18:05:00Z"):
 
 def without_msft_1120() -> list:
     return [b for b in session_bars() if not (b.symbol == "MSFT" and b.start.hour == 16 and b.start.minute == 20)]
-
-
-def query(spec, sql):
-    store = open_spec(spec)
-    try:
-        return store.query(sql)
-    finally:
-        store.close()
 
 
 # ---------------------------------------------------------------- warning-severity invariants

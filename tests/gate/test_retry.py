@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import run_cli
 from tests.gate.bars import AFTER_CLOSE, OHLCV, session_bars, write_bars, write_contract
-from tests.gate.conftest import open_spec
+from tests.gate.conftest import gate_into, open_spec, query
 from tscontract import load_catalog, load_contract
 from tscontract.gate.ingest import ingest
 
@@ -23,26 +23,7 @@ CATALOG = OHLCV / "catalog.yaml"
 
 
 def gate(spec, contract_path, files, **kwargs):
-    store = open_spec(spec)
-    try:
-        return ingest(
-            load_contract(contract_path),
-            files,
-            store,
-            catalog=load_catalog(CATALOG),
-            now=kwargs.pop("now", AFTER_CLOSE),
-            **kwargs,
-        )
-    finally:
-        store.close()
-
-
-def query(spec, sql):
-    store = open_spec(spec)
-    try:
-        return store.query(sql)
-    finally:
-        store.close()
+    return gate_into(spec, contract_path, files, CATALOG, kwargs.pop("now", AFTER_CLOSE), **kwargs)
 
 
 @pytest.fixture
