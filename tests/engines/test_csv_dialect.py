@@ -200,6 +200,10 @@ def test_dialect_options_delimiter_tsv_escape_nulls(tmp_path):
     assert list(source.columns) == [HEADER.replace(",", ";")]
     with pytest.raises(ValueError, match="delimiter and quote are both"):
         CsvDialect(delimiter='"')
+    with pytest.raises(ValueError, match="comment ',' would be the delimiter"):
+        CsvDialect(comment=",")
+    with pytest.raises(ValueError, match="one character"):
+        CsvDialect(delimiter="||")
 
 
 def test_many_files_with_their_own_headers(tmp_path):

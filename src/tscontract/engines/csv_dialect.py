@@ -60,6 +60,9 @@ class CsvDialect(BaseModel):
 
     @model_validator(mode="after")
     def _distinct(self) -> CsvDialect:
+        for name, char in (("quote", self.quote), ("comment", self.comment)):
+            if self.delimiter is None and char in (",", "\t"):
+                raise ValueError(f"{name} {char!r} would be the delimiter of .csv or .tsv files; set the delimiter")
         roles = {"delimiter": self.delimiter, "quote": self.quote, "comment": self.comment}
         chosen = [(k, v) for k, v in roles.items() if v is not None]
         for i, (name, char) in enumerate(chosen):
@@ -77,16 +80,6 @@ class CsvDialect(BaseModel):
         if self.delimiter is not None:
             return self.delimiter
         return "\t" if paths and all(p.suffix.lower() == ".tsv" for p in paths) else ","
-
-    def describe(self, delimiter: str) -> str:
-        """The dialect in one line, for messages."""
-        parts = [f"delimiter {delimiter!r}", f"quote {self.quote!r}" if self.quote else "no quote"]
-        if self.quote:
-            parts.append("quotes doubled" if self.escape == self.quote else f"escape {self.escape!r}")
-        parts.append("header line" if self.header else "no header")
-        if self.comment:
-            parts.append(f"comment {self.comment!r}")
-        return ", ".join(parts)
 
 
 DEFAULT_DIALECT = CsvDialect()

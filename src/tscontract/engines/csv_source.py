@@ -13,7 +13,10 @@ run on DuckDB or generated for Spark, does the rest:
    closed is a row all the same, with the reason in ``__tsc_malformed`` and its text in
    ``__tsc_record``: it fails ``source.rows``, it is never dropped;
 4. rows are numbered 1.. in file order across the files; blank lines and comment lines
-   are no rows.
+   are no rows;
+5. where one pass finds every line well formed (nearly always), nothing is stored: the
+   source view reads the files at each scan, with the engine's own CSV reader where it
+   reads them to the same values (:meth:`CsvLayout.build`).
 """
 
 from __future__ import annotations
@@ -84,8 +87,10 @@ class CsvLayout:
     def _names(self, con: Any, path: Path) -> list[str]:
         shown = display_path(path)
         line = first_line(path)
-        if line is None or line == "":
-            raise InputError(f"{shown}: empty file" + ("" if line is None else ": line 1 (the header) is blank"))
+        if line is None:
+            raise InputError(f"{shown}: empty file")
+        if line == "":
+            raise InputError(f"{shown}: line 1{' (the header)' if self.dialect.header else ''} is blank")
         grammar = self.grammar
         raw = f"list_transform({grammar.fields('t', 'q')}, lambda x: {grammar.value('x', 'q')})"
         names, ok, opens = con.execute(
