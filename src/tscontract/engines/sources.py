@@ -293,12 +293,9 @@ def _file_offsets(con: duckdb.DuckDBPyConnection, paths: list[Path], listed: str
 
 def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]) -> Source:
     raw = "__tsc_json_raw"
-    # a key given twice in one object: the row is malformed (which value holds is unknown)
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT __doc, __row, {duplicated_keys('__keys')} AS __tsc_dups "
-        "FROM (SELECT __doc, __row, CASE WHEN json_type(__doc) = 'OBJECT' THEN json_keys(__doc) END AS __keys "
-        f"FROM (SELECT json AS __doc, row_number() OVER () AS __row FROM read_json_objects({listed}, "
-        "format = 'newline_delimited')) j) j"
+        f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT json AS __doc, "
+        f"row_number() OVER () AS __row FROM read_json_objects({listed}, format = 'newline_delimited')"
     )
     not_objects = con.execute(f"SELECT count(*) FROM {raw} WHERE json_type(__doc) <> 'OBJECT'").fetchall()[0]
     if not_objects and not_objects[0]:
@@ -309,10 +306,17 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
             f"SELECT DISTINCT k FROM (SELECT unnest(json_keys(__doc)) AS k FROM {raw}) ORDER BY k"
         ).fetchall()
     ]
-    duplicates = con.execute(f"SELECT count(*) FROM {raw} WHERE __tsc_dups IS NOT NULL").fetchall()[0][0]
+    paths = {key: _quote("$." + '"' + key.replace('"', '\\"') + '"') for key in keys}
+    # a key given twice in one object: the row is malformed (which value holds is unknown). Such an object
+    # has more keys than it has distinct ones, counted in one lookup of every key of the file.
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE __tsc_json_dups AS SELECT __row, {duplicated_keys('json_keys(__doc)')} "
+        f"AS __tsc_dups FROM {raw} WHERE array_length(json_keys(__doc)) > "
+        f"list_aggregate(json_type(__doc, [{', '.join(paths.values()) or 'NULL'}]), 'count')"
+    )
+    duplicates = con.execute("SELECT count(*) FROM __tsc_json_dups").fetchall()[0][0]
     selects = ["__row", *(malformed_json("__tsc_dups", "__doc::VARCHAR") if duplicates else [])]
-    for key in keys:
-        path = _quote("$." + '"' + key.replace('"', '\\"') + '"')
+    for key, path in paths.items():
         # the literal number text, read from the raw document: JSON numbers never pass through double
         number = f"regexp_extract(__doc::VARCHAR, {_quote(number_pattern(key))}, 1)"
         value = (
@@ -325,7 +329,8 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
         if duplicates:  # a malformed row has no values
             value, kind = (f"CASE WHEN __tsc_dups IS NULL THEN {sql} END" for sql in (value, kind))
         selects += [f"{value} AS {_ident(key)}", f"{kind} AS {_ident('__jt_' + key)}"]
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT {', '.join(selects)} FROM {raw}")
+    joined = f"{raw} LEFT JOIN __tsc_json_dups USING (__row)" if duplicates else raw
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT {', '.join(selects)} FROM {joined}")
     columns = {k: "VARCHAR" for k in keys}
     return Source(
         columns, text=True, json_types=True, has_row_number=True, malformed=bool(duplicates), description=shown
