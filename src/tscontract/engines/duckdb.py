@@ -469,17 +469,17 @@ class ValidationRun:
             "GROUP BY 1 HAVING count(*) > 1"
         )
         # a row with a null key part fails its nullability (or type) check; it duplicates nothing (judged
-        # on the few rows of repeated hashes, so the pass over every row stays as it was)
-        complete = " AND ".join(f"{sql} IS NOT NULL" for sql in typed)
+        # on the grouped keys of repeated hashes, so no row's key is computed twice)
+        complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
         candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
-        where = f"WHERE {complete} AND {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
+        where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
         policy = check.params.get("duplicates")
         by = self.columns[policy.by] if policy is not None else None
         unresolved = f" AND count(DISTINCT {by.typed}) < count(*)" if by is not None and by.present else ""
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {typed_keys}, count(*) AS n FROM {SOURCE_VIEW} "
-            f"{where} GROUP BY ALL HAVING count(*) > 1{unresolved}"
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
+            f"FROM {SOURCE_VIEW} {where} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
         )
         total = self.fetch("SELECT coalesce(sum(n), 0), count(*) FROM __tsc_dups")[0]
         if not total[0]:
