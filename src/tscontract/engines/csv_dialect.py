@@ -138,22 +138,26 @@ class CsvGrammar:
         """True where every field of ``text`` is complete: quoted values closed, nothing after a closing quote."""
         if self.quoted_field is None:
             return "TRUE"
-        record = f"^{self.field}(?:{self.d}{self.field})*\\z"
-        return f"CASE WHEN {quoted} THEN regexp_matches({text}, {_sql(record)}) ELSE TRUE END"
+        return self._quoted_match(text, quoted, f"^{self.field}(?:{self.d}{self.field})*\\z", unquoted="TRUE")
 
     def opens(self, text: str, quoted: str) -> str:
         """True where ``text``, read from its start, ends inside a quoted value (it goes on on the next line)."""
         if self.quoted_field is None:
             return "FALSE"
         pattern = f"^(?:{self.field}{self.d})*{self.rq}{self.body}\\z"
-        return f"CASE WHEN {quoted} THEN regexp_matches({text}, {_sql(pattern)}) ELSE FALSE END"
+        return self._quoted_match(text, quoted, pattern, unquoted="FALSE")
 
     def stays_open(self, text: str, quoted: str) -> str:
         """True where ``text``, read from inside a quoted value, ends inside one (the same or a new one)."""
         if self.quoted_field is None:
             return "FALSE"
         pattern = f"^{self.body}(?:{self.rq}(?:{self.d}{self.field})*{self.d}{self.rq}{self.body})?\\z"
-        return f"CASE WHEN {quoted} THEN regexp_matches({text}, {_sql(pattern)}) ELSE TRUE END"
+        return self._quoted_match(text, quoted, pattern, unquoted="TRUE")
+
+    @staticmethod
+    def _quoted_match(text: str, quoted: str, pattern: str, unquoted: str) -> str:
+        """``pattern`` decides a line with a quote in it; a line without one is ``unquoted``."""
+        return f"CASE WHEN {quoted} THEN regexp_matches({text}, {_sql(pattern)}) ELSE {unquoted} END"
 
     def value(self, raw: str, quoted: str) -> str:
         """The value of one field written as ``raw``: unquoted and unescaped; NULL for a null text."""
