@@ -36,7 +36,6 @@ COLUMNS = [
     ("close", "TIMESTAMPTZ"),
     ("zone", "VARCHAR"),
 ]
-SESSION_KINDS = ("regular", "extended")
 # Extended hours where the venue's regular session is only part of the trading day: US equities
 # trade from 04:00 New York time before the open to four hours after the close (20:00; 17:00 on
 # a half day). exchange-calendars models regular sessions only.
