@@ -483,7 +483,9 @@ app.add_typer(registry_app, name="registry")
 
 @registry_app.command("serve")
 def registry_serve(
-    db: Annotated[Path, typer.Option("--db", help="SQLite file (created if missing).")] = Path("registry.sqlite"),
+    db: Annotated[
+        str, typer.Option("--db", help="SQLite file (created if missing) or postgresql:// URL.")
+    ] = "registry.sqlite",
     host: Annotated[str, typer.Option("--host", help="Address to bind; loopback by default.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to bind.")] = 8081,
     token: Annotated[str | None, typer.Option("--token", help="Bearer token required for writes.")] = None,
@@ -493,7 +495,7 @@ def registry_serve(
 ) -> None:
     """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
     from tscontract.errors import InputError
-    from tscontract.registry.server import parse_basic, serve
+    from tscontract.registry.server import parse_basic, run, serve
 
     try:
         credentials = parse_basic(basic or [])
@@ -503,13 +505,7 @@ def registry_serve(
         server = serve(host, port, db, token=token, basic=credentials or None)
     except OSError as exc:
         raise InputError(f"cannot bind {host}:{port}: {exc.strerror}") from None
-    typer.echo(f"tscontract registry on {server.url} (db {db})")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    run(server, db, typer.echo)
 
 
 def _parse_date(text: str | None) -> Any:

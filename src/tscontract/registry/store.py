@@ -1,27 +1,39 @@
-"""SQLite store of the schema registry: schemas, subject versions, compatibility config and its log.
+"""The registry's state: schemas, subject versions, compatibility config and its log (SQLite or PostgreSQL).
 
-One connection per operation (WAL mode, so readers never wait for the writer); every write is one
-``BEGIN IMMEDIATE`` transaction, which takes SQLite's write lock up front: two registrations can
-never read the same "next version" or interleave their check and insert, and schema ids come from
-an AUTOINCREMENT key, so they are unique and increase in commit order.
+Connections are pooled (one per concurrent request at most). Every read is one indexed query:
+reading a version never loads the subject's other versions. A registration checks compatibility
+*outside* the write lock (optimistic): it notes the subject's state (last version number, live
+versions, mode), runs the check, then in a short write transaction re-reads that state and inserts
+only when it is unchanged; when another writer got in between, it checks again. After a few lost
+races it checks inside the lock, so a hot subject still makes progress. Writes take the database's
+write lock up front (SQLite ``BEGIN IMMEDIATE`` in WAL mode with a busy timeout, a PostgreSQL
+advisory lock), so versions are consecutive and schema ids unique and increasing in commit order.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
+import threading
+import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from tscontract.contract.model import COMPATIBILITY_MODES
+from tscontract.errors import InputError
 
 COMPATIBILITY_LEVELS = COMPATIBILITY_MODES  # the modes a contract's evolution section names
 DEFAULT_COMPATIBILITY = "FULL_TRANSITIVE"
-SCHEMA_TYPES = ("AVRO", "PROTOBUF", "JSON")
 _GLOBAL = ""  # the config row of the global level
+MAX_ID = 2**31 - 1  # Confluent's ids and versions are 32-bit
+_OPTIMISTIC_TRIES = 3  # lost races before a registration checks inside the write lock
+_IDLE_CONNECTIONS = 32
 
 # compat(mode, schema_type, new_schema_text, older_schema_texts_newest_first) -> (ok, messages)
 CompatFn = Callable[[str, str, str, list[str]], tuple[bool, list[str]]]
@@ -42,6 +54,7 @@ CREATE TABLE IF NOT EXISTS subject_versions (
     registered_at TEXT NOT NULL,
     PRIMARY KEY (subject, version)
 );
+CREATE INDEX IF NOT EXISTS subject_versions_schema ON subject_versions (schema_id, subject);
 CREATE TABLE IF NOT EXISTS config (
     subject TEXT PRIMARY KEY,
     compatibility TEXT NOT NULL
@@ -55,6 +68,7 @@ CREATE TABLE IF NOT EXISTS config_log (
     new TEXT,
     reason TEXT
 );
+CREATE INDEX IF NOT EXISTS config_log_subject ON config_log (subject, id);
 """
 
 
@@ -78,6 +92,18 @@ def version_not_found(subject: str, version: object) -> RegistryError:
 
 def schema_not_found(detail: str = "Schema not found") -> RegistryError:
     return RegistryError(404, 40403, detail)
+
+
+def check_subject(subject: str) -> str:
+    """The subject, or 42208: no control characters (NUL, newline...) and no ``.``/``..`` path parts."""
+    bad = next((c for c in subject if unicodedata.category(c) in ("Cc", "Cf", "Cs")), None)
+    if bad is not None:
+        raise RegistryError(
+            422, 42208, f"The specified subject {subject!r} is not valid: control character U+{ord(bad):04X}"
+        )
+    if any(part in (".", "..") for part in subject.split("/")):
+        raise RegistryError(422, 42208, f"The specified subject {subject!r} is not valid: '.' or '..' path part")
+    return subject
 
 
 @dataclass(frozen=True)
@@ -108,36 +134,78 @@ def olds_for_mode(mode: str, olds_newest_first: list[str]) -> list[str]:
     return list(olds_newest_first) if mode.endswith("_TRANSITIVE") else olds_newest_first[:1]
 
 
+_SELECT_VERSION = (
+    "SELECT v.version, s.id, s.schema_type, s.schema_text, s.refs FROM subject_versions v"
+    " JOIN schemas s ON s.id = v.schema_id"
+)
+
+
 class RegistryStore:
     """The registry's persistent state in one SQLite file (created on first use)."""
+
+    _find_schema_sql = "SELECT id FROM schemas WHERE schema_type = ? AND schema_text = ? AND refs = ?"
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = str(db_path)
         self.description = self.db_path
-        with self._connect() as conn:
+        self._pool: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._schema_cache: OrderedDict[int, tuple[str, str, list[dict]]] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        conn = self._open()
+        try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_DDL)
-
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout=30000")
-        conn.execute("PRAGMA foreign_keys=ON")
-        try:
-            yield conn
         finally:
             conn.close()
 
+    # -- connections ---------------------------------------------------------------------------
+
+    def _open(self) -> Any:
+        conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=30000")  # a writer waits for the lock, never 'database is locked'
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self) -> Iterator[Any]:
+        try:
+            conn = self._pool.get_nowait()
+        except queue.Empty:
+            conn = self._open()
+        healthy = False
+        try:
+            yield conn
+            healthy = True
+        except RegistryError:
+            healthy = True
+            raise
+        finally:
+            if healthy and self._pool.qsize() < _IDLE_CONNECTIONS:
+                self._pool.put(conn)
+            else:
+                conn.close()
+
+    def _begin(self, conn: Any) -> None:
+        conn.execute("BEGIN IMMEDIATE")  # the write lock up front: no read-then-upgrade deadlock
+
+    @contextmanager
+    def _write(self) -> Iterator[Any]:
         with self._connect() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            self._begin(conn)
             try:
                 yield conn
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the pooled connections (a later call opens new ones)."""
+        while True:
+            try:
+                self._pool.get_nowait().close()
+            except queue.Empty:
+                return
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -146,7 +214,7 @@ class RegistryStore:
         if not include_deleted:
             sql += " WHERE deleted = 0"
         with self._connect() as conn:
-            return [row[0] for row in conn.execute(sql + " ORDER BY subject")]
+            return [row[0] for row in conn.execute(sql + " ORDER BY subject").fetchall()]
 
     def versions(self, subject: str, include_deleted: bool = False) -> list[int]:
         with self._connect() as conn:
@@ -158,57 +226,108 @@ class RegistryStore:
             raise subject_not_found(subject)
         return [row[0] for row in rows]
 
-    def _live_versions(self, conn: sqlite3.Connection, subject: str) -> list[RegisteredVersion]:
-        """Live versions of a subject, newest first."""
-        rows = conn.execute(
-            "SELECT v.version, s.id, s.schema_type, s.schema_text, s.refs FROM subject_versions v"
-            " JOIN schemas s ON s.id = v.schema_id WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC",
-            (subject,),
-        ).fetchall()
-        return [RegisteredVersion(subject, v, i, t, text, json.loads(refs)) for v, i, t, text, refs in rows]
+    @staticmethod
+    def _registered(subject: str, row: tuple) -> RegisteredVersion:
+        version, schema_id, schema_type, text, refs = row
+        return RegisteredVersion(subject, version, schema_id, schema_type, text, json.loads(refs))
+
+    @staticmethod
+    def _has_live(conn: Any, subject: str) -> bool:
+        row = conn.execute("SELECT 1 FROM subject_versions WHERE subject = ? AND deleted = 0 LIMIT 1", (subject,))
+        return row.fetchone() is not None
 
     def get_version(self, subject: str, version: int | str) -> RegisteredVersion:
+        """One version (``latest`` or -1 for the newest live one): one indexed query."""
         with self._connect() as conn:
-            live = self._live_versions(conn, subject)
-        if not live:
-            raise subject_not_found(subject)
-        if version in ("latest", -1):
-            return live[0]
-        for registered in live:
-            if registered.version == version:
-                return registered
-        raise version_not_found(subject, version)
+            if version in ("latest", -1):
+                row = conn.execute(
+                    _SELECT_VERSION + " WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC LIMIT 1",
+                    (subject,),
+                ).fetchone()
+            elif isinstance(version, int) and 1 <= version <= MAX_ID:
+                row = conn.execute(
+                    _SELECT_VERSION + " WHERE v.subject = ? AND v.version = ? AND v.deleted = 0", (subject, version)
+                ).fetchone()
+            else:
+                row = None
+            if row is None:
+                if not self._has_live(conn, subject):
+                    raise subject_not_found(subject)
+                raise version_not_found(subject, version)
+        return self._registered(subject, row)
+
+    def live_texts(self, subject: str) -> list[tuple[str, str]]:
+        """(schema type, text) of the subject's live versions, newest first (what a transitive check needs)."""
+        with self._connect() as conn:
+            return self._live_texts(conn, subject, None)
+
+    @staticmethod
+    def _live_texts(conn: Any, subject: str, limit: int | None) -> list[tuple[str, str]]:
+        sql = (
+            "SELECT s.schema_type, s.schema_text FROM subject_versions v JOIN schemas s ON s.id = v.schema_id"
+            " WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC"
+        )
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [(row[0], row[1]) for row in conn.execute(sql, (subject,)).fetchall()]
 
     def schema_by_id(self, schema_id: int) -> tuple[str, str, list[dict]]:
+        """A schema by its global id; ids are never reused and a schema never changes, so answers are cached."""
+        if not isinstance(schema_id, int) or not 1 <= schema_id <= 2**63 - 1:
+            raise schema_not_found(f"Schema {schema_id} not found")
+        with self._cache_lock:
+            cached = self._schema_cache.get(schema_id)
+            if cached is not None:
+                self._schema_cache.move_to_end(schema_id)
+                return cached
         with self._connect() as conn:
-            row = conn.execute(
-                "SELECT schema_type, schema_text, refs FROM schemas WHERE id = ?", (schema_id,)
-            ).fetchone()
+            row = conn.execute("SELECT schema_type, schema_text, refs FROM schemas WHERE id = ?", (schema_id,))
+            row = row.fetchone()
         if row is None:
             raise schema_not_found(f"Schema {schema_id} not found")
-        return row[0], row[1], json.loads(row[2])
+        found = (row[0], row[1], json.loads(row[2]))
+        with self._cache_lock:
+            self._schema_cache[schema_id] = found
+            if len(self._schema_cache) > 4096:
+                self._schema_cache.popitem(last=False)
+        return found
+
+    def _find_schema(self, conn: Any, schema_type: str, text: str, refs: str) -> int | None:
+        row = conn.execute(self._find_schema_sql, self._find_schema_params(schema_type, text, refs)).fetchone()
+        return None if row is None else int(row[0])
+
+    @staticmethod
+    def _find_schema_params(schema_type: str, text: str, refs: str) -> tuple:
+        return (schema_type, text, refs)
+
+    def _live_version_of(self, conn: Any, subject: str, schema_type: str, text: str, refs: str) -> tuple | None:
+        """(version, schema id) of the newest live version of the subject holding exactly this schema."""
+        schema_id = self._find_schema(conn, schema_type, text, refs)
+        if schema_id is None:
+            return None
+        row = conn.execute(
+            "SELECT version FROM subject_versions WHERE schema_id = ? AND subject = ? AND deleted = 0"
+            " ORDER BY version DESC LIMIT 1",
+            (schema_id, subject),
+        ).fetchone()
+        return None if row is None else (row[0], schema_id)
 
     def lookup(self, subject: str, schema_type: str, text: str, references: list[dict] | None) -> RegisteredVersion:
         with self._connect() as conn:
-            live = self._live_versions(conn, subject)
-        if not live:
-            raise subject_not_found(subject)
-        refs = _refs_key(references)
-        for registered in live:
-            if (registered.schema_type, registered.schema_text, _refs_key(registered.references)) == (
-                schema_type,
-                text,
-                refs,
-            ):
-                return registered
-        raise schema_not_found()
+            found = self._live_version_of(conn, subject, schema_type, text, _refs_key(references))
+            if found is None:
+                if not self._has_live(conn, subject):
+                    raise subject_not_found(subject)
+                raise schema_not_found()
+            row = conn.execute(_SELECT_VERSION + " WHERE v.subject = ? AND v.version = ?", (subject, found[0]))
+            return self._registered(subject, row.fetchone())
 
     def compatibility(self, subject: str | None = None, default_to_global: bool = True) -> str | None:
         """The subject's level (or the global one); None when the subject has none and no fallback asked."""
         with self._connect() as conn:
             return self._compatibility(conn, subject, default_to_global)
 
-    def _compatibility(self, conn: sqlite3.Connection, subject: str | None, default_to_global: bool) -> str | None:
+    def _compatibility(self, conn: Any, subject: str | None, default_to_global: bool) -> str | None:
         if subject:
             row = conn.execute("SELECT compatibility FROM config WHERE subject = ?", (subject,)).fetchone()
             if row is not None:
@@ -230,6 +349,39 @@ class RegistryStore:
 
     # -- writes ------------------------------------------------------------------------------
 
+    def _subject_state(self, conn: Any, subject: str) -> tuple:
+        """What a compatibility decision depends on: last version number, live versions, the mode in force."""
+        last, live = conn.execute(
+            "SELECT coalesce(max(version), 0), coalesce(sum(1 - deleted), 0) FROM subject_versions WHERE subject = ?",
+            (subject,),
+        ).fetchone()
+        return int(last), int(live), self._compatibility(conn, subject, True) or DEFAULT_COMPATIBILITY
+
+    def _decide(
+        self, conn: Any, subject: str, schema_type: str, text: str, refs: str, compat: CompatFn
+    ) -> tuple[tuple, int | None]:
+        """(the subject's state, the id when this schema is already live there); raises 409 when incompatible."""
+        state = self._subject_state(conn, subject)
+        found = self._live_version_of(conn, subject, schema_type, text, refs)
+        if found is not None:
+            return state, found[1]
+        mode = state[2]
+        transitive = mode.endswith("_TRANSITIVE")
+        live = self._live_texts(conn, subject, None if transitive else 1)
+        if live and live[0][0] != schema_type and mode != "NONE":
+            raise RegistryError(409, 409, f"Schema type {schema_type} differs from the subject's {live[0][0]}")
+        olds = olds_for_mode(mode, [old for kind, old in live if kind == schema_type])
+        ok, messages = compat(mode, schema_type, text, olds)
+        if not ok:
+            detail = "; ".join(messages) or "incompatible"
+            raise RegistryError(
+                409,
+                409,
+                f"Schema being registered is incompatible with an earlier schema for subject '{subject}' ({mode}): "
+                f"{detail}",
+            )
+        return state, None
+
     def register(
         self, subject: str, schema_type: str, text: str, references: list[dict] | None, compat: CompatFn
     ) -> int:
@@ -237,54 +389,41 @@ class RegistryStore:
 
         The same schema already live under the subject returns its id without a new version; the
         same schema under another subject reuses its global id. Otherwise the subject's mode is
-        checked against its live versions (inside the write lock, so no version slips in between).
+        checked against its live versions outside the write lock, and the insert happens only if
+        the subject did not change since (else the check runs again).
         """
+        check_subject(subject)
         refs = _refs_key(references)
-        with self._write() as conn:
-            live = self._live_versions(conn, subject)
-            for registered in live:
-                if (registered.schema_type, registered.schema_text, _refs_key(registered.references)) == (
-                    schema_type,
-                    text,
-                    refs,
-                ):
-                    return registered.schema_id
-            mode = self._compatibility(conn, subject, True) or DEFAULT_COMPATIBILITY
-            olds = olds_for_mode(mode, [r.schema_text for r in live if r.schema_type == schema_type])
-            if live and live[0].schema_type != schema_type and mode != "NONE":
-                raise RegistryError(
-                    409, 409, f"Schema type {schema_type} differs from the subject's {live[0].schema_type}"
-                )
-            ok, messages = compat(mode, schema_type, text, olds)
-            if not ok:
-                detail = "; ".join(messages) or "incompatible"
-                raise RegistryError(
-                    409,
-                    409,
-                    f"Schema being registered is incompatible with an earlier schema "
-                    f"for subject '{subject}' ({mode}): {detail}",
-                )
-            row = conn.execute(
-                "SELECT id FROM schemas WHERE schema_type = ? AND schema_text = ? AND refs = ?",
+        for _ in range(_OPTIMISTIC_TRIES):
+            with self._connect() as conn:
+                state, existing = self._decide(conn, subject, schema_type, text, refs, compat)
+            if existing is not None:
+                return existing
+            with self._write() as conn:
+                if self._subject_state(conn, subject) == state:
+                    return self._insert(conn, subject, schema_type, text, refs, state[0] + 1)
+        with self._write() as conn:  # lost every race: decide under the lock
+            state, existing = self._decide(conn, subject, schema_type, text, refs, compat)
+            if existing is not None:
+                return existing
+            return self._insert(conn, subject, schema_type, text, refs, state[0] + 1)
+
+    def _insert(self, conn: Any, subject: str, schema_type: str, text: str, refs: str, version: int) -> int:
+        schema_id = self._find_schema(conn, schema_type, text, refs)
+        if schema_id is None:
+            schema_id = conn.execute(
+                "INSERT INTO schemas (schema_type, schema_text, refs) VALUES (?, ?, ?) RETURNING id",
                 (schema_type, text, refs),
-            ).fetchone()
-            if row is None:
-                schema_id = conn.execute(
-                    "INSERT INTO schemas (schema_type, schema_text, refs) VALUES (?, ?, ?) RETURNING id",
-                    (schema_type, text, refs),
-                ).fetchone()[0]
-            else:
-                schema_id = row[0]
-            (last,) = conn.execute(
-                "SELECT coalesce(max(version), 0) FROM subject_versions WHERE subject = ?", (subject,)
-            ).fetchone()
-            conn.execute(
-                "INSERT INTO subject_versions (subject, version, schema_id, registered_at) VALUES (?, ?, ?, ?)",
-                (subject, last + 1, schema_id, _now()),
-            )
-            return int(schema_id)
+            ).fetchone()[0]
+        conn.execute(
+            "INSERT INTO subject_versions (subject, version, schema_id, registered_at) VALUES (?, ?, ?, ?)",
+            (subject, version, schema_id, _now()),
+        )
+        return int(schema_id)
 
     def set_compatibility(self, subject: str | None, level: str, who: str, reason: str | None) -> str:
+        if subject:
+            check_subject(subject)
         if level not in COMPATIBILITY_LEVELS:
             raise RegistryError(
                 422, 42203, f"Invalid compatibility level '{level}'; one of {', '.join(COMPATIBILITY_LEVELS)}"
@@ -332,15 +471,25 @@ class RegistryStore:
             return [row[0] for row in rows]
 
     def delete_version(self, subject: str, version: int | str) -> int:
-        registered = self.get_version(subject, version)
         with self._write() as conn:
-            changed = conn.execute(
-                "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ? AND deleted = 0",
-                (subject, registered.version),
-            ).rowcount
-        if not changed:
-            raise version_not_found(subject, version)
-        return registered.version
+            if version in ("latest", -1):
+                row = conn.execute(
+                    "SELECT max(version) FROM subject_versions WHERE subject = ? AND deleted = 0", (subject,)
+                ).fetchone()
+                number = row[0] if row else None
+            else:
+                number = version
+            changed = 0
+            if isinstance(number, int) and 1 <= number <= MAX_ID:
+                changed = conn.execute(
+                    "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ? AND deleted = 0",
+                    (subject, number),
+                ).rowcount
+            if not changed:
+                if not self._has_live(conn, subject):
+                    raise subject_not_found(subject)
+                raise version_not_found(subject, version)
+        return int(number)  # type: ignore[arg-type]
 
 
 _PG_DDL = (
@@ -351,9 +500,11 @@ _PG_DDL = (
     "CREATE TABLE IF NOT EXISTS subject_versions (subject TEXT NOT NULL, version INTEGER NOT NULL, "
     "schema_id BIGINT NOT NULL REFERENCES schemas (id), deleted INTEGER NOT NULL DEFAULT 0, "
     "registered_at TEXT NOT NULL, PRIMARY KEY (subject, version))",
+    "CREATE INDEX IF NOT EXISTS subject_versions_schema ON subject_versions (schema_id, subject)",
     "CREATE TABLE IF NOT EXISTS config (subject TEXT PRIMARY KEY, compatibility TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS config_log (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, subject TEXT, "
     "who TEXT NOT NULL, changed_at TEXT NOT NULL, old TEXT, new TEXT, reason TEXT)",
+    "CREATE INDEX IF NOT EXISTS config_log_subject ON config_log (subject, id)",
 )
 _PG_WRITE_LOCK = 7352  # one registry writer at a time: versions and ids follow commit order
 
@@ -361,46 +512,77 @@ _PG_WRITE_LOCK = 7352  # one registry writer at a time: versions and ids follow 
 class _PostgresConnection:
     """The slice of sqlite3's connection API the store uses, over psycopg (``?`` placeholders)."""
 
-    def __init__(self, conn: object) -> None:
+    def __init__(self, conn: Any) -> None:
         self.conn = conn
 
-    def execute(self, sql: str, params: tuple | list = ()) -> object:
-        cursor = self.conn.cursor()  # type: ignore[attr-defined]
+    def execute(self, sql: str, params: tuple | list = ()) -> Any:
+        cursor = self.conn.cursor()
         cursor.execute(sql.replace("?", "%s"), tuple(params))
         return cursor
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 class PostgresRegistryStore(RegistryStore):
     """The same registry state in PostgreSQL (``postgresql://...``), for teams that run one."""
 
+    # the unique index is on md5 of the text: compare the hashes (indexed), then the texts
+    _find_schema_sql = (
+        "SELECT id FROM schemas WHERE schema_type = ? AND md5(schema_text) = md5(?) AND md5(refs) = md5(?)"
+        " AND schema_text = ? AND refs = ?"
+    )
+
     def __init__(self, url: str) -> None:
-        try:
-            import psycopg
-        except ImportError:
-            raise RegistryError(500, 50001, "a PostgreSQL registry store needs psycopg") from None
+        import psycopg
+
         self._psycopg = psycopg
         self.db_path = url
         self.description = url
+        self._pool = queue.LifoQueue()
+        self._schema_cache = OrderedDict()
+        self._cache_lock = threading.Lock()
         with self._write() as conn:
             for statement in _PG_DDL:
                 conn.execute(statement)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        with self._psycopg.connect(self.db_path, autocommit=True) as conn:
-            yield _PostgresConnection(conn)  # type: ignore[misc]
+    @staticmethod
+    def _find_schema_params(schema_type: str, text: str, refs: str) -> tuple:
+        return (schema_type, text, refs, text, refs)
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._psycopg.connect(self.db_path) as conn, conn.transaction():
-            wrapped = _PostgresConnection(conn)
-            wrapped.execute("SELECT pg_advisory_xact_lock(?)", (_PG_WRITE_LOCK,))
-            yield wrapped  # type: ignore[misc]
+    def _open(self) -> Any:
+        return _PostgresConnection(self._psycopg.connect(self.db_path, autocommit=True))
+
+    def _begin(self, conn: Any) -> None:
+        conn.execute("BEGIN")
+        conn.execute("SELECT pg_advisory_xact_lock(?)", (_PG_WRITE_LOCK,))
 
 
 def open_registry_store(spec: str | Path) -> RegistryStore:
-    """A SQLite file, or ``postgresql://`` for a PostgreSQL database."""
+    """A SQLite file, or ``postgresql://`` for a PostgreSQL database; InputError when it cannot be opened."""
     text = str(spec)
-    if text.startswith(("postgresql://", "postgres://")):
-        return PostgresRegistryStore(text)
-    return RegistryStore(text)
+    try:
+        if text.startswith(("postgresql://", "postgres://")):
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:
+                raise InputError(
+                    "a PostgreSQL registry store needs psycopg: pip install 'tscontract[postgres]'"
+                ) from None
+            return PostgresRegistryStore(text)
+        return RegistryStore(text)
+    except InputError:
+        raise
+    except Exception as exc:  # sqlite3.Error, psycopg.Error, OSError: a store that cannot be opened is bad input
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise InputError(f"cannot open the registry store {redact(text)}: {reason}") from None
+
+
+def redact(spec: str) -> str:
+    """A store URL without its password (for banners and errors)."""
+    if "://" not in spec or "@" not in spec:
+        return spec
+    scheme, rest = spec.split("://", 1)
+    credentials, _, host = rest.rpartition("@")
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}{':***' if ':' in credentials else ''}@{host}"

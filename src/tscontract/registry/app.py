@@ -1,0 +1,397 @@
+"""The registry's REST API as a Starlette (ASGI) application: the Confluent Schema Registry subset.
+
+Routes match the raw request path, so a subject holding ``/`` (sent as ``%2F``) stays one
+subject. Every answer is JSON; every error is Confluent's ``{"error_code", "message"}``: an
+unknown path 404, a method a path does not take 405 (HEAD answers as GET without the body), a
+body that is not JSON 400, a body media type the registry does not read 415, bad input 422 with
+Confluent's code. Store calls run in the thread pool; reads are open, writes (register, change
+config, delete) need the bearer token or basic credentials when the server has them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import json
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+
+from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_schema
+from tscontract.registry.store import (
+    COMPATIBILITY_LEVELS,
+    MAX_ID,
+    CompatFn,
+    RegistryError,
+    RegistryStore,
+    olds_for_mode,
+    version_not_found,
+)
+
+CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+# the media types Confluent's registry reads a body as; anything else is 415
+BODY_TYPES = (
+    "application/vnd.schemaregistry.v1+json",
+    "application/vnd.schemaregistry+json",
+    "application/json",
+    "application/octet-stream",
+)
+MAX_BODY = 16 * 1024 * 1024
+_LOG = logging.getLogger("tscontract.registry")
+
+_ROUTES: list[tuple[str, re.Pattern[str], str]] = [
+    (method, re.compile(pattern), name)
+    for method, pattern, name in [
+        ("GET", r"/subjects", "list_subjects"),
+        ("GET", r"/subjects/(?P<subject>[^/]+)/versions", "list_versions"),
+        ("POST", r"/subjects/(?P<subject>[^/]+)/versions", "register"),
+        ("GET", r"/subjects/(?P<subject>[^/]+)/versions/(?P<version>[^/]+)", "get_version"),
+        ("GET", r"/subjects/(?P<subject>[^/]+)/versions/(?P<version>[^/]+)/schema", "get_version_schema"),
+        ("DELETE", r"/subjects/(?P<subject>[^/]+)/versions/(?P<version>[^/]+)", "delete_version"),
+        ("POST", r"/subjects/(?P<subject>[^/]+)", "lookup"),
+        ("DELETE", r"/subjects/(?P<subject>[^/]+)", "delete_subject"),
+        ("GET", r"/schemas/ids/(?P<schema_id>[^/]+)", "get_schema"),
+        ("GET", r"/schemas/types", "schema_types"),
+        ("GET", r"/config/log", "config_log"),
+        ("GET", r"/config", "get_config"),
+        ("PUT", r"/config", "put_config"),
+        ("GET", r"/config/(?P<subject>[^/]+)", "get_config"),
+        ("PUT", r"/config/(?P<subject>[^/]+)", "put_config"),
+        ("POST", r"/compatibility/subjects/(?P<subject>[^/]+)/versions/(?P<version>[^/]+)", "test_compat"),
+        ("POST", r"/compatibility/subjects/(?P<subject>[^/]+)/versions", "test_compat"),
+    ]
+]
+_WRITES = {"register", "put_config", "delete_subject", "delete_version"}
+
+
+def error_body(error_code: int, message: str) -> bytes:
+    return json.dumps({"error_code": error_code, "message": message}).encode()
+
+
+def _version(text: str) -> int | str:
+    if text == "latest":
+        return "latest"
+    try:
+        number = int(text)
+    except ValueError:
+        raise RegistryError(422, 42202, f"The specified version '{text}' is not a valid version id") from None
+    if number == -1:
+        return "latest"
+    if not 1 <= number <= MAX_ID:
+        raise RegistryError(422, 42202, f"The specified version '{text}' is not a valid version id")
+    return number
+
+
+def _flag(query: dict[str, list[str]], name: str) -> bool:
+    return query.get(name, ["false"])[-1].lower() == "true"
+
+
+class _Call:
+    """One request as the handlers see it: path parameters, query, caller, headers, the body read in full."""
+
+    def __init__(self, query: dict[str, list[str]], who: str, headers: Any, raw: bytes) -> None:
+        self.query, self.who, self.headers, self.raw = query, who, headers, raw
+
+    def body(self) -> dict[str, Any]:
+        if not self.raw.strip():
+            return {}
+        media = (self.headers.get("content-type") or "application/octet-stream").split(";")[0].strip().lower()
+        if media not in BODY_TYPES:
+            raise RegistryError(415, 415, f"Unsupported media type {media!r}; send {CONTENT_TYPE}")
+        try:
+            body = json.loads(self.raw)
+        except RecursionError:
+            raise RegistryError(400, 400, "Unparseable JSON body: nested too deeply") from None
+        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+            raise RegistryError(400, 400, f"Unparseable JSON body: {exc}") from None
+        if not isinstance(body, dict):
+            raise RegistryError(400, 400, "JSON body must be an object")
+        return body
+
+
+class RegistryApp:
+    """The handlers over one store, plus authentication; ``asgi`` is the Starlette application."""
+
+    def __init__(
+        self,
+        store: RegistryStore,
+        compat: CompatFn = default_compat,
+        token: str | None = None,
+        basic: dict[str, str] | None = None,
+    ) -> None:
+        self.store = store
+        self.compat = compat
+        self.token = token
+        self.basic = dict(basic or {})
+        # every path reaches one endpoint that routes on the raw path (Starlette's own routes would
+        # match the decoded path, where %2F and %0A are no longer what the client sent)
+        self.asgi = Starlette()
+        self.asgi.router.default = self._asgi_endpoint
+        self.asgi.add_exception_handler(HTTPException, self._http_error)  # e.g. a method no route lists
+        self.asgi.add_exception_handler(Exception, self._unhandled)
+
+    def authenticate(self, header: str | None) -> str | None:
+        """The writer's name, 'anonymous' when auth is off, None when the credentials do not match."""
+        if self.token is None and not self.basic:
+            return "anonymous"
+        if not header:
+            return None
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() == "bearer" and self.token is not None:
+            return "token" if hmac.compare_digest(value.strip().encode(), self.token.encode()) else None
+        if scheme.lower() == "basic" and self.basic:
+            try:
+                user, _, password = base64.b64decode(value.strip()).decode().partition(":")
+            except Exception:
+                return None
+            expected = self.basic.get(user)
+            if expected is not None and hmac.compare_digest(password.encode(), expected.encode()):
+                return user
+        return None
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _json(status: int, payload: Any, headers: dict[str, str] | None = None) -> Response:
+        return Response(json.dumps(payload).encode(), status, headers=headers, media_type=CONTENT_TYPE)
+
+    async def _http_error(self, request: Request, exc: Exception) -> Response:
+        status = getattr(exc, "status_code", 400)
+        detail = getattr(exc, "detail", "") or ""
+        return Response(error_body(status, f"HTTP {status} {detail}".strip()), status, media_type=CONTENT_TYPE)
+
+    async def _unhandled(self, request: Request, exc: Exception) -> Response:
+        _LOG.error("registry: unhandled %s on %s %s", type(exc).__name__, request.method, request.url.path)
+        return Response(error_body(50001, f"Error in the backend data store: {exc}"), 500, media_type=CONTENT_TYPE)
+
+    async def _read_body(self, request: Request) -> bytes:
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+            raise RegistryError(413, 413, f"Request body over {MAX_BODY} bytes")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise RegistryError(413, 413, f"Request body over {MAX_BODY} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _route(self, method: str, path: str) -> tuple[str, dict[str, str]]:
+        allowed: list[str] = []
+        for route_method, pattern, name in _ROUTES:
+            match = pattern.fullmatch(path)
+            if match is None:
+                continue
+            allowed.append(route_method)
+            if route_method == method or (method == "HEAD" and route_method == "GET"):
+                try:
+                    params = {key: unquote(value, errors="strict") for key, value in match.groupdict().items()}
+                except UnicodeDecodeError:
+                    raise RegistryError(404, 404, f"Not found: {path} (not UTF-8)") from None
+                return name, params
+        if allowed:
+            if "GET" in allowed:
+                allowed.append("HEAD")
+            raise _MethodNotAllowed(method, path, sorted(set(allowed)))
+        raise RegistryError(404, 404, f"HTTP 404 Not Found: {path}")
+
+    async def _asgi_endpoint(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        response = await self._endpoint(Request(scope, receive))
+        await response(scope, receive, send)
+
+    async def _endpoint(self, request: Request) -> Response:
+        method = request.method.upper()
+        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+        path = raw_path.decode("latin-1").split("?", 1)[0].rstrip("/") or "/"
+        try:
+            name, params = self._route(method, path)
+            raw = await self._read_body(request)
+            who = "anonymous"
+            authorization = request.headers.get("authorization")
+            if name in _WRITES:
+                who = self.authenticate(authorization)
+                if who is None:
+                    raise RegistryError(401, 40101, "Unauthorized: missing or wrong credentials for a write")
+            elif authorization:
+                who = self.authenticate(authorization) or "anonymous"
+            call = _Call(parse_qs(request.url.query), who, request.headers, raw)
+            handler: Callable[..., tuple[int, Any]] = getattr(self, "_h_" + name)
+            status, payload = await run_in_threadpool(handler, call, **params)
+            return self._json(status, payload)
+        except ClientDisconnect:
+            return Response(b"", 400)  # nobody is listening for the answer
+        except _MethodNotAllowed as exc:
+            return self._json(405, {"error_code": 405, "message": str(exc)}, {"Allow": ", ".join(exc.allowed)})
+        except RegistryError as exc:
+            headers = {"WWW-Authenticate": 'Bearer realm="tscontract"'} if exc.http_status == 401 else None
+            return self._json(exc.http_status, {"error_code": exc.error_code, "message": exc.message}, headers)
+
+    def _schema_request(self, body: dict[str, Any]) -> tuple[str, str, list[dict]]:
+        text = body.get("schema")
+        if not isinstance(text, str) or not text:
+            raise RegistryError(422, 42201, "Invalid schema: field 'schema' must be a non-empty string")
+        schema_type = body.get("schemaType") or "AVRO"
+        if not isinstance(schema_type, str):
+            raise RegistryError(422, 42201, f"Invalid schema: 'schemaType' must be a string, got {schema_type!r}")
+        schema_type = schema_type.upper()
+        if schema_type not in SCHEMA_TYPES:
+            raise RegistryError(422, 42201, f"Invalid schema: unknown schemaType {schema_type!r}")
+        references = body.get("references") or []
+        if not isinstance(references, list) or not all(_is_reference(r) for r in references):
+            raise RegistryError(
+                422, 42201, "Invalid schema: 'references' must be a list of {name, subject, version} objects"
+            )
+        named: dict[str, Any] = {}
+        for reference in references:
+            try:
+                referenced = self.store.get_version(reference["subject"], reference["version"])
+            except RegistryError:
+                raise RegistryError(422, 42201, f"Invalid schema: unresolved reference {reference}") from None
+            if schema_type == "AVRO":
+                try:
+                    parse_schema("AVRO", referenced.schema_text, named)
+                except ValueError as exc:
+                    raise RegistryError(422, 42201, f"Invalid schema: reference {reference}: {exc}") from None
+        if not references or schema_type != "AVRO":
+            named = {}
+        try:
+            parse_schema(schema_type, text, named)
+        except ValueError as exc:
+            raise RegistryError(422, 42201, str(exc)) from None
+        return schema_type, text, references
+
+    @staticmethod
+    def _version_payload(registered: Any) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "subject": registered.subject,
+            "version": registered.version,
+            "id": registered.schema_id,
+            "schema": registered.schema_text,
+        }
+        if registered.schema_type != "AVRO":
+            payload["schemaType"] = registered.schema_type
+        if registered.references:
+            payload["references"] = registered.references
+        return payload
+
+    # -- handlers: each returns (status, payload); they run in the thread pool -------------------
+
+    def _h_list_subjects(self, call: _Call) -> tuple[int, Any]:
+        return 200, self.store.subjects(_flag(call.query, "deleted"))
+
+    def _h_list_versions(self, call: _Call, subject: str) -> tuple[int, Any]:
+        return 200, self.store.versions(subject, _flag(call.query, "deleted"))
+
+    def _h_register(self, call: _Call, subject: str) -> tuple[int, Any]:
+        schema_type, text, references = self._schema_request(call.body())
+        schema_id = self.store.register(subject, schema_type, text, references, self.compat)
+        return 200, {"id": schema_id}
+
+    def _h_get_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
+        return 200, self._version_payload(self.store.get_version(subject, _version(version)))
+
+    def _h_get_version_schema(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
+        registered = self.store.get_version(subject, _version(version))
+        try:
+            return 200, json.loads(registered.schema_text)
+        except ValueError:
+            return 200, registered.schema_text  # Protobuf text is not JSON
+
+    def _h_lookup(self, call: _Call, subject: str) -> tuple[int, Any]:
+        schema_type, text, references = self._schema_request(call.body())
+        return 200, self._version_payload(self.store.lookup(subject, schema_type, text, references))
+
+    def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
+        return 200, self.store.delete_version(subject, _version(version))
+
+    def _h_delete_subject(self, call: _Call, subject: str) -> tuple[int, Any]:
+        return 200, self.store.delete_subject(subject, permanent=_flag(call.query, "permanent"))
+
+    def _h_get_schema(self, call: _Call, schema_id: str) -> tuple[int, Any]:
+        try:
+            number = int(schema_id)
+        except ValueError:
+            raise RegistryError(404, 40403, f"Schema {schema_id} not found") from None
+        if not 1 <= number <= MAX_ID:
+            raise RegistryError(404, 40403, f"Schema {schema_id} not found")
+        schema_type, text, references = self.store.schema_by_id(number)
+        payload: dict[str, Any] = {"schema": text}
+        if schema_type != "AVRO":
+            payload["schemaType"] = schema_type
+        if references:
+            payload["references"] = references
+        return 200, payload
+
+    def _h_schema_types(self, call: _Call) -> tuple[int, Any]:
+        return 200, list(SCHEMA_TYPES)
+
+    def _h_config_log(self, call: _Call) -> tuple[int, Any]:
+        return 200, self.store.config_log(call.query.get("subject", [None])[-1])
+
+    def _h_get_config(self, call: _Call, subject: str | None = None) -> tuple[int, Any]:
+        default_to_global = subject is None or _flag(call.query, "defaultToGlobal")
+        level = self.store.compatibility(subject, default_to_global=default_to_global)
+        if level is None:
+            raise RegistryError(404, 40408, f"Subject '{subject}' does not have subject-level compatibility configured")
+        return 200, {"compatibilityLevel": level}
+
+    def _h_put_config(self, call: _Call, subject: str | None = None) -> tuple[int, Any]:
+        body = call.body()
+        level = body.get("compatibility", body.get("compatibilityLevel"))
+        if not isinstance(level, str) or level.upper() not in COMPATIBILITY_LEVELS:
+            raise RegistryError(
+                422, 42203, f"Invalid compatibility level {level!r}; one of {', '.join(COMPATIBILITY_LEVELS)}"
+            )
+        reason = body.get("reason") or call.headers.get("x-tscontract-reason")
+        if reason is not None and not isinstance(reason, str):
+            raise RegistryError(422, 42203, "'reason' must be a string")
+        self.store.set_compatibility(subject, level.upper(), call.who, reason)
+        return 200, {"compatibility": level.upper()}
+
+    def _h_test_compat(self, call: _Call, subject: str, version: str | None = None) -> tuple[int, Any]:
+        body = call.body()
+        store = self.store
+        store.versions(subject)  # 40401
+        wanted = "latest" if version is None else _version(version)
+        schema_type, text, _ = self._schema_request(body)
+        mode = store.compatibility(subject) or "FULL_TRANSITIVE"
+        if wanted == "latest":
+            olds = olds_for_mode(mode, [old for _, old in store.live_texts(subject)])
+        else:
+            try:
+                olds = olds_for_mode(mode, [store.get_version(subject, wanted).schema_text])
+            except RegistryError as exc:
+                if exc.error_code == 40402:
+                    raise version_not_found(subject, version) from None
+                raise
+        ok, messages = self.compat(mode, schema_type, text, olds)
+        return 200, {"is_compatible": bool(ok), "messages": list(messages)}
+
+
+class _MethodNotAllowed(Exception):
+    def __init__(self, method: str, path: str, allowed: list[str]) -> None:
+        super().__init__(f"HTTP 405 Method Not Allowed: {method} on {path} (allowed: {', '.join(allowed)})")
+        self.allowed = allowed
+
+
+def _is_reference(reference: object) -> bool:
+    if not isinstance(reference, dict):
+        return False
+    version = reference.get("version")
+    return (
+        isinstance(reference.get("name"), str)
+        and isinstance(reference.get("subject"), str)
+        and isinstance(version, int)
+        and not isinstance(version, bool)
+        and (version == -1 or 1 <= version <= MAX_ID)
+    )
