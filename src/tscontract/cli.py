@@ -685,8 +685,11 @@ def _wants_json(argv: list[str]) -> bool:
     return False
 
 
-def _fail(message: str, argv: list[str], detail: dict[str, Any] | None = None) -> NoReturn:
-    sys.stderr.write(f"error: {message}\n")
+def _fail(
+    message: str, argv: list[str], detail: dict[str, Any] | None = None, more: list[str] | None = None
+) -> NoReturn:
+    """One line per error on stderr (``more``: the lines of further errors); the same as JSON on stdout."""
+    sys.stderr.write("".join(f"error: {line}\n" for line in [message, *(more or [])]))
     if _wants_json(argv):
         _emit_json({"error": {"message": message, **(detail or {})}})
     raise SystemExit(EXIT_USAGE)
@@ -721,7 +724,11 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except TscontractError as exc:
         if debug:
             raise
-        _fail(exc.one_line(), args, _error_detail(exc))
+        errors = exc.all_errors()  # a contract with several errors: all of them, each on its line
+        detail = _error_detail(errors[0])
+        if isinstance(exc, SourceError):
+            detail["errors"] = [{"message": e.one_line(), **_error_detail(e)} for e in errors]
+        _fail(errors[0].one_line(), args, detail, [e.one_line() for e in errors[1:]])
     except (KeyboardInterrupt, BrokenPipeError):
         raise SystemExit(130) from None
     except Exception as exc:

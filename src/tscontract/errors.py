@@ -8,6 +8,7 @@ the clause text exactly as written.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,10 @@ class TscontractError(Exception):
 
     def one_line(self) -> str:
         return " ".join(str(self).split())
+
+    def all_errors(self) -> list[TscontractError]:
+        """Every error this one reports, each on its own (a contract may have several)."""
+        return [self]
 
 
 @dataclass(frozen=True)
@@ -31,11 +36,16 @@ class Location:
         return f"{self.path}:{self.line}:{self.column}"
 
 
+_CLAUSE_SHOWN = 200  # characters of a clause quoted in a message
+
+
 class SourceError(TscontractError):
     """A contract or catalog that cannot be read as written.
 
     ``section`` is the dotted path of the clause (``invariants[1]``),
     ``clause`` the clause text as written when the error is about one.
+    ``more``: further errors found in the same file (the message counts them,
+    :meth:`all_errors` lists them all).
     """
 
     def __init__(
@@ -44,12 +54,19 @@ class SourceError(TscontractError):
         location: Location | None = None,
         section: str | None = None,
         clause: str | None = None,
+        more: Sequence[SourceError] = (),
     ) -> None:
         self.message = message
         self.location = location
         self.section = section
         self.clause = clause
-        super().__init__(self._render())
+        self.more = tuple(more)
+        counted = f" (and {len(self.more)} more error(s))" if self.more else ""
+        super().__init__(self._render() + counted)
+
+    def all_errors(self) -> list[TscontractError]:
+        first = type(self)(self.message, self.location, self.section, self.clause) if self.more else self
+        return [first, *self.more]
 
     def _render(self) -> str:
         parts = []
@@ -59,7 +76,8 @@ class SourceError(TscontractError):
             parts.append(f"{self.section}:")
         parts.append(self.message)
         if self.clause is not None:
-            parts.append(f"(clause: {self.clause!r})")
+            shown = self.clause if len(self.clause) <= _CLAUSE_SHOWN else self.clause[:_CLAUSE_SHOWN] + "..."
+            parts.append(f"(clause: {shown!r}{f', {len(self.clause)} characters' if shown != self.clause else ''})")
         return " ".join(parts)
 
 

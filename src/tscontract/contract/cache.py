@@ -43,8 +43,13 @@ def read_pickle(path: Path) -> Any:
 
 
 def write_pickle(path: Path, value: Any) -> None:
-    """Pickle ``value`` to ``path`` atomically (a reader sees the old file or the new one); errors ignored."""
-    with contextlib.suppress(OSError, pickle.PicklingError):
+    """Pickle ``value`` to ``path`` atomically (a reader sees the old file or the new one); errors ignored.
+
+    Any error: an unwritable directory, a full disk, an object too deep or unfit to pickle
+    (RecursionError, TypeError). It runs at exit, where an error would print a traceback
+    after the command's own output.
+    """
+    with contextlib.suppress(Exception):
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
         try:

@@ -353,6 +353,16 @@ def _catalog_column(attribute: str) -> exp.Column:
     return exp.column(attribute, table=CATALOG_TABLE, quoted=False)
 
 
+def _chain(connector: type[exp.Connector], left: exp.Expression, right: exp.Expression) -> exp.Expression:
+    """``left AND right`` (or OR): a chain of one connector stays flat (``a AND b AND c``, generated and
+    read back without recursion), any other connector operand is bracketed."""
+    if isinstance(left, exp.Connector) and not isinstance(left, connector):
+        left = exp.paren(left, copy=False)
+    if isinstance(right, exp.Connector):
+        right = exp.paren(right, copy=False)
+    return connector(this=left, expression=right)
+
+
 @v_args(inline=True)
 class _RowTransformer(Transformer):
     """Builds sqlglot predicates; ``subject`` is the implied column of a field constraint."""
@@ -479,10 +489,10 @@ class _RowTransformer(Transformer):
 
     def or_(self, left: exp.Expression, right: exp.Expression) -> exp.Expression:
         self.kind = "expression" if self.kind not in ("null_rule", "comparison") else self.kind
-        return exp.or_(left, right)
+        return _chain(exp.Or, left, right)
 
     def and_(self, left: exp.Expression, right: exp.Expression) -> exp.Expression:
-        return exp.and_(left, right)
+        return _chain(exp.And, left, right)
 
     def not_(self, operand: exp.Expression) -> exp.Expression:
         return exp.not_(operand)

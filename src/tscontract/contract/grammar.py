@@ -33,6 +33,16 @@ _WHAT = {
 }
 
 
+MAX_CLAUSE_CHARS = 4000  # a longer clause is refused: Earley parsing costs about 0.5 ms a character
+MAX_NESTING = 256  # the weighted depth of a clause's parse tree (:func:`nesting`)
+# what one level of each rule costs in the recursion that turns a clause into SQL (sqlglot) and back
+# (the Spark engine reads the SQL again); every other rule costs 1, so chains of 'and', 'or', '+' or
+# comparisons are flat enough at 256 and nesting function calls is the costliest
+_NESTING_COST = {"func": 16, "not_": 6, "neg": 2}
+MAX_BRACKETS = 32  # brackets nested deeper are refused before parsing
+_CACHED_DEPTH = 48  # deeper trees are not written to the disk cache (pickling recurses per level)
+
+
 class ClauseSyntaxError(ValueError):
     """A clause that the grammar does not accept; ``offset`` is 0-based into the text."""
 
@@ -84,7 +94,7 @@ class _TreeCache:
 
     def put(self, start: str, text: str, tree: Tree) -> None:
         trees = self.load()
-        if self.path is None or len(trees) >= self.LIMIT:
+        if self.path is None or len(trees) >= self.LIMIT or _depth(tree) > _CACHED_DEPTH:
             return
         trees[(start, text)] = tree
         if not self.added:
@@ -92,12 +102,63 @@ class _TreeCache:
             atexit.register(self.save)
 
     def save(self) -> None:
+        """Write the trees (at exit): a cache that cannot be written is skipped, never an error."""
         if self.path is not None and self.trees is not None and self.added:
-            write_pickle(self.path, self.trees)
             self.added = False
+            write_pickle(self.path, self.trees)
 
 
 _TREES = _TreeCache()
+
+
+def _depth(tree: Tree, cost: dict[str, int] | None = None) -> int:
+    """The depth of ``tree``, each level weighted by ``cost`` (1 where it names none); no recursion."""
+    deepest, stack = 0, [(tree, 0)]
+    while stack:
+        node, above = stack.pop()
+        here = above + (cost.get(node.data, 1) if cost else 1)
+        deepest = max(deepest, here)
+        stack.extend((child, here) for child in node.children if isinstance(child, Tree))
+    return deepest
+
+
+def nesting(tree: Tree) -> int:
+    """How deeply a clause nests: its parse tree's depth, a function call counting 16, 'not' 6, a sign 2."""
+    return _depth(tree, _NESTING_COST)
+
+
+def _check_size(what: str, text: str) -> None:
+    if len(text) > MAX_CLAUSE_CHARS:
+        raise ClauseSyntaxError(
+            f"{what} is {len(text)} characters long; a clause has at most {MAX_CLAUSE_CHARS}: "
+            "split it into several clauses (or move long lists to the catalog)"
+        )
+
+
+def _check_brackets(what: str, text: str) -> None:
+    """Refuse brackets nested deeper than :data:`MAX_BRACKETS` (outside quoted text), before parsing."""
+    depth, quote, escaped = 0, "", False
+    for offset, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote and not escaped else quote
+            escaped = char == "\\" and not escaped
+        elif char in "'\"":
+            quote = char
+        elif char in "([":
+            depth += 1
+            if depth > MAX_BRACKETS:
+                raise ClauseSyntaxError(f"{what} nests brackets more than {MAX_BRACKETS} deep", offset)
+        elif char in ")]":
+            depth -= 1
+
+
+def _check_nesting(what: str, tree: Tree) -> None:
+    depth = nesting(tree)
+    if depth > MAX_NESTING:
+        raise ClauseSyntaxError(
+            f"{what} nests too deeply ({depth} levels, at most {MAX_NESTING}: a function call counts 16, "
+            "'not' 6, a minus sign 2, every other operator 1); split it into several clauses"
+        )
 
 
 def _expected(exc: UnexpectedInput) -> str:
@@ -135,9 +196,12 @@ def parse(start: str, text: str) -> Tree:
     what = _WHAT[start]
     if not text.strip():
         raise ClauseSyntaxError(f"empty {what}")
+    _check_size(what, text)
+    _check_brackets(what, text)
     ascii_digits(text)  # every clause: types, row clauses, cadences, durations
     tree = _TREES.get(start, text)
     if tree is not None:
+        _check_nesting(what, tree)
         return tree
     try:
         tree = _parser().parse(text, start=start)
@@ -157,5 +221,6 @@ def parse(start: str, text: str) -> Tree:
         ) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark errors
         raise ClauseSyntaxError(f"cannot parse {what}: {exc}") from None
+    _check_nesting(what, tree)
     _TREES.put(start, text, tree)
     return tree

@@ -45,25 +45,29 @@ class LocatedErrors:
         )
 
     def from_validation(self, exc: ValidationError) -> SourceError:
+        """Every error of ``exc``, positioned, in file order: the first, carrying the others."""
         found = []
         for error in exc.errors(include_url=False):
             path = tuple(p for p in error["loc"] if isinstance(p, str | int))
             found.append((self._order(path), path, error))
         found.sort(key=lambda item: item[0])
-        _, path, error = found[0]
-        more = f" (and {len(found) - 1} more error(s))" if len(found) > 1 else ""
+        errors = [self._one(path, error) for _, path, error in found]
+        first = errors[0]
+        return self.kind(first.message, first.location, first.section, first.clause, more=errors[1:])
+
+    def _one(self, path: tuple[str | int, ...], error: Any) -> SourceError:
         kind = error["type"]
         known_path, _ = self.index.nearest(path)
         if kind == "extra_forbidden":
             return self.at(
                 path,
                 f"unknown key {path[-1]!r}: tscontract does not know this clause; "
-                f"informational text belongs under 'note' or 'description'{more}",
+                "informational text belongs under 'note' or 'description'",
                 key=True,
                 clause=False,
             )
         if kind == "missing":
-            return self.at(path, f"missing required key {path[-1]!r}{more}", clause=False)
+            return self.at(path, f"missing required key {path[-1]!r}", clause=False)
         if kind == "string_type":
             got = error.get("input")
             what = (
@@ -73,7 +77,7 @@ class LocatedErrors:
             )
             return self.at(
                 path,
-                f"expected text, got {what} ({got!s}); quote it if YAML read it as something else{more}",
+                f"expected text, got {what} ({got!s}); quote it if YAML read it as something else",
                 clause=False,
             )
         cause = (error.get("ctx") or {}).get("error")
@@ -81,7 +85,7 @@ class LocatedErrors:
         message = cause.message if isinstance(cause, ClauseSyntaxError) else error["msg"]
         message = message.removeprefix("Value error, ")
         target = path if known_path == path else known_path
-        return self.at(target, f"{message}{more}", offset=offset)
+        return self.at(target, message, offset=offset)
 
     def _order(self, path: tuple[str | int, ...]) -> tuple[int, int]:
         _, info = self.index.nearest(path)
@@ -103,7 +107,7 @@ def load_located(text: str, path: str, kind: type[SourceError], what: str) -> tu
 
 
 def validate_located(model: Any, tree: dict[str, Any], errors: LocatedErrors) -> Any:
-    """``model.model_validate(tree)`` with the first error positioned in the file."""
+    """``model.model_validate(tree)``, every error positioned in the file."""
     try:
         return model.model_validate(tree)
     except ValidationError as exc:

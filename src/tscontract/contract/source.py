@@ -14,6 +14,11 @@ refers to the file as written. Nothing else is rewritten.
 The result of :func:`load_yaml` is a plain Python tree (``dict``/``list``/
 scalars; floats as :class:`~decimal.Decimal`, timestamps as their text) plus a
 :class:`PositionIndex` mapping every path to its key and value positions.
+
+Limits, so that no file makes loading hang or exhaust memory: collections nest at
+most :data:`MAX_DEPTH` deep, and aliases (``*name``) copy at most
+:data:`ALIAS_BUDGET` nodes in all (a 2 KB "billion laughs" file would expand to
+billions); an alias inside the collection it names is refused.
 """
 
 from __future__ import annotations
@@ -25,12 +30,16 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tscontract.errors import Location, SourceError
 
 Path = tuple[str | int, ...]
+
+MAX_DEPTH = 64  # collections nested deeper than this are refused
+ALIAS_BUDGET = 10_000  # nodes all aliases of a file may copy together
 
 _CALL_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[(\[]")
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*\s*(#.*)?$")
@@ -92,6 +101,7 @@ class _ColumnMap:
 
     def __init__(self) -> None:
         self._inserted: dict[int, list[int]] = {}
+        self.too_deep: tuple[int, int] | None = None  # (line, column) from 0 where flow nesting passes MAX_DEPTH
 
     def record(self, line: int, original_column: int) -> None:
         self._inserted.setdefault(line, []).append(original_column)
@@ -179,6 +189,8 @@ def protect_type_calls(text: str) -> tuple[str, _ColumnMap]:
                     continue
                 if c in "{[":
                     depth += 1
+                    if depth > MAX_DEPTH and columns.too_deep is None:
+                        columns.too_deep = (lineno, i)  # refused before YAML parsing, whose scan is quadratic here
                 elif c in "}]":
                     depth -= 1
             elif c in "{[" and prev in ("", ":", "-", "?", ","):
@@ -224,12 +236,53 @@ class _Builder:
     def __init__(self, path: str, columns: _ColumnMap) -> None:
         self.index = PositionIndex(path)
         self._columns = columns
+        self._built: set[int] = set()  # nodes built once: met again, they come from an alias
+        self._open: set[int] = set()  # collections being built: met again, an alias refers to itself
+        self._copied = 0
+        self._alias: tuple[Path, Location | None] | None = None  # the alias being expanded
+
+    def _count(self, node: Node, path: Path, key: Location | None) -> None:
+        """Count a node that an alias copies; refuse more than :data:`ALIAS_BUDGET` of them."""
+        if id(node) in self._open:
+            raise SourceError(
+                "a YAML alias refers to the collection it stands in (a recursive structure)",
+                key or self.index.nearest(path[:-1])[1].value,  # type: ignore[union-attr]
+                format_path(path),
+            )
+        if id(node) not in self._built:
+            self._built.add(id(node))
+            return
+        self._copied += 1
+        if self._copied > ALIAS_BUDGET:
+            at, where = self._alias or (path, key)
+            raise SourceError(
+                f"YAML aliases expand to more than {ALIAS_BUDGET} copied values (an alias bomb?); "
+                "write the values out instead of repeating anchors",
+                where or self.index.nearest(at[:-1])[1].value,  # type: ignore[union-attr]
+                format_path(at),
+            )
 
     def loc(self, node: Node) -> Location:
         mark = node.start_mark
         return Location(self.index.path, mark.line + 1, self._columns.original(mark.line, mark.column) + 1)
 
     def build(self, node: Node, path: Path, key: Location | None) -> Any:
+        outermost = self._alias is None and id(node) in self._built
+        if outermost:
+            self._alias = (path, key)
+        try:
+            self._count(node, path, key)
+            if isinstance(node, SequenceNode | MappingNode):
+                self._open.add(id(node))
+            try:
+                return self._build(node, path, key)
+            finally:
+                self._open.discard(id(node))
+        finally:
+            if outermost:
+                self._alias = None
+
+    def _build(self, node: Node, path: Path, key: Location | None) -> Any:
         value_loc = self.loc(node)
         if isinstance(node, ScalarNode):
             single_line = node.start_mark.line == node.end_mark.line
@@ -269,7 +322,13 @@ class _Builder:
 def load_yaml(text: str, path: str) -> tuple[Any, PositionIndex]:
     """Parse ``text`` (from ``path``) into a plain tree and its position index."""
     rewritten, columns = protect_type_calls(text)
+    if columns.too_deep is not None:
+        line, column = columns.too_deep
+        raise SourceError(
+            f"not valid YAML: collections nest more than {MAX_DEPTH} deep", Location(path, line + 1, column + 1)
+        )
     yaml = YAML(typ="rt")
+    yaml.max_depth = MAX_DEPTH
     try:
         node = yaml.compose(rewritten)
     except MarkedYAMLError as exc:
@@ -278,6 +337,10 @@ def load_yaml(text: str, path: str) -> tuple[Any, PositionIndex]:
         if mark is not None:
             loc = Location(path, mark.line + 1, columns.original(mark.line, mark.column) + 1)
         problem = exc.problem or exc.context or "invalid YAML"
+        if isinstance(exc, MaxDepthExceededError):
+            problem = f"collections nest more than {MAX_DEPTH} deep"
+        elif "'\\t'" in problem:
+            problem = "a tab character where YAML allows none; use spaces (a tab is allowed inside quotes)"
         raise SourceError(f"not valid YAML: {problem}", loc) from exc
     except YAMLError as exc:
         raise SourceError(f"not valid YAML: {exc}", Location(path, 1, 1)) from exc
