@@ -189,6 +189,13 @@ class Catalog(_Section):
         return value
 
 
+def other_contract(catalog: Catalog, contract: str) -> str | None:
+    """Why ``catalog`` is not the catalog of ``contract`` (it names another one; CSV catalogs name none)."""
+    if catalog.catalog is not None and catalog.catalog != contract:
+        return f"the catalog is for contract {catalog.catalog!r}, not {contract!r}"
+    return None
+
+
 def load_catalog(path: str | Path) -> Catalog:
     """Read a catalog from YAML (``.yaml``/``.yml``) or CSV (``.csv``)."""
     from tscontract.contract.loader import read_text

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tscontract.contract.catalog import Catalog
+from tscontract.contract.catalog import Catalog, other_contract
 from tscontract.contract.model import STANDARD_PROVENANCE, Contract, FieldSpec
 from tscontract.contract.source import Path as NodePath
 from tscontract.contract.source import format_path
@@ -522,13 +522,9 @@ class _Linter:
 
     def catalog_checks(self, catalog: Catalog) -> None:
         contract = self.contract
-        if catalog.catalog is not None and catalog.catalog != contract.contract:
-            self.add(
-                "TS160",
-                "error",
-                (),
-                f"the catalog is for contract {catalog.catalog!r}, not {contract.contract!r}",
-            )
+        wrong = other_contract(catalog, contract.contract)
+        if wrong is not None:
+            self.add("TS160", "error", (), wrong)
         needs = self.required_attributes()
         for series_id, entry in catalog.series.items():
             for attribute, clause in needs.items():

@@ -34,7 +34,8 @@ def validate(
     """Validate ``data`` against every clause of ``contract``; a lazy report of all failures.
 
     ``data`` is a path or list of paths (Parquet, CSV, JSON lines), a
-    ``db.duckdb::table`` reference, or a pandas / polars DataFrame or Arrow table.
+    ``db.duckdb::table`` reference, or a pandas / polars DataFrame (a polars LazyFrame is
+    collected once) or Arrow table.
     ``now`` is the instant freshness is judged at (default: the current time).
     ``engine="spark"`` runs the same plan on Spark (``spark_master``, default ``local[*]``;
     ``spark_conf`` settings for the session); ``data`` may then also be ``spark:TABLE`` or

@@ -33,7 +33,7 @@ LINES_TABLE = "__tsc_csv_lines"
 ROWS_TABLE = "__tsc_csv_rows"
 MALFORMED = "__tsc_malformed"  # why a row is malformed; NULL where it is well formed
 RECORD = "__tsc_record"  # a malformed row's text as written
-MAX_LINE_BYTES = 16 << 20  # a longer line is an input error (DuckDB's line buffer)
+MAX_LINE_BYTES = 16 << 20  # DuckDB's line buffer at first; files with longer lines are read with a larger one
 _BOM = "\ufeff"
 _RESERVED = ("__row", "__tsc_", "__jt_")
 
@@ -49,11 +49,9 @@ def _ident(name: str) -> str:
 def first_line(path: Path) -> str | None:
     """The first line of ``path`` without its line break and byte order mark; None for an empty file."""
     with path.open("rb") as handle:
-        raw = handle.readline(MAX_LINE_BYTES + 1)
+        raw = handle.readline()  # however long: a header-less file's first line is data
     if not raw:
         return None
-    if len(raw) > MAX_LINE_BYTES:
-        raise InputError(f"{display_path(path)}: line 1 is longer than {MAX_LINE_BYTES >> 20} MiB")
     raw = raw.removesuffix(b"\n").removesuffix(b"\r")
     try:
         return raw.decode("utf-8").removeprefix(_BOM)

@@ -41,7 +41,7 @@ from tscontract.engines.columns import (
 )
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import small_table
-from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source
+from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
 from tscontract.plan.checks import Check, CheckPlan, build_plan
@@ -585,7 +585,8 @@ def validate_mapped(
     con = connect()
     try:
         source, conversion = stage_source(con, data, plan.contract, plan.catalog, mapping)
-        report = ValidationRun(plan, source, now, examples, progress, con=con, coverage=coverage).run()
+        with reading_errors(data):
+            report = ValidationRun(plan, source, now, examples, progress, con=con, coverage=coverage).run()
     finally:
         con.close()
     report.conversion = conversion.to_json()
@@ -607,7 +608,8 @@ class DuckDBEngine:
         progress: Progress | None = None,
         coverage: Coverage | None = None,
     ) -> ValidationReport:
-        return ValidationRun(plan, data, now, examples, progress, coverage=coverage).run()
+        with reading_errors(data):  # a corrupt Parquet page met by a check: an input error
+            return ValidationRun(plan, data, now, examples, progress, coverage=coverage).run()
 
 
 def measurement_fields(contract: Contract) -> list[str]:

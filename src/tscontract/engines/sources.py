@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -84,6 +85,29 @@ def fetch_arrow(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | No
     raise RuntimeError("this DuckDB release cannot return Arrow tables")  # pragma: no cover
 
 
+def described(data: Any) -> str:
+    """How messages name ``data``: its files, a table reference, or the kind of in-memory frame."""
+    if isinstance(data, str | Path):
+        return display_path(data)
+    if isinstance(data, list | tuple) and all(isinstance(d, str | Path) for d in data):
+        return ", ".join(display_path(d) for d in data)
+    return f"<{type(data).__name__}>"
+
+
+@contextmanager
+def reading_errors(data: Any) -> Iterator[None]:
+    """Errors DuckDB meets in the input's bytes while the checks read it -- a corrupt Parquet page
+    (snappy), a string that is not UTF-8 -- as a one-line :class:`InputError` naming the input.
+
+    Only DuckDB's invalid-input and I/O errors: they are about the bytes read, never about the checks' SQL.
+    """
+    try:
+        yield
+    except (duckdb.InvalidInputException, duckdb.IOException) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InputError(f"cannot read {described(data)}: {first}") from None
+
+
 def _describe(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
     rows = con.execute(f"DESCRIBE {view}").fetchall()
     return {str(r[0]): str(r[1]) for r in rows}
@@ -109,6 +133,9 @@ def file_kind(paths: list[Path]) -> str:
 
 def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path], csv: CsvDialect) -> Source:
     kind = file_kind(paths)
+    for path in paths:
+        if path.stat().st_size == 0:  # no header, no record, no footer: nothing says what it holds
+            raise InputError(f"{display_path(path)}: empty file")
     listed = "[" + ", ".join(_quote(str(p)) for p in paths) + "]"
     shown = [display_path(p) for p in paths]
     try:
@@ -129,36 +156,57 @@ def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path], csv: CsvD
         raise InputError(f"cannot read {', '.join(shown)}: {first}") from None
 
 
-# every line of a file as it is: one column, no delimiter, no quote, no comment; blank lines kept
-_LINE_OPTIONS = (
-    "columns = {'l': 'VARCHAR'}, header = false, auto_detect = false, delim = '', quote = '', escape = '', "
-    f"comment = '', null_padding = false, max_line_size = {MAX_LINE_BYTES}, buffer_size = {2 * MAX_LINE_BYTES}, "
-    "strict_mode = true"
-)
+def _line_options(limit: int) -> str:
+    """Every line of a file as it is: one column, no delimiter, no quote, no comment; blank lines kept;
+    lines up to ``limit`` bytes."""
+    return (
+        "columns = {'l': 'VARCHAR'}, header = false, auto_detect = false, delim = '', quote = '', escape = '', "
+        f"comment = '', null_padding = false, {_sizes(limit)}, strict_mode = true"
+    )
+
+
+def _sizes(limit: int) -> str:
+    return f"max_line_size = {limit}, buffer_size = {2 * limit}"
+
+
+def _longest_line(path: Path) -> int:
+    """The length in bytes of the longest line of ``path`` (read in 16 MiB blocks)."""
+    longest, run = 0, 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            pieces = chunk.split(b"\n")
+            if len(pieces) == 1:
+                run += len(chunk)
+                continue
+            longest = max(longest, run + len(pieces[0]), *(len(p) for p in pieces[1:-1]))
+            run = len(pieces[-1])
+    return max(longest, run)
+
+
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _UNIT_SEPARATOR = "\x1f"
 
 
-def _csv_lines(path: Path, index: int) -> str:
+def _csv_lines(path: Path, index: int, limit: int = MAX_LINE_BYTES) -> str:
     """The lines of ``path`` (``__tsc_file``, ``__tsc_line``, ``__tsc_text``), without their LF or CRLF."""
     return (
         f"SELECT {index} AS __tsc_file, row_number() OVER () AS __tsc_line, coalesce(l, '') AS __tsc_text "
-        f"FROM read_csv({_quote(str(path))}, {_LINE_OPTIONS})"
+        f"FROM read_csv({_quote(str(path))}, {_line_options(limit)})"
     )
 
 
-def _csv_plain(paths: list[Path], header: bool) -> str:
+def _csv_plain(paths: list[Path], header: bool, limit: int = MAX_LINE_BYTES) -> str:
     """The lines of ``paths`` after their headers (``__tsc_file``, ``__tsc_text``): one scan, no window."""
     listed = "[" + ", ".join(_quote(str(p)) for p in paths) + "]"
     whens = " ".join(f"WHEN {_quote(str(p))} THEN {i}" for i, p in enumerate(paths))
     index = f"CASE filename {whens} END" if len(paths) > 1 else "0"
     return (
-        f"SELECT {index} AS __tsc_file, coalesce(l, '') AS __tsc_text FROM read_csv({listed}, {_LINE_OPTIONS}, "
+        f"SELECT {index} AS __tsc_file, coalesce(l, '') AS __tsc_text FROM read_csv({listed}, {_line_options(limit)}, "
         f"skip = {int(header)}, filename = true)"
     )
 
 
-def _csv_native(paths: list[Path], layout: CsvLayout, quoted: bool) -> str | None:
+def _csv_native(paths: list[Path], layout: CsvLayout, limit: int, quoted: bool) -> str | None:
     """DuckDB's own reader for files whose every line is well formed (csv_source.py checked): it reads
     them to the same values, faster. None where it would not: comments, headers differing between files,
     other quoting than doubled quotes, other null texts than the empty one in quoted files."""
@@ -174,23 +222,24 @@ def _csv_native(paths: list[Path], layout: CsvLayout, quoted: bool) -> str | Non
     return (
         f"SELECT * FROM read_csv({listed}, columns = {columns}, header = {str(d.header).lower()}, "
         f"auto_detect = false, delim = {_quote(layout.delimiter)}, quote = {quote}, escape = {quote}, comment = '', "
-        f"nullstr = {nulls}, null_padding = false, strict_mode = true, max_line_size = {MAX_LINE_BYTES}, "
+        f"nullstr = {nulls}, null_padding = false, strict_mode = true, {_sizes(limit)}, "
         # union_by_name: the same columns in every file; it also keeps the key check's second pass lean
-        f"buffer_size = {2 * MAX_LINE_BYTES}, union_by_name = true)"
+        "union_by_name = true)"
     )
 
 
 def _register_csv(con: duckdb.DuckDBPyConnection, paths: list[Path], dialect: CsvDialect) -> Source:
     layout = CsvLayout(dialect, paths, con)
+    limit = MAX_LINE_BYTES  # a longer line is data too: the files are read again with a larger buffer
     lines = [_csv_lines(p, i) for i, p in enumerate(paths)]
     while True:
         # files DuckDB reads are read again without numbers; one that mixes line breaks is read by pyarrow
-        plain = _csv_plain(paths, dialect.header) if all("read_csv" in sql for sql in lines) else None
+        plain = _csv_plain(paths, dialect.header, limit) if all("read_csv" in sql for sql in lines) else None
         try:
-            view = layout.build(con, " UNION ALL ".join(lines), plain, partial(_csv_native, paths, layout))
+            view = layout.build(con, " UNION ALL ".join(lines), plain, partial(_csv_native, paths, layout, limit))
             break
         except duckdb.Error as exc:
-            _read_mixed(con, paths, lines, exc)
+            limit = _read_mixed(con, paths, lines, exc, limit)
     con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS {view}")
     return Source(
         dict.fromkeys(layout.columns, "VARCHAR"),
@@ -201,9 +250,12 @@ def _register_csv(con: duckdb.DuckDBPyConnection, paths: list[Path], dialect: Cs
     )
 
 
-def _read_mixed(con: duckdb.DuckDBPyConnection, paths: list[Path], lines: list[str], error: duckdb.Error) -> None:
-    """After a failed read, find the file at fault: unreadable (an input error naming the file and the line), or
-    mixing LF and CRLF, which DuckDB's reader takes one kind of per file -- those lines come from pyarrow's."""
+def _read_mixed(
+    con: duckdb.DuckDBPyConnection, paths: list[Path], lines: list[str], error: duckdb.Error, limit: int
+) -> int:
+    """After a failed read, find the file at fault: unreadable (an input error naming the file and the line),
+    mixing LF and CRLF, which DuckDB's reader takes one kind of per file -- those lines come from pyarrow's --
+    or holding a line longer than ``limit``: the line limit to read every file with (its longest line)."""
     for i, path in enumerate(paths):
         if "read_csv" not in lines[i]:
             continue  # read by pyarrow already
@@ -218,19 +270,25 @@ def _read_mixed(con: duckdb.DuckDBPyConnection, paths: list[Path], lines: list[s
         if "unicode" in message.lower():
             raise InputError(f"{shown}: {where} is not UTF-8 text")
         if "line size" in message.lower():
-            raise InputError(f"{shown}: {where} is longer than {MAX_LINE_BYTES >> 20} MiB")
+            longest = _longest_line(path) + 2  # and its CR LF
+            if longest <= limit:  # pragma: no cover - DuckDB counted what Python does not
+                raise InputError(f"cannot read {shown}: {where} is longer than DuckDB's line buffer")
+            for j, other in enumerate(paths):
+                if "read_csv" in lines[j]:
+                    lines[j] = _csv_lines(other, j, longest)
+            return longest
         lone = _lone_carriage_return(path)
         if lone is not None:
             raise InputError(f"{shown}: line {lone} has a carriage return without a line feed; lines end in LF or CRLF")
         name = f"__tsc_csv_lines_{i}"
-        con.register(name, _arrow_lines(path))
+        con.register(name, _arrow_lines(path, limit))
         lines[i] = f"SELECT {i} AS __tsc_file, __tsc_line, __tsc_text FROM {name}"
-        return
+        return limit
     first = str(error).strip().splitlines()[0]
     raise InputError(f"cannot read {', '.join(display_path(p) for p in paths)}: {first}")
 
 
-def _arrow_lines(path: Path) -> Any:
+def _arrow_lines(path: Path, limit: int) -> Any:
     """The lines of a file that mixes LF and CRLF, read by pyarrow (which ends a line at either)."""
     import numpy as np
     import pyarrow as pa
@@ -240,7 +298,7 @@ def _arrow_lines(path: Path) -> Any:
     try:
         table = pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=["__tsc_text"], block_size=MAX_LINE_BYTES),
+            read_options=pacsv.ReadOptions(column_names=["__tsc_text"], block_size=limit),
             parse_options=pacsv.ParseOptions(
                 delimiter=_UNIT_SEPARATOR, quote_char=False, newlines_in_values=False, ignore_empty_lines=False
             ),
@@ -377,7 +435,9 @@ def _to_arrow(data: Any) -> Any:
         # through Arrow, so Decimal objects become decimal128 and tz-aware stays tz-aware
         return pa.Table.from_pandas(data, preserve_index=False)
     if module == "polars":
-        return data.to_arrow()
+        # a LazyFrame is collected once: every check reads the same rows (DuckDB would run its plan per scan)
+        frame = data.collect() if type(data).__name__ == "LazyFrame" else data
+        return frame.to_arrow()
     if module == "pyarrow":
         return data
     return None
@@ -395,9 +455,9 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | 
     """Register ``data`` as the view ``__tsc_source``.
 
     ``data`` is a path or list of paths (Parquet, CSV/TSV, JSON lines), a
-    ``db.duckdb::table`` reference, or an in-memory pandas / polars DataFrame or
-    Arrow table. ``csv`` is the dialect CSV files are read with (default: RFC 4180,
-    see :class:`CsvDialect`).
+    ``db.duckdb::table`` reference, or an in-memory pandas / polars DataFrame (or polars
+    LazyFrame, collected once) or Arrow table. ``csv`` is the dialect CSV files are read
+    with (default: RFC 4180, see :class:`CsvDialect`).
     """
     arrow = _to_arrow(data)
     if arrow is not None:

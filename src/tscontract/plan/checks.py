@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import sqlglot.expressions as exp
 
-from tscontract.contract.catalog import Catalog
+from tscontract.contract.catalog import Catalog, other_contract
 from tscontract.contract.clauses import RowClause
 from tscontract.contract.model import Contract
 from tscontract.errors import InputError
@@ -81,7 +81,10 @@ class CheckPlan:
 
 
 def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any = None) -> CheckPlan:
-    """Compile ``contract`` into a :class:`CheckPlan`."""
+    """Compile ``contract`` into a :class:`CheckPlan`; a catalog of another contract is refused (lint's TS160)."""
+    wrong = other_contract(catalog, contract.contract) if catalog is not None else None
+    if wrong is not None:
+        raise InputError(f"{contract.path or 'contract'}: {wrong} (lint: TS160); give the catalog of this contract")
     checks: list[Check] = []
     add = checks.append
     time = contract.time
