@@ -99,7 +99,9 @@ def test_intraday_defects_are_caught(tmp_path):
             "reason": "'11/02/2026 04:05' does not match '%Y-%m-%d %H:%M:%S'",
         }
     ]
-    assert examples(report, "key.unique") == [{"symbol": "AAPL", "bar_start": "2026-11-03T00:50:00Z", "count": 2}]
+    assert examples(report, "key.unique") == [
+        {"rows": [2, 3], "symbol": "AAPL", "bar_start": "2026-11-03T00:50:00Z", "count": 2}  # file lines 3 and 4
+    ]
     # 10:00 New York (15:00Z, standard time) never delivered; 04:05 there but unreadable
     assert [(e["previous"], e["bar_start"]) for e in examples(report, "time.cadence")] == [
         ("2026-11-02T09:00:00Z", "2026-11-02T09:10:00Z"),

@@ -36,7 +36,6 @@ _JSON_NUMBER = "('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT')"
 _RFC3339 = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$"
 _UTC_SUFFIX = r"([Zz]|[+-]00:00)$"
 _DECIMAL_TEXT = r"^[+-]?\d+(\.\d+)?$"
-INSTANT_TEXT = "%Y-%m-%dT%H:%M:%S.%fZ"  # a typed instant shown in examples
 REASON_PREFIX = "__mr_"  # a converted batch's column: why the mapping could not convert a field's value
 
 
@@ -48,12 +47,36 @@ def sql_string(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def instant_json(value: datetime) -> str:
+    """An instant as reports show it: RFC 3339 UTC with ``Z``, the fraction only when it is not zero,
+    in 3 digits (``.250Z``) or, below a millisecond, 6 (``.000123Z``). :func:`instant_text` in SQL."""
+    utc = value.astimezone(UTC)
+    micros = utc.microsecond
+    fraction = "" if not micros else f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
+    return utc.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+
+
+def instant_text(value: str) -> str:
+    """SQL: the instant ``value`` as :func:`instant_json` writes it, on every engine."""
+    fraction = f"((epoch_us({value}) % 1000000 + 1000000) % 1000000)"
+    return (
+        f"(strftime({value}, '%Y-%m-%dT%H:%M:%S') || CASE WHEN {fraction} = 0 THEN '' "
+        f"WHEN {fraction} % 1000 = 0 THEN '.' || lpad(CAST({fraction} // 1000 AS VARCHAR), 3, '0') "
+        f"ELSE '.' || lpad(CAST({fraction} AS VARCHAR), 6, '0') END || 'Z')"
+    )
+
+
+def json_field(value: str, dtype: DataType) -> str:
+    """SQL: a column's value as it goes into a JSON record (instants as :func:`instant_text`)."""
+    return instant_text(value) if dtype.kind == "timestamp" else value
+
+
 def json_value(value: Any) -> Any:
-    """A fetched SQL value as JSON-safe data: decimals as exact text, instants as RFC 3339 UTC."""
+    """A fetched SQL value as JSON-safe data: decimals as exact text, instants as :func:`instant_json`."""
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, datetime):
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        return instant_json(value)
     return value
 
 
@@ -171,6 +194,12 @@ def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
         )
         digits = _FRACTION_DIGITS[unit]
         col.precision_fail = f"(NOT {epoch} AND length(rtrim(regexp_extract({raw}, '\\.(\\d+)', 1), '0')) > {digits})"
+        # examples show a UTC instant read without loss in the one report form; anything else as written
+        lossless = (
+            f"NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND regexp_matches({raw}, '{_UTC_SUFFIX}') "
+            f"AND length(regexp_extract({raw}, '\\.(\\d+)', 1)) <= 6 AND {typed} IS NOT NULL"
+        )
+        col.raw = f"CASE WHEN {lossless} THEN {instant_text(typed)} ELSE {raw} END"
     elif kind == "date":
         fail = f"TRY_CAST({raw} AS DATE) IS NULL OR NOT regexp_full_match({raw}, '^\\d{{4}}-\\d{{2}}-\\d{{2}}$')"
         reason = "'not an ISO date'"
@@ -254,7 +283,7 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
         digits = _FRACTION_DIGITS[unit]
         if physical == "TIMESTAMP WITH TIME ZONE":
             col.typed = raw
-            col.raw = f"strftime({raw}, '{INSTANT_TEXT}')"  # the instant as RFC 3339 UTC, on every engine
+            col.raw = instant_text(raw)  # the instant as reports show it, on every engine
         elif physical.startswith("TIMESTAMP"):
             col.typed = f"CAST({raw} AS TIMESTAMP) AT TIME ZONE 'UTC'"
             col.utc_fail = f"{raw} IS NOT NULL"

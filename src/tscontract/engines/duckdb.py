@@ -487,8 +487,30 @@ class ValidationRun:
             return
         rows = self.fetch(f"SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit}")
         names = [*self.contract.key, "count"]
-        examples = [{n: json_value(v) for n, v in zip(names, r, strict=True)} for r in rows]
+        found = self.duplicate_rows(typed_keys, key_hash, keys)
+        examples = [
+            {"rows": found.get(tuple(r[:-1]), [])} | {n: json_value(v) for n, v in zip(names, r, strict=True)}
+            for r in rows
+        ]
         self.result(check, "failed", int(total[0]), examples, f"{total[1]} key(s) appear more than once")
+
+    def duplicate_rows(self, typed_keys: str, key_hash: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
+        """The input rows (first few, by row number) of each repeated key shown as an example."""
+        per_key = 5
+        numbered = (
+            SOURCE_VIEW
+            if self.source.has_row_number
+            else f"(SELECT row_number() OVER () AS __row, * FROM {SOURCE_VIEW})"
+        )
+        shown = f"(SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit})"
+        found: dict[tuple[Any, ...], list[int]] = {}
+        for r in self.fetch(
+            f"SELECT * FROM (SELECT {keys}, __row, row_number() OVER (PARTITION BY {keys} ORDER BY __row) AS __k "
+            f"FROM (SELECT __row, {typed_keys} FROM {numbered} WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)) "
+            f"s JOIN {shown} d USING ({keys})) WHERE __k <= {per_key} ORDER BY {keys}, __row"
+        ):
+            found.setdefault(tuple(r[:-2]), []).append(int(r[-2]))
+        return found
 
     # ------------------------------------------------------------------ batch checks
     def plausibility_sql(self, check: Check) -> str:
