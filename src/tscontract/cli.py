@@ -19,6 +19,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from tscontract import __version__
+from tscontract.cli_help import parameter_message
+from tscontract.cli_help import tidy as tidy_help
 from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.report.console import make_console
 
@@ -40,6 +42,26 @@ class OutputFormat(StrEnum):
 
 
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="text for people, json for programs.")]
+
+
+class ReportFormat(StrEnum):
+    text = "text"
+    json = "json"
+    junit = "junit"
+    github = "github"
+
+
+ReportFormatOption = Annotated[
+    ReportFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="text for people, json for programs; junit (JUnit XML) or github (Actions annotations) for CI.",
+    ),
+]
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="text: one line when every check passes, else only the failed checks.")
+]
 CatalogOption = Annotated[
     Path | None, typer.Option("--catalog", "-c", help="Series catalog (YAML or CSV).", show_default=False)
 ]
@@ -51,6 +73,29 @@ MappingOption = Annotated[
 
 def _emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _print_report(report: Any, fmt: ReportFormat, contract: Path, quiet: bool = False) -> None:
+    """A validation report in the asked format, on stdout."""
+    from tscontract.errors import display_path
+
+    if fmt is ReportFormat.json:
+        _emit_json(report.to_json())
+    elif fmt in (ReportFormat.junit, ReportFormat.github):
+        from tscontract.report.clause_lines import clause_lines
+        from tscontract.report.github import render_github
+        from tscontract.report.junit import render_junit
+
+        render = render_junit if fmt is ReportFormat.junit else render_github
+        sys.stdout.write(render(report, display_path(contract), clause_lines(contract)))
+    elif quiet:
+        from tscontract.report.text import render_summary
+
+        render_summary(report, make_console())
+    else:
+        from tscontract.report.text import render_validation
+
+        render_validation(report, make_console())
 
 
 @app.callback()
@@ -167,7 +212,8 @@ def validate(
         list[str] | None, typer.Option("--spark-conf", help="A Spark setting key=value (repeatable).")
     ] = None,
     mapping: MappingOption = None,
-    fmt: FormatOption = OutputFormat.text,
+    quiet: QuietOption = False,
+    fmt: ReportFormatOption = ReportFormat.text,
 ) -> None:
     """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails.
 
@@ -175,7 +221,6 @@ def validate(
     """
     from tscontract.engines import validate as run_validate
     from tscontract.gate.mapping import load_mapping
-    from tscontract.report.text import render_validation
 
     loaded_mapping = load_mapping(mapping) if mapping is not None else None
     conf = None
@@ -183,6 +228,7 @@ def validate(
         from tscontract.engines.spark import parse_conf
 
         conf = parse_conf(spark_conf)
+    _output_file(html, "--html")
     if html is not None and any(d.startswith("spark:") for d in data):
         raise InputError("--html plots the data from files; it cannot read a spark: table")
 
@@ -192,7 +238,7 @@ def validate(
 
         loaded_bounds = load_bounds(bounds)
     console = make_console(stderr=True)
-    show_progress = fmt is OutputFormat.text and console.is_terminal
+    show_progress = fmt is ReportFormat.text and console.is_terminal
     with console.status("validating", spinner="dots") if show_progress else _nullcontext() as status:
         progress = _status_updater(status)
         report = run_validate(
@@ -221,11 +267,20 @@ def validate(
             bounds=loaded_bounds,  # draw the bounds that were applied
         )
         html.write_text(render_html(report, series=series), encoding="utf-8")
-    if fmt is OutputFormat.json:
-        _emit_json(report.to_json())
-    else:
-        render_validation(report, make_console())
+    _print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def _output_file(path: Path | None, option: str) -> None:
+    """Refuse, before any work, an output file that cannot be written where it is asked for."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise InputError(f"{option} {path}: is a directory; give a file name")
+    parent = path.parent
+    if not parent.is_dir():
+        reason = "is not a directory" if parent.exists() else "does not exist"
+        raise InputError(f"{option} {path}: directory {parent} {reason}")
 
 
 def _status_updater(status: Any) -> Any:
@@ -272,6 +327,7 @@ def profile(
     from tscontract.gate.mapping import load_mapping
     from tscontract.plan.bounds import save_bounds
 
+    _output_file(out, "--out")
     try:
         margin_value, factor_value = Decimal(margin), Decimal(scale_factor)
     except InvalidOperation:
@@ -357,6 +413,7 @@ def import_command(
 
     if source_format != "odcs":
         raise InputError(f"unknown import format {source_format!r}; available: odcs")
+    _output_file(out, "--out")
     text = import_odcs(read_text(document, "ODCS document"))
     parse_contract(text, f"{display_path(document)} (imported)")  # refuse to write what would not load
     if out is None:
@@ -452,7 +509,10 @@ def compat(
     from tscontract.contract.loader import read_text
     from tscontract.errors import InputError
     from tscontract.evolution import check
+    from tscontract.evolution.modes import Mode
 
+    if mode.upper() not in Mode.__members__:
+        raise InputError(f"--mode {mode!r} is not one of: {', '.join(Mode)}")
     texts = [read_text(path, "schema") for path in (new, *olds)]
     try:
         result = check(mode, texts[0], texts[1:], schema_format)
@@ -529,7 +589,7 @@ def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
     for report in reports:
         verdict = "ok" if report.ok else "NOT OK"
         console.print(
-            f"{report.contract} {report.old_version} -> {report.new_version}: declared {report.declared}, "
+            f"{report.contract} {report.old_version} -> {report.new_version}: declared {report.declared_label}, "
             f"required {report.required} — {verdict}",
             markup=False,
         )
@@ -544,7 +604,18 @@ def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
             console.print(f"  problem: {problem}", markup=False, soft_wrap=True)
 
 
-StoreOption = Annotated[str, typer.Option("--store", help="A .duckdb file or a postgresql:// URL.", show_default=False)]
+StoreOption = Annotated[
+    str, typer.Option("--store", metavar="STORE", help="A .duckdb file or a postgresql:// URL.", show_default=False)
+]
+LockTimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--lock-timeout",
+        metavar="SECONDS",
+        min=0,
+        help="How long to wait while another process has the DuckDB store open.",
+    ),
+]
 
 
 @app.command()
@@ -563,6 +634,8 @@ def ingest(
     backfill: Annotated[
         bool, typer.Option("--backfill", help="Historical data: freshness is reported, not gating (recorded).")
     ] = False,
+    lock_timeout: LockTimeoutOption = 60.0,
+    quiet: QuietOption = False,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Gate DATA into STORE: valid rows are published, the rest quarantined with reasons."""
@@ -572,12 +645,12 @@ def ingest(
     from tscontract.gate.ingest import run_summary
     from tscontract.gate.mapping import load_mapping
     from tscontract.gate.store import open_store
-    from tscontract.report.text import render_validation
+    from tscontract.report.text import render_summary, render_validation
 
     parsed = load_contract(contract)
     loaded_catalog = load_catalog(catalog) if catalog else None
     loaded_mapping = load_mapping(mapping) if mapping else None
-    opened = open_store(store)
+    opened = open_store(store, lock_timeout=lock_timeout)
     status_console = make_console(stderr=True)
     show_progress = fmt is OutputFormat.text and status_console.is_terminal
     try:
@@ -602,7 +675,7 @@ def ingest(
     else:
         console = make_console()
         if result.report is not None and result.report.failed:  # every failed check, gating or not
-            render_validation(result.report, console)
+            (render_summary if quiet else render_validation)(result.report, console)
         if result.row_failures:
             console.print(
                 "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items())
@@ -613,25 +686,26 @@ def ingest(
 
 @app.command()
 def corrections(
-    store: Annotated[str, typer.Argument(help="A .duckdb file or a postgresql:// URL.")],
-    contract_name: Annotated[str | None, typer.Option("--contract", help="Only this contract.")] = None,
+    store: Annotated[str, typer.Argument(metavar="STORE", help="A .duckdb file or a postgresql:// URL.")],
+    contract_name: Annotated[str | None, typer.Option("--contract", metavar="NAME", help="Only this contract.")] = None,
+    lock_timeout: LockTimeoutOption = 60.0,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """List the correction log: every accepted restatement, who, when, why, old -> new."""
-    from tscontract.gate.store import CORRECTION_COLUMNS, CORRECTIONS, open_store
+    from tscontract.gate.store import CORRECTION_COLUMNS, CORRECTIONS, RUNS, open_store
 
-    opened = open_store(store)
+    opened = open_store(store, read_only=True, lock_timeout=lock_timeout)
     try:
+        opened.require_tables(RUNS, CORRECTIONS)
         where = f" WHERE contract = '{contract_name.replace(chr(39), chr(39) * 2)}'" if contract_name else ""
-        try:
-            rows = opened.query(
-                f"SELECT {', '.join(CORRECTION_COLUMNS)} FROM {CORRECTIONS}{where} ORDER BY corrected_at, run_id"
-            )
-        except Exception:
-            rows = []  # a store nothing was ingested into has no correction log yet
+        rows = opened.query(
+            f"SELECT {', '.join(CORRECTION_COLUMNS)} FROM {CORRECTIONS}{where} ORDER BY corrected_at, run_id"
+        )
     finally:
         opened.close()
-    entries = [dict(zip(CORRECTION_COLUMNS, r, strict=True)) for r in rows]
+    from tscontract.engines.columns import json_value
+
+    entries = [{c: json_value(v) for c, v in zip(CORRECTION_COLUMNS, r, strict=True)} for r in rows]
     if fmt is OutputFormat.json:
         _emit_json({"store": store, "corrections": entries})
         return
@@ -649,30 +723,28 @@ def corrections(
 @app.command("check-store")
 def check_store(
     contract: Path,
-    store: Annotated[str, typer.Argument(help="A .duckdb file or a postgresql:// URL.")],
+    store: Annotated[str, typer.Argument(metavar="STORE", help="A .duckdb file or a postgresql:// URL.")],
     catalog: CatalogOption = None,
     now: Annotated[str | None, typer.Option("--now", help="Instant freshness is judged at.")] = None,
-    fmt: FormatOption = OutputFormat.text,
+    lock_timeout: LockTimeoutOption = 60.0,
+    quiet: QuietOption = False,
+    fmt: ReportFormatOption = ReportFormat.text,
 ) -> None:
     """Validate what consumers read (latest revision per key): freshness, completeness, every clause."""
     from tscontract.contract.loader import load_contract
     from tscontract.engines import validate as run_validate
-    from tscontract.gate.store import open_store
-    from tscontract.report.text import render_validation
+    from tscontract.gate.store import RUNS, open_store, table_base
 
     parsed = load_contract(contract)
-    opened = open_store(store)
+    opened = open_store(store, read_only=True, lock_timeout=lock_timeout)
     try:
-        opened.ensure_schema(parsed)
+        opened.require_tables(RUNS, table_base(parsed) + "__published", table_base(parsed))
         published = opened.read_latest(parsed)
     finally:
         opened.close()
     report = run_validate(parsed, published, catalog=catalog, now=_parse_now(now))
     report.data = [f"{store} ({parsed.contract}: latest revision per key)"]
-    if fmt is OutputFormat.json:
-        _emit_json(report.to_json())
-    else:
-        render_validation(report, make_console())
+    _print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
 
 
@@ -715,12 +787,19 @@ def _is_click(exc: BaseException, name: str) -> bool:
     return any(cls.__name__ == name for cls in type(exc).__mro__)
 
 
+def _command() -> Any:
+    """The click command behind ``app``, its help placeholders made plain (cli_help.py)."""
+    command = typer.main.get_command(app)
+    tidy_help(command)
+    return command
+
+
 def main(argv: list[str] | None = None) -> NoReturn:
     """Console entry point: run the app and map every outcome to an exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("TSCONTRACT_DEBUG") == "1"
     try:
-        result = app(args=args, prog_name="tscontract", standalone_mode=False)
+        result = _command().main(args=args, prog_name="tscontract", standalone_mode=False)
     except TscontractError as exc:
         if debug:
             raise
@@ -731,6 +810,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
         _fail(errors[0].one_line(), args, detail, [e.one_line() for e in errors[1:]])
     except (KeyboardInterrupt, BrokenPipeError):
         raise SystemExit(130) from None
+    except OSError as exc:  # a file the command writes (or reads) that the system refuses
+        if debug or exc.filename is None:
+            raise
+        _fail(f"{exc.filename}: {exc.strerror}", args)
     except Exception as exc:
         if _is_click(exc, "NoArgsIsHelpError") and getattr(exc, "ctx", None) is not None:
             sys.stderr.write(exc.ctx.get_help() + "\n")  # type: ignore[attr-defined]
@@ -738,7 +821,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
         if _is_click(exc, "ClickException"):
             ctx = getattr(exc, "ctx", None)
             hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
-            _fail(f"{exc.format_message()}{hint}", args)  # type: ignore[attr-defined]
+            _fail(f"{parameter_message(exc)}{hint}", args)
         if _is_click(exc, "Abort"):
             _fail("aborted", args)
         if debug:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from decimal import Decimal
 
 from tests.conftest import run_cli, write
 from tests.engines.conftest import NOW, OHLCV, SENSOR
@@ -98,12 +99,22 @@ def test_revision_policy(store_spec, tmp_path):
     gate(store_spec, OHLCV, [OHLCV / "data" / "good.csv"], reason="late_trades")
     ok = gate(store_spec, OHLCV, [restatement(tmp_path)])
     assert (ok.published, ok.corrections) == (1, 1)
-    assert query(
-        store_spec, "SELECT close FROM ohlcv_1m WHERE symbol='AAPL' AND bar_start='2026-11-30 14:31:00+00'"
-    ) == query(
-        store_spec,
-        "SELECT close FROM ohlcv_1m__published WHERE revision = 1 AND symbol='AAPL' "
-        "AND bar_start='2026-11-30 14:31:00+00'",
+    # consumers read the restated close exactly as the restatement file wrote it (229.90, good.csv has 229.82)
+    bar = "symbol='AAPL' AND bar_start='2026-11-30 14:31:00+00'"
+    assert query(store_spec, f"SELECT close, revision FROM ohlcv_1m WHERE {bar}") == [(Decimal("229.90000000"), 1)]
+    assert query(store_spec, f"SELECT close FROM ohlcv_1m__published WHERE {bar} ORDER BY revision") == [
+        (Decimal("229.82000000"),),
+        (Decimal("229.90000000"),),
+    ]
+    log = json.loads(run_cli("corrections", store_spec, "--format", "json").stdout)["corrections"]
+    entry = next(e for e in log if json.loads(e["key"]) == {"symbol": "AAPL", "bar_start": "2026-11-30T14:31:00Z"})
+    assert entry["corrected_at"] == "2026-11-30T21:05:00Z"  # RFC 3339, as every instant in the log
+    old, new = json.loads(entry["old_values"]), json.loads(entry["new_values"])
+    assert (old["bar_start"], old["close"], new["bar_start"], new["close"]) == (
+        "2026-11-30T14:31:00Z",
+        229.82,
+        "2026-11-30T14:31:00Z",
+        229.9,
     )
     bad_reason = gate(store_spec, OHLCV, [restatement(tmp_path, revision=2, reason="felt_like_it")])
     assert bad_reason.row_failures == {"revision.reason": 1}
@@ -218,7 +229,7 @@ def test_cli_ingest_corrections_and_check_store(tmp_path):
     assert stale.returncode == 1
     assert next(c for c in json.loads(stale.stdout)["checks"] if c["id"] == "freshness")["status"] == "failed"
     nostore = run_cli("ingest", OHLCV / "contract.yaml", OHLCV / "data" / "good.csv", "--store", tmp_path / "x.txt")
-    assert nostore.returncode == 2 and "--store takes" in nostore.stderr
+    assert nostore.returncode == 2 and "a store is a .duckdb file or a postgresql:// URL" in nostore.stderr
 
 
 def test_a_concurrent_writer_of_the_same_file_is_a_duplicate_not_an_error(store_spec):

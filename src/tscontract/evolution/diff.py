@@ -36,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from tscontract.contract.clauses import Duration, RowClause
 from tscontract.contract.model import SEMVER, Contract, FieldSpec, SeriesIdentity
+from tscontract.errors import InputError
 
 Level = Literal["none", "patch", "minor", "major", "new_dataset"]
 LEVELS: tuple[Level, ...] = ("none", "patch", "minor", "major", "new_dataset")
@@ -82,6 +83,15 @@ class DiffReport:
         return declared_bump(self.old_version, self.new_version)
 
     @property
+    def version_down(self) -> bool:
+        return version_goes_down(self.old_version, self.new_version)
+
+    @property
+    def declared_label(self) -> str:
+        """The declared bump in words: ``minor``, or ``version goes down``."""
+        return "version goes down" if self.version_down else self.declared
+
+    @property
     def ok(self) -> bool:
         return not self.problems
 
@@ -91,6 +101,7 @@ class DiffReport:
             "old_version": self.old_version,
             "new_version": self.new_version,
             "declared_bump": self.declared,
+            "version_down": self.version_down,
             "required_bump": self.required,
             "ok": self.ok,
             "problems": self.problems,
@@ -98,8 +109,17 @@ class DiffReport:
         }
 
 
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in SEMVER.match(version).groups()[:3])  # type: ignore[union-attr]
+
+
+def version_goes_down(old: str, new: str) -> bool:
+    """``3.1.0 -> 3.0.0``: a later version numbered lower."""
+    return _release(new) < _release(old)
+
+
 def declared_bump(old: str, new: str) -> Level:
-    a, b = (tuple(int(x) for x in SEMVER.match(v).groups()[:3]) for v in (old, new))  # type: ignore[union-attr]
+    a, b = _release(old), _release(new)
     if b[0] != a[0]:
         return "major" if b[0] > a[0] else "none"
     if b[1] != a[1]:
@@ -886,19 +906,32 @@ def _bound_direction(before: RowClause, after: RowClause) -> Literal["wider", "t
 
 def diff(old: Contract, new: Contract, *, today: date | None = None) -> DiffReport:
     """Classify every change from ``old`` to ``new`` and check the declared version bump."""
+    if old.contract != new.contract:
+        raise InputError(
+            f"{old.contract} {old.version} and {new.contract} {new.version} are different contracts: "
+            "diff compares two versions of one contract (a contract under a new name is a new dataset)"
+        )
     differ = _Differ(old, new, today)
     report = DiffReport(old.version, new.version, new.contract, differ.run(), differ.problems)
     required, declared = report.required, report.declared
     for change in report.changes:
         if change.forbidden:
+            action = re.sub(r"^never on the same (field|name): ", "", change.action)
             report.problems.append(
                 f"{change.path}: {change.kind.replace('_', ' ')} {change.old!r} -> "
-                f"{change.new!r} is never allowed on the same field: {change.action}"
+                f"{change.new!r} is never allowed on the same field: {action}"
             )
-    if required == "new_dataset":
+    if version_goes_down(old.version, new.version):
+        report.problems.append(
+            f"version goes down: {old.version} -> {new.version}; a new version must be higher than the old one"
+        )
+    elif required == "new_dataset":
         report.problems.append("the change needs a new dataset (a new contract name), not a new version")
     elif LEVELS.index(declared) < LEVELS.index(required):
-        report.problems.append(
-            f"version {old.version} -> {new.version} is a {declared} bump; the changes need a {required} bump"
+        was = (
+            f"version {old.version} is unchanged"
+            if declared == "none"
+            else (f"version {old.version} -> {new.version} is a {declared} bump")
         )
+        report.problems.append(f"{was}; the changes need a {required} bump")
     return report

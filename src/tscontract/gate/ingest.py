@@ -35,7 +35,7 @@ import pyarrow as pa
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
-from tscontract.engines.columns import REASON_PREFIX, ident, sql_string
+from tscontract.engines.columns import REASON_PREFIX, ident, json_field, sql_string
 from tscontract.engines.duckdb import ValidationRun, connect
 from tscontract.engines.sources import MALFORMED, RECORD, Source, fetch_arrow
 from tscontract.errors import InputError, display_path
@@ -387,8 +387,17 @@ class _Gate:
         if batch_level or "revision" not in contract.fields:
             return empty.slice(0, 0)
         series_key = [k for k in contract.key if k != "revision"]
-        key_json = "json_object(" + ", ".join(f"{sql_string(k)}, v.{ident(k)}" for k in series_key) + ")"
-        new_json = "json_object(" + ", ".join(f"{sql_string(n)}, t.{ident(n)}" for n in contract.fields) + ")"
+        fields = contract.fields  # instants in the log's JSON as RFC 3339 (columns.instant_text)
+        key_json = (
+            "json_object("
+            + ", ".join(f"{sql_string(k)}, {json_field('v.' + ident(k), fields[k].type)}" for k in series_key)
+            + ")"
+        )
+        new_json = (
+            "json_object("
+            + ", ".join(f"{sql_string(n)}, {json_field('t.' + ident(n), f.type)}" for n, f in fields.items())
+            + ")"
+        )
         policy = contract.revision_policy
         who = sql_string(self.who) if self.who else "t.source_id" if "source_id" in contract.fields else "NULL"
         chained = (

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +40,12 @@ import pyarrow.csv as pacsv
 
 from tscontract.contract.model import Contract
 from tscontract.contract.types import DataType
+from tscontract.engines.columns import json_field, sql_string
 from tscontract.engines.sources import fetch_arrow
 from tscontract.errors import InputError
 
+# how long opening a DuckDB store waits while another process (another ingest) has it open
+LOCK_TIMEOUT_S = 60.0
 RUNS = "tscontract_runs"
 CORRECTIONS = "tscontract_corrections"
 RUN_COLUMNS = (
@@ -126,6 +130,10 @@ class Store(ABC):
     def ensure_schema(self, contract: Contract) -> None: ...
 
     @abstractmethod
+    def require_tables(self, *tables: str) -> None:
+        """Refuse (InputError) a store without these tables: a read-only command has nothing to read."""
+
+    @abstractmethod
     def prior_runs(self, contract: Contract, input_hash: str) -> list[PriorRun]:
         """Committed runs of this input for this contract, by attempt."""
 
@@ -197,20 +205,72 @@ def _pg_type(dtype: DataType) -> str:
     }[dtype.kind]
 
 
+def _pg_instant_text(value: str) -> str:
+    """PostgreSQL: an instant as :func:`tscontract.engines.columns.instant_json` writes it."""
+    fraction = f"(extract(microseconds FROM {value})::bigint % 1000000)"
+    return (
+        f"(to_char({value} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN {fraction} = 0 THEN '' "
+        f"WHEN {fraction} % 1000 = 0 THEN '.' || lpad(({fraction} / 1000)::text, 3, '0') "
+        f"ELSE '.' || lpad({fraction}::text, 6, '0') END || 'Z')"
+    )
+
+
+def _lock_holder(message: str) -> str:
+    """DuckDB's lock error names the process holding the lock: keep that part."""
+    found = re.search(r"Conflicting lock is held in .*?\(PID \d+\)", message)
+    return found.group(0) if found else message
+
+
+def _require(description: str, have: set[str], tables: tuple[str, ...]) -> None:
+    missing = [t for t in tables if t not in have]
+    if missing:
+        raise InputError(f"store {description} has no table {missing[0]}: no ingest has created it yet")
+
+
+def _misfit(description: str, contract: Contract, error: str) -> InputError:
+    return InputError(
+        f"store {description} does not fit contract {contract.contract} {contract.version}: "
+        f"{error.strip().splitlines()[0]} (ingest with this contract version first)"
+    )
+
+
 class DuckDBStore(Store):
     """A DuckDB database file; the published table is queryable by any DuckDB client."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False, lock_timeout: float = LOCK_TIMEOUT_S) -> None:
         self.path = Path(path)
         self.description = str(path)
         if self.path.parent and not self.path.parent.exists():
             raise InputError(f"store directory does not exist: {self.path.parent}")
-        try:
-            self.con = duckdb.connect(str(self.path))
-        except duckdb.Error as exc:
-            raise InputError(f"cannot open store {path}: {str(exc).splitlines()[0]}") from None
+        if read_only and not self.path.is_file():
+            raise InputError(f"store {path} does not exist (nothing has been ingested into it)")
+        self.con = self._connect(read_only, lock_timeout)
         self.con.execute("SET TimeZone = 'UTC'")
         self.con.execute("SET enable_progress_bar = false")
+
+    def _connect(self, read_only: bool, lock_timeout: float) -> duckdb.DuckDBPyConnection:
+        """Connect, waiting up to ``lock_timeout`` seconds (polling with backoff) while another process holds it."""
+        deadline = time.monotonic() + max(lock_timeout, 0.0)
+        delay = 0.05
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.Error as exc:
+                first = str(exc).splitlines()[0]
+                if "Could not set lock" not in first:
+                    raise InputError(f"cannot open store {self.description}: {first}") from None
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise InputError(
+                        f"store {self.description} is still in use by another process after waiting "
+                        f"{lock_timeout:g}s (--lock-timeout): {_lock_holder(first)}"
+                    ) from None
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, 1.0)
+
+    def require_tables(self, *tables: str) -> None:
+        have = {str(r[0]) for r in self.con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        _require(self.description, have, tables)
 
     def ensure_schema(self, contract: Contract) -> None:
         base = table_base(contract)
@@ -281,12 +341,13 @@ class DuckDBStore(Store):
         self.con.register("__tsc_keys", keys)
         on = " AND ".join(f"p.{_q(k)} = k.{_q(k)}" for k in names)
         revision = "max(p.revision)" if "revision" in contract.fields else "0"
+        record = ", ".join(f"{sql_string(n)}, {json_field('p.' + _q(n), f.type)}" for n, f in contract.fields.items())
         result = fetch_arrow(
             self.con,
             f"SELECT {', '.join('k.' + _q(k) for k in names)}, {revision} AS __max_revision, "
-            f"to_json(arg_max(p, {'p.revision' if 'revision' in contract.fields else 'p._ingested_at'}))::VARCHAR "
-            f"AS __latest FROM (SELECT DISTINCT * FROM __tsc_keys) k JOIN {_q(base + '__published')} p ON {on} "
-            f"GROUP BY ALL",
+            f"arg_max(json_object({record}), {'p.revision' if 'revision' in contract.fields else 'p._ingested_at'})"
+            f"::VARCHAR AS __latest FROM (SELECT DISTINCT * FROM __tsc_keys) k "
+            f"JOIN {_q(base + '__published')} p ON {on} GROUP BY ALL",
         )
         self.con.unregister("__tsc_keys")
         return result
@@ -321,7 +382,10 @@ class DuckDBStore(Store):
 
     def read_latest(self, contract: Contract) -> pa.Table:
         cols = ", ".join(_q(c) for c in contract.fields)
-        return fetch_arrow(self.con, f"SELECT {cols} FROM {_q(table_base(contract))}")
+        try:
+            return fetch_arrow(self.con, f"SELECT {cols} FROM {_q(table_base(contract))}")
+        except duckdb.Error as exc:
+            raise _misfit(self.description, contract, str(exc)) from None
 
     def close(self) -> None:
         self.con.close()
@@ -384,6 +448,17 @@ class PostgresStore(Store):
                 f"{str(exc).strip().splitlines()[0]}"
             ) from None
 
+    def require_tables(self, *tables: str) -> None:
+        with self.con.cursor() as cur:
+            cur.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+                "AND table_name = ANY(%s)",
+                (list(tables),),
+            )
+            have = {str(r[0]) for r in cur.fetchall()}
+        self.con.commit()
+        _require(self.description, have, tables)
+
     @staticmethod
     def _columns(cur: Any, table: str) -> list[str]:
         cur.execute(
@@ -427,6 +502,10 @@ class PostgresStore(Store):
         base = table_base(contract)
         names = self.series_key(contract)
         types = {n: _pg_type(contract.fields[n].type) for n in names}
+        record = ", ".join(
+            f"{sql_string(n)}, {_pg_instant_text('p.' + _q(n)) if f.type.kind == 'timestamp' else 'p.' + _q(n)}"
+            for n, f in contract.fields.items()
+        )
         with self.con.cursor() as cur:
             cur.execute(
                 f"CREATE TEMP TABLE __tsc_keys ({', '.join(f'{_q(n)} {t}' for n, t in types.items())}) ON COMMIT DROP"
@@ -437,7 +516,7 @@ class PostgresStore(Store):
             cur.execute(
                 f"SELECT DISTINCT ON ({', '.join('k.' + _q(k) for k in names)}) "
                 f"{', '.join('k.' + _q(k) for k in names)}, "
-                f"{'p.revision' if 'revision' in contract.fields else '0'}, row_to_json(p)::text "
+                f"{'p.revision' if 'revision' in contract.fields else '0'}, json_build_object({record})::text "
                 f"FROM (SELECT DISTINCT * FROM __tsc_keys) k JOIN {_q(base + '__published')} p ON {on} "
                 f"ORDER BY {', '.join('k.' + _q(k) for k in names)}, {revision} DESC"
             )
@@ -474,6 +553,13 @@ class PostgresStore(Store):
         return rows
 
     def read_latest(self, contract: Contract) -> pa.Table:
+        try:
+            return self._read_latest(contract)
+        except self.psycopg.Error as exc:
+            self.con.rollback()
+            raise _misfit(self.description, contract, str(exc)) from None
+
+    def _read_latest(self, contract: Contract) -> pa.Table:
         cols = ", ".join(_q(c) for c in contract.fields)
         with self.con.cursor() as cur, tempfile.TemporaryFile() as handle:
             with cur.copy(
@@ -508,13 +594,17 @@ def arrow_type(dtype: DataType) -> pa.DataType:
     }[dtype.kind]
 
 
-def open_store(spec: str) -> Store:
-    """``path/to/warehouse.duckdb`` or ``postgresql://user@host:port/db``."""
+def open_store(spec: str, *, read_only: bool = False, lock_timeout: float = LOCK_TIMEOUT_S) -> Store:
+    """``path/to/warehouse.duckdb`` or ``postgresql://user@host:port/db``.
+
+    ``read_only``: the store must exist (a DuckDB file is never created). ``lock_timeout``: how long to
+    wait while another process has the DuckDB file open.
+    """
     if spec.startswith(("postgresql://", "postgres://")):
         return PostgresStore(spec)
     if not spec.endswith((".duckdb", ".db")):
-        raise InputError(f"--store takes a .duckdb file or a postgresql:// URL, not {spec!r}")
-    return DuckDBStore(spec)
+        raise InputError(f"a store is a .duckdb file or a postgresql:// URL, not {spec!r}")
+    return DuckDBStore(spec, read_only=read_only, lock_timeout=lock_timeout)
 
 
 def dumps(value: Any) -> str:

@@ -14,7 +14,8 @@ from tscontract.report.model import ValidationReport
 _STATUS = {"passed": "[green]passed[/]", "failed": "[bold red]failed[/]", "error": "[magenta]error[/]"}
 
 
-def _example_text(example: dict[str, Any]) -> str:
+def example_text(example: dict[str, Any]) -> str:
+    """``row=8, symbol=AAPL, open=229.780000001``."""
     return ", ".join(f"{k}={v}" for k, v in example.items())
 
 
@@ -56,8 +57,34 @@ def render_validation(report: ValidationReport, console: Console) -> None:
         if check.message:
             console.print(f"  {escape(check.message)}", soft_wrap=True)
         for example in check.examples:
-            console.print(f"  - {escape(_example_text(example))}", soft_wrap=True)
+            console.print(f"  - {escape(example_text(example))}", soft_wrap=True)
     failed = sum(1 for c in report.checks if c.status == "failed")
     errors = sum(1 for c in report.checks if c.status == "error")
     verdict = "[green]passed[/]" if report.passed else "[bold red]failed[/]"
     console.print(f"{len(report.checks)} checks: {failed} failed, {errors} could not run — {verdict}")
+
+
+def render_summary(report: ValidationReport, console: Console) -> None:
+    """The short form (``--quiet``): one line when every check passes, else one line per failed check.
+
+    A failed check's line names it, its clause and the rows it failed; its examples follow, indented.
+    """
+    failed = report.failed
+    source = f"{report.rows} rows from {', '.join(report.data)}"
+    head = f"validate {report.contract} {report.version} — {source}"
+    if not failed:
+        console.print(f"{escape(head)}: {len(report.checks)} checks [green]passed[/]", soft_wrap=True)
+        return
+    for check in failed:
+        rows = f" {check.failed_rows} row(s)" if check.status == "failed" and check.failed_rows else ""
+        note = " (warning)" if check.severity == "warning" else ""
+        status = _STATUS[check.status]
+        console.print(
+            f"{status}{note} [bold]{escape(check.id)}[/] {escape(f'[{check.clause}]')}{rows}"
+            + (f": {escape(check.message)}" if check.message else ""),
+            soft_wrap=True,
+        )
+        for example in check.examples:
+            console.print(f"  - {escape(example_text(example))}", soft_wrap=True)
+    verdict = "[green]passed[/]" if report.passed else "[bold red]failed[/]"
+    console.print(f"{escape(head)}: {len(failed)} of {len(report.checks)} checks failed — {verdict}", soft_wrap=True)
