@@ -99,11 +99,15 @@ def reading_errors(data: Any) -> Iterator[None]:
     """Errors DuckDB meets in the input's bytes while the checks read it -- a corrupt Parquet page
     (snappy), a string that is not UTF-8 -- as a one-line :class:`InputError` naming the input.
 
-    Only DuckDB's invalid-input and I/O errors: they are about the bytes read, never about the checks' SQL.
+    Only DuckDB's invalid-input and I/O errors, and its unclassified ones (a Parquet page header that
+    does not decode, ``TProtocolException``): about the bytes read, never about the checks' SQL (a
+    binder, parser or catalog error stays a bug).
     """
     try:
         yield
-    except (duckdb.InvalidInputException, duckdb.IOException) as exc:
+    except duckdb.Error as exc:
+        if not isinstance(exc, duckdb.InvalidInputException | duckdb.IOException) and type(exc) is not duckdb.Error:
+            raise
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise InputError(f"cannot read {described(data)}: {first}") from None
 
