@@ -32,6 +32,7 @@ install: $(STAMP)
 OHLCV := examples/ohlcv_1m
 SENSOR := examples/plant_sensor
 NOW := --now 2026-11-30T21:05:00Z
+OUT ?= out
 T := $(BIN)/tscontract
 SHORT := --quiet --examples 1
 define expect1
@@ -49,24 +50,24 @@ demo: install-core
 	$(call expect1,$(T) validate $(OHLCV)/contract.yaml $(OHLCV)/data/bad.csv --catalog $(OHLCV)/catalog.yaml $(NOW) $(SHORT))
 	@echo "# expected: exit 1 -- the kPa incident: pressures sent in kPa where the catalog says bar"
 	$(call expect1,$(T) validate $(SENSOR)/contract.yaml $(SENSOR)/data/bad_kpa.csv --catalog $(SENSOR)/catalog.yaml $(NOW) $(SHORT))
-	@mkdir -p out
-	$(T) profile $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --out out/ohlcv_bounds.yaml
+	@mkdir -p $(OUT)
+	$(T) profile $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --out $(OUT)/ohlcv_bounds.yaml
 	@echo "# expected: exit 1 -- volume in lots instead of shares: every clause holds, history catches it"
 	$(call expect1,$(T) validate $(OHLCV)/contract.yaml $(OHLCV)/data/bad_lots.csv --catalog $(OHLCV)/catalog.yaml \
-		--bounds out/ohlcv_bounds.yaml $(NOW) $(SHORT))
-	@rm -f out/warehouse.duckdb
-	$(T) ingest $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --store out/warehouse.duckdb \
+		--bounds $(OUT)/ohlcv_bounds.yaml $(NOW) $(SHORT))
+	@rm -f $(OUT)/warehouse.duckdb
+	$(T) ingest $(OHLCV)/contract.yaml $(OHLCV)/data/good.csv --store $(OUT)/warehouse.duckdb \
 		--catalog $(OHLCV)/catalog.yaml --reason late_trades $(NOW)
 	$(T) ingest $(SENSOR)/contract.yaml examples/mappings/historian_export.csv \
-		--mapping examples/mappings/plant_historian.yaml --store out/warehouse.duckdb \
+		--mapping examples/mappings/plant_historian.yaml --store $(OUT)/warehouse.duckdb \
 		--catalog $(SENSOR)/catalog.yaml --now 2026-11-30T12:00:00Z
 	@echo "# expected: exit 1 -- the kPa batch is quarantined, nothing of it is published"
-	$(call expect1,$(T) ingest $(SENSOR)/contract.yaml $(SENSOR)/data/bad_kpa.csv --store out/warehouse.duckdb \
+	$(call expect1,$(T) ingest $(SENSOR)/contract.yaml $(SENSOR)/data/bad_kpa.csv --store $(OUT)/warehouse.duckdb \
 		--catalog $(SENSOR)/catalog.yaml $(NOW) --quiet)
-	$(T) corrections out/warehouse.duckdb
-	$(T) check-store $(OHLCV)/contract.yaml out/warehouse.duckdb --catalog $(OHLCV)/catalog.yaml $(NOW) --quiet
-	$(T) export dbt $(OHLCV)/contract.yaml --catalog $(OHLCV)/catalog.yaml -o out/export/dbt >/dev/null
-	$(T) export avro $(SENSOR)/contract.yaml -o out/export >/dev/null
+	$(T) corrections $(OUT)/warehouse.duckdb
+	$(T) check-store $(OHLCV)/contract.yaml $(OUT)/warehouse.duckdb --catalog $(OHLCV)/catalog.yaml $(NOW) --quiet
+	$(T) export dbt $(OHLCV)/contract.yaml --catalog $(OHLCV)/catalog.yaml -o $(OUT)/export/dbt >/dev/null
+	$(T) export avro $(SENSOR)/contract.yaml -o $(OUT)/export >/dev/null
 	$(T) diff $(OHLCV)/contract.yaml $(OHLCV)/contract.yaml
 
 lint-code: install

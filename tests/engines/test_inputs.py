@@ -35,6 +35,7 @@ def test_typed_parquet_arrow_pandas_polars_and_duckdb_table_pass(ohlcv_table, tm
 
     # pandas' nullable Int64: a plain to_pandas() turns int64 with a null into float64
     frame = ohlcv_table.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get)
+    before = frame.copy(deep=True)
     assert isinstance(frame["open"].iloc[0], Decimal)
     assert str(frame["bar_start"].dtype) == "datetime64[ms, UTC]"
     floaty = run(ohlcv_table.to_pandas()).check("field.trade_count.type")
@@ -48,7 +49,7 @@ def test_typed_parquet_arrow_pandas_polars_and_duckdb_table_pass(ohlcv_table, tm
         report = run(data)
         assert report.passed, (type(data), [(c.id, c.message) for c in report.failed])
         assert report.rows == 781
-    assert isinstance(frame, pd.DataFrame)
+    pd.testing.assert_frame_equal(frame, before)  # validating a caller's frame leaves it as it was
 
 
 def test_parquet_examples_point_at_file_rows(ohlcv_table, tmp_path):

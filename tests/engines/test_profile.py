@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import math
 from decimal import Decimal
 
 from tests.conftest import run_cli, write
@@ -15,7 +17,14 @@ def test_profile_writes_quantiles_per_series(tmp_path):
     bounds = profile(load_contract(OHLCV / "contract.yaml"), [OHLCV / "data" / "good.csv"])
     assert set(bounds.fields) == {"open", "high", "low", "close", "volume"}
     volume = bounds.fields["volume"]["AAPL"]
-    assert volume.count == 391 and volume.p01 <= volume.p50 <= volume.p99
+    # the nearest-rank quantiles of the file's AAPL volumes, computed here from the CSV text
+    with (OHLCV / "data" / "good.csv").open(encoding="utf-8") as handle:
+        values = sorted(Decimal(r["volume"]) for r in csv.DictReader(handle) if r["symbol"] == "AAPL")
+    n = len(values)
+    rank = [values[math.ceil(q * n) - 1] for q in (Decimal("0.01"), Decimal("0.5"), Decimal("0.99"))]
+    assert (volume.count, volume.p01, volume.p50, volume.p99) == (391, *rank)
+    assert (volume.p01, volume.p50, volume.p99) == (Decimal("4761"), Decimal("24825"), Decimal("44475"))
+    assert volume.median_abs == volume.p50  # volumes are positive
     path = tmp_path / "bounds.yaml"
     save_bounds(bounds, path)
     assert "series_column: symbol" in path.read_text()

@@ -89,26 +89,45 @@ def test_killed_ingest_publishes_all_or_nothing(store_spec, tmp_path, kills):
     runs, published = consistent(store_spec)
     assert runs == 1 and published == 60_000 - 3 * 14  # 14 rows per series break the null rule
     # now on a fresh store: kill at random moments, check after each kill, resume at the end
-    if store_spec.startswith("postgresql://"):
-        import psycopg
-
-        server, name = store_spec.rsplit("/", 1)
-        spec = f"{server}/k{name}"
-        with psycopg.connect(server + "/postgres", autocommit=True) as con:
-            con.execute(f"CREATE DATABASE k{name}")
-    else:
-        spec = str(tmp_path / "killed.duckdb")
+    spec = fresh_store(store_spec, tmp_path, "killed")
     rng = random.Random(20261202)
-    outcomes = []
     for _ in range(kills):
-        process = subprocess.Popen(
-            ingest_cmd(spec, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT
-        )
-        time.sleep(rng.uniform(0.05, duration * 1.1))
-        process.kill()
-        process.wait()
-        outcomes.append(consistent(spec))
-    assert any(runs == 0 for runs, _ in outcomes), "no kill landed before the commit"
+        kill_after(spec, data, rng.uniform(0.05, duration * 1.1))
+        consistent(spec)
     final = subprocess.run(ingest_cmd(spec, data), capture_output=True, text=True, cwd=ROOT)
     assert final.returncode in (0, 1), final.stderr
     assert consistent(spec) == (1, 60_000 - 3 * 14)
+    # a kill before the commit, made certain rather than hoped for: on fresh stores, kill earlier and
+    # earlier until one lands before the commit (a kill right after the start always does), then resume
+    delay, attempt = duration / 2, 0
+    while True:
+        attempt += 1
+        early = fresh_store(store_spec, tmp_path, f"early{attempt}")
+        kill_after(early, data, delay)
+        if consistent(early) == (0, 0):
+            break
+        delay = delay / 2 if delay > 0.02 else 0.0
+    resumed = subprocess.run(ingest_cmd(early, data), capture_output=True, text=True, cwd=ROOT)
+    assert resumed.returncode == 1, resumed.stderr
+    assert consistent(early) == (1, 60_000 - 3 * 14)
+
+
+def fresh_store(store_spec: str, tmp_path, name: str) -> str:
+    """An empty store of the same kind as ``store_spec``."""
+    if not store_spec.startswith("postgresql://"):
+        return str(tmp_path / f"{name}.duckdb")
+    import psycopg
+
+    server, database = store_spec.rsplit("/", 1)
+    with psycopg.connect(server + "/postgres", autocommit=True) as con:
+        con.execute(f"CREATE DATABASE {name}_{database}")
+    return f"{server}/{name}_{database}"
+
+
+def kill_after(spec: str, data, seconds: float) -> None:
+    """Start an ingest of ``data`` into ``spec`` and SIGKILL it ``seconds`` later."""
+    process = subprocess.Popen(ingest_cmd(spec, data), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    if seconds:
+        time.sleep(seconds)
+    process.kill()
+    process.wait()
