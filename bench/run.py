@@ -590,10 +590,12 @@ def write_results(
         markdown_table(["environment", *names], version_rows),
         "",
     ]
-    old = path.read_text() if path.exists() else ""  # bench/scaling.py's section is kept, at the end
-    start, end = old.find("<!-- scaling:start -->"), old.find("<!-- scaling:end -->")
-    if 0 <= start < end:
-        text += [old[start : end + len("<!-- scaling:end -->")], ""]
+    # the sections of bench/scaling.py and bench/registry.py are kept, at the end
+    old = path.read_text() if path.exists() else ""
+    for name in ("scaling", "registry"):
+        start, end = old.find(f"<!-- {name}:start -->"), old.find(f"<!-- {name}:end -->")
+        if 0 <= start < end:
+            text += [old[start : end + len(f"<!-- {name}:end -->")], ""]
     path.write_text("\n".join(text))
 
 

@@ -552,17 +552,27 @@ def registry_serve(
     basic: Annotated[
         list[str] | None, typer.Option("--basic", help="USER:PASSWORD allowed to write (repeatable).")
     ] = None,
+    check_processes: Annotated[
+        int | None,
+        typer.Option(
+            "--check-processes",
+            metavar="N",
+            min=0,
+            help="Worker processes for compatibility checks (default: one per core, at most 4; 0: in process).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
     from tscontract.errors import InputError
-    from tscontract.registry.server import parse_basic, run, serve
+    from tscontract.registry.server import default_check_processes, parse_basic, run, serve
 
     try:
         credentials = parse_basic(basic or [])
     except ValueError as exc:
         raise InputError(str(exc)) from None
     try:
-        server = serve(host, port, db, token=token, basic=credentials or None)
+        processes = default_check_processes() if check_processes is None else check_processes
+        server = serve(host, port, db, token=token, basic=credentials or None, check_processes=processes)
     except OSError as exc:
         raise InputError(f"cannot bind {host}:{port}: {exc.strerror}") from None
     run(server, db, typer.echo)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -56,12 +57,18 @@ def assert_confluent_error(status: int, content_type: str | None, data: bytes, w
     return body
 
 
-def test_content_length_not_a_number(registry: Registry) -> None:
-    request = b"POST /subjects/s/versions HTTP/1.1\r\nHost: x\r\nContent-Type: " + CT.encode()
-    status, headers, body = raw_exchange(registry, request + b"\r\nContent-Length: abc\r\n\r\n{}")
-    assert_confluent_error(status, headers.get("content-type"), body, (400, 400))
-    # the server still serves the next client
-    assert registry.call("GET", "/subjects") == (200, [])
+@pytest.mark.parametrize("http", ["httptools", "h11"])
+def test_content_length_not_a_number(tmp_path: Path, http: str) -> None:
+    reg = Registry(tmp_path / "r.sqlite", http=http)
+    try:
+        request = b"POST /subjects/s/versions HTTP/1.1\r\nHost: x\r\nContent-Type: " + CT.encode()
+        for length in (b"abc", b"-1", b"1e3", b"12, 13"):
+            status, headers, body = raw_exchange(reg, request + b"\r\nContent-Length: " + length + b"\r\n\r\n{}")
+            assert_confluent_error(status, headers.get("content-type"), body, (400, 400))
+        # the server still serves the next client
+        assert reg.call("GET", "/subjects") == (200, [])
+    finally:
+        reg.close()
 
 
 def test_huge_schema_id_and_version_numbers(registry: Registry) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,11 +14,12 @@ from pathlib import Path
 
 from tests.conftest import ROOT, run_cli
 from tests.registry.conftest import avro_record
+from tests.registry.test_registry import AVRO_NO_DEFAULT
 
 
 @contextmanager
-def cli_server(*args: str) -> Iterator[tuple[str, str]]:
-    """Start `tscontract registry serve --port 0 ARGS`; yield (url, banner); stop it."""
+def cli_server(*args: str) -> Iterator[tuple[str, str, int]]:
+    """Start `tscontract registry serve --port 0 ARGS`; yield (url, banner, pid); stop it (SIGTERM)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "tscontract", "registry", "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
@@ -28,7 +31,7 @@ def cli_server(*args: str) -> Iterator[tuple[str, str]]:
         assert proc.stdout is not None
         banner = proc.stdout.readline()
         assert banner.startswith("tscontract registry on http://127.0.0.1:"), (banner, proc.stderr.read())
-        yield banner.split(" on ", 1)[1].split(" ", 1)[0], banner
+        yield banner.split(" on ", 1)[1].split(" ", 1)[0], banner, proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=15)
@@ -40,7 +43,7 @@ def test_serve_on_postgresql_through_the_cli(postgres_db: str) -> None:
 
     # trust authentication ignores the password: it is there to prove the banner hides it
     with_password = postgres_db.replace("postgresql://tsc@", "postgresql://tsc:hunter2@")
-    with cli_server("--db", with_password) as (url, banner):
+    with cli_server("--db", with_password) as (url, banner, _):
         assert "hunter2" not in banner and "tsc:***@" in banner
         client = SchemaRegistryClient({"url": url})
         first = client.register_schema("bars-value", Schema(avro_record("Bar", "symbol"), "AVRO"))
@@ -53,25 +56,63 @@ def test_serve_on_postgresql_through_the_cli(postgres_db: str) -> None:
     assert not list(Path(ROOT).glob("postgresql*")) and not (Path(ROOT) / "postgresql:").exists()
     # a second server on the same database sees them
     with (
-        cli_server("--db", postgres_db) as (url, _),
+        cli_server("--db", postgres_db) as (url, _, _),
         urllib.request.urlopen(url + "/subjects/bars-value/versions") as r,
     ):
         assert json.loads(r.read()) == [1, 2]
 
 
-def test_serve_on_sqlite_through_the_cli(tmp_path: Path) -> None:
+def register(url: str, subject: str, schema: str) -> tuple[int, dict]:
+    request = urllib.request.Request(
+        f"{url}/subjects/{subject}/versions",
+        data=json.dumps({"schema": schema}).encode(),
+        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(pid):
+            found.append(int(status.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("State:"))
+    except (OSError, StopIteration):
+        return False
+    return "Z" not in state.split(":", 1)[1].split()[0]
+
+
+def test_serve_on_sqlite_through_the_cli_with_check_processes(tmp_path: Path) -> None:
     db = tmp_path / "reg.sqlite"
-    with cli_server("--db", str(db)) as (url, banner):
+    with cli_server("--db", str(db), "--check-processes", "2") as (url, banner, server_pid):
         assert f"(db {db})" in banner
-        request = urllib.request.Request(
-            url + "/subjects/s/versions",
-            data=json.dumps({"schema": avro_record("T", "a")}).encode(),
-            headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=10) as response:
-            assert json.loads(response.read()) == {"id": 1}
+        workers = children(server_pid)
+        assert len(workers) >= 2  # the check processes (and multiprocessing's resource tracker)
+        assert register(url, "s", avro_record("T", "a")) == (200, {"id": 1})
+        assert register(url, "s", avro_record("T", "a", "b")) == (200, {"id": 2})
+        # the checker's verdict and reasons come back from the worker process
+        status, body = register(url, "s", AVRO_NO_DEFAULT)
+        assert (status, body["error_code"]) == (409, 409) and "olds[" in body["message"]
     assert db.exists()
+    # SIGTERM stopped the server and its check processes with it
+    deadline = time.monotonic() + 15
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in workers if alive(pid)]
 
 
 def test_unreachable_postgresql_is_one_line_exit_2(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ config, delete) need the bearer token or basic credentials when the server has t
 from __future__ import annotations
 
 import base64
+import functools
 import hmac
 import json
 import logging
@@ -19,8 +20,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
@@ -133,6 +135,8 @@ class RegistryApp:
         self.basic = dict(basic or {})
         # every path reaches one endpoint that routes on the raw path (Starlette's own routes would
         # match the decoded path, where %2F and %0A are no longer what the client sent)
+        self._read_threads = anyio.CapacityLimiter(32)
+        self._write_threads = anyio.CapacityLimiter(64)
         self.asgi = Starlette()
         self.asgi.router.default = self._asgi_endpoint
         self.asgi.add_exception_handler(HTTPException, self._http_error)  # e.g. a method no route lists
@@ -226,7 +230,15 @@ class RegistryApp:
                 who = self.authenticate(authorization) or "anonymous"
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
             handler: Callable[..., tuple[int, Any]] = getattr(self, "_h_" + name)
-            status, payload = await run_in_threadpool(handler, call, **params)
+            if name == "get_schema" and self._cached_id(params["schema_id"]):
+                status, payload = handler(call, **params)  # from memory: no thread hop, no database
+            else:
+                # reads and writes take threads from separate pools: writers queued for the write lock
+                # or a check slot must not hold every thread while reads wait behind them
+                limiter = self._write_threads if name in _WRITES or name == "test_compat" else self._read_threads
+                status, payload = await anyio.to_thread.run_sync(
+                    functools.partial(handler, call, **params), limiter=limiter
+                )
             return self._json(status, payload)
         except ClientDisconnect:
             return Response(b"", 400)  # nobody is listening for the answer
@@ -235,6 +247,9 @@ class RegistryApp:
         except RegistryError as exc:
             headers = {"WWW-Authenticate": 'Bearer realm="tscontract"'} if exc.http_status == 401 else None
             return self._json(exc.http_status, {"error_code": exc.error_code, "message": exc.message}, headers)
+
+    def _cached_id(self, text: str) -> bool:
+        return text.isdigit() and len(text) < 12 and self.store.cached_schema(int(text)) is not None
 
     def _schema_request(self, body: dict[str, Any]) -> tuple[str, str, list[dict]]:
         text = body.get("schema")

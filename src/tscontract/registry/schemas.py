@@ -103,6 +103,16 @@ def _protobuf_problem(text: str) -> str | None:
     return "; ".join(lines[:5]) or failed
 
 
+@functools.lru_cache(maxsize=4096)
+def _parse_problem(schema_type: str, text: str) -> str | None:
+    """Why the text does not parse, or None (memoised: the older versions are the same at every check)."""
+    try:
+        parse_schema(schema_type, text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 _CHECKER_FORMATS = {"AVRO": "avro", "PROTOBUF": "protobuf", "JSON": "jsonschema"}
 
 
@@ -113,12 +123,10 @@ def default_compat(mode: str, schema_type: str, new_text: str, olds_newest_first
     ``tscontract.evolution.check(mode, new, olds, fmt)`` when that exists. Without it the answer is
     *not compatible* (fail closed): a registry that said yes would let any change through.
     """
-    try:
-        parse_schema(schema_type, new_text)
-        for old in olds_newest_first:
-            parse_schema(schema_type, old)
-    except ValueError as exc:
-        return False, [str(exc)]
+    for text in (new_text, *olds_newest_first):
+        problem = _parse_problem(schema_type, text)
+        if problem:
+            return False, [problem]
     if mode == "NONE" or not olds_newest_first:
         return True, []
     try:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import socket
 import sys
 import threading
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tscontract.errors import InputError
+from tscontract.registry.checks import ProcessChecks
 from tscontract.registry.schemas import default_compat, parse_schema
 from tscontract.registry.store import CompatFn, RegistryStore, open_registry_store, redact
 
@@ -35,17 +38,20 @@ def require_asgi() -> None:
         raise InputError(INSTALL_HINT) from None
 
 
-def _protocol_class() -> type:
-    """uvicorn's HTTP protocol, answering a request it cannot parse (``Content-Length: abc``) in JSON."""
+def _protocol_class(http: str = "auto") -> type:
+    """uvicorn's HTTP protocol (httptools when installed, else h11; or as ``http`` names it), answering a
+    request it cannot parse (``Content-Length: abc``) in JSON."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     base: type = H11Protocol
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    if http != "h11":
+        try:
+            from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-        base = HttpToolsProtocol
-    except ImportError:  # httptools is optional; h11 comes with uvicorn
-        pass
+            base = HttpToolsProtocol
+        except ImportError:  # httptools is in the registry extra; h11 comes with uvicorn
+            if http == "httptools":
+                raise
 
     class JsonErrorProtocol(base):  # type: ignore[misc, valid-type]
         def send_400_response(self, msg: str) -> None:
@@ -60,6 +66,23 @@ def _protocol_class() -> type:
     return JsonErrorProtocol
 
 
+def _listen(address: tuple[str, int], backlog: int) -> socket.socket:
+    """A listening TCP socket. Made with proto IPPROTO_TCP (``socket.create_server`` leaves it 0): asyncio
+    sets TCP_NODELAY only on such sockets, and without it a response sent in two writes (head, then
+    body) waits for the client's delayed ACK, 40 ms a request."""
+    host, port = address
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(backlog)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 class RegistryServer:
     """A bound registry: ``serve_forever()`` serves, ``shutdown()`` stops, ``server_close()`` releases."""
 
@@ -71,6 +94,8 @@ class RegistryServer:
         token: str | None = None,
         basic: dict[str, str] | None = None,
         backlog: int = BACKLOG,
+        check_processes: int = 0,
+        http: str = "auto",
     ) -> None:
         require_asgi()
         import uvicorn
@@ -78,14 +103,16 @@ class RegistryServer:
         from tscontract.registry.app import RegistryApp
 
         self.store = store
+        self.checks: ProcessChecks | None = None
+        if compat is default_compat and check_processes > 0:
+            self.checks = ProcessChecks(check_processes)
+            compat = self.checks
         self.app = RegistryApp(store, compat=compat, token=token, basic=basic)
-        host, port = address
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self.socket = socket.create_server((host, port), family=family, backlog=backlog)
+        self.socket = _listen(address, backlog)
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
         config = uvicorn.Config(
             self.app.asgi,
-            http=_protocol_class(),
+            http=_protocol_class(http),
             lifespan="off",
             log_config=None,
             access_log=False,
@@ -97,6 +124,8 @@ class RegistryServer:
         )
         self._uvicorn = uvicorn.Server(config)
         self._running = threading.Lock()
+        if self.checks is not None:
+            self.checks.warm()
 
     @property
     def compat(self) -> CompatFn:
@@ -122,6 +151,13 @@ class RegistryServer:
     def server_close(self) -> None:
         self.socket.close()
         self.store.close()
+        if self.checks is not None:
+            self.checks.close()
+
+
+def default_check_processes() -> int:
+    """One compatibility-check process per core, at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 def parse_basic(pairs: list[str]) -> dict[str, str]:
@@ -142,16 +178,22 @@ def serve(
     token: str | None = None,
     basic: dict[str, str] | None = None,
     compat: CompatFn = default_compat,
+    check_processes: int = 0,
+    http: str = "auto",
 ) -> RegistryServer:
     """Bind the registry (not yet serving): call ``serve_forever()`` on it, or run it in a thread.
 
     ``db_path`` is a SQLite file or a ``postgresql://`` URL. ``port=0`` picks a free port
-    (``server.server_address``); ``basic`` maps user names to passwords.
+    (``server.server_address``); ``basic`` maps user names to passwords. ``check_processes > 0``
+    runs the default compatibility checks in that many worker processes (``ProcessChecks``);
+    ``http`` picks uvicorn's HTTP parser (``auto``: httptools when installed, else ``h11``).
     """
     require_asgi()
     store = open_registry_store(db_path)
     try:
-        return RegistryServer((host, port), store, compat=compat, token=token, basic=basic)
+        return RegistryServer(
+            (host, port), store, compat=compat, token=token, basic=basic, check_processes=check_processes, http=http
+        )
     except BaseException:
         store.close()
         raise
@@ -163,15 +205,31 @@ def serve_in_thread(server: RegistryServer) -> threading.Thread:
     return thread
 
 
+class _Terminated(Exception):
+    pass
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
 def run(server: RegistryServer, db: str | Path, echo: Any = print) -> None:
-    """Print the banner and serve until interrupted (the CLI's loop)."""
+    """Print the banner and serve until SIGINT or SIGTERM (the CLI's loop), then release everything.
+
+    uvicorn finishes the requests in flight and then re-raises the signal it caught: SIGTERM then
+    raises here instead of ending the process at once, so the check processes are stopped too.
+    """
     echo(f"tscontract registry on {server.url} (db {redact(str(db))})")
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Terminated):
         pass
     finally:
         server.server_close()
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,13 +246,21 @@ def main(argv: list[str] | None = None) -> int:
         metavar="USER:PASSWORD",
         help="basic-auth credentials allowed to write (repeatable)",
     )
+    parser.add_argument(
+        "--check-processes",
+        type=int,
+        default=default_check_processes(),
+        help="worker processes for compatibility checks (0: in the server process)",
+    )
     args = parser.parse_args(argv)
     try:
         basic = parse_basic(args.basic)
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        server = serve(args.host, args.port, args.db, token=args.token, basic=basic or None)
+        server = serve(
+            args.host, args.port, args.db, token=args.token, basic=basic or None, check_processes=args.check_processes
+        )
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

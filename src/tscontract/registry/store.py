@@ -13,6 +13,7 @@ advisory lock), so versions are consecutive and schema ids unique and increasing
 from __future__ import annotations
 
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -34,6 +35,7 @@ _GLOBAL = ""  # the config row of the global level
 MAX_ID = 2**31 - 1  # Confluent's ids and versions are 32-bit
 _OPTIMISTIC_TRIES = 3  # lost races before a registration checks inside the write lock
 _IDLE_CONNECTIONS = 32
+_CHECK_SLOTS = max(2, min(4, os.cpu_count() or 1))  # compatibility checks running at once
 
 # compat(mode, schema_type, new_schema_text, older_schema_texts_newest_first) -> (ok, messages)
 CompatFn = Callable[[str, str, str, list[str]], tuple[bool, list[str]]]
@@ -151,12 +153,21 @@ class RegistryStore:
         self._pool: queue.LifoQueue[Any] = queue.LifoQueue()
         self._schema_cache: OrderedDict[int, tuple[str, str, list[dict]]] = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._init_locks()
         conn = self._open()
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(_DDL)
         finally:
             conn.close()
+
+    def _init_locks(self) -> None:
+        # writers of this process queue here, in arrival order, rather than in SQLite's busy handler,
+        # which polls with growing sleeps and lets a late writer overtake one that has waited seconds
+        self._write_lock = threading.Lock()
+        # compatibility checks are pure Python: run in parallel they only contend for the GIL and
+        # starve the reads; a few at a time keep the server answering
+        self._check_slots = threading.BoundedSemaphore(_CHECK_SLOTS)
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -190,7 +201,7 @@ class RegistryStore:
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
-        with self._connect() as conn:
+        with self._write_lock, self._connect() as conn:
             self._begin(conn)
             try:
                 yield conn
@@ -271,15 +282,21 @@ class RegistryStore:
             sql += f" LIMIT {int(limit)}"
         return [(row[0], row[1]) for row in conn.execute(sql, (subject,)).fetchall()]
 
-    def schema_by_id(self, schema_id: int) -> tuple[str, str, list[dict]]:
-        """A schema by its global id; ids are never reused and a schema never changes, so answers are cached."""
-        if not isinstance(schema_id, int) or not 1 <= schema_id <= 2**63 - 1:
-            raise schema_not_found(f"Schema {schema_id} not found")
+    def cached_schema(self, schema_id: int) -> tuple[str, str, list[dict]] | None:
+        """The schema with this id when it was read before (no database access), else None."""
         with self._cache_lock:
             cached = self._schema_cache.get(schema_id)
             if cached is not None:
                 self._schema_cache.move_to_end(schema_id)
-                return cached
+            return cached
+
+    def schema_by_id(self, schema_id: int) -> tuple[str, str, list[dict]]:
+        """A schema by its global id; ids are never reused and a schema never changes, so answers are cached."""
+        if not isinstance(schema_id, int) or not 1 <= schema_id <= 2**63 - 1:
+            raise schema_not_found(f"Schema {schema_id} not found")
+        cached = self.cached_schema(schema_id)
+        if cached is not None:
+            return cached
         with self._connect() as conn:
             row = conn.execute("SELECT schema_type, schema_text, refs FROM schemas WHERE id = ?", (schema_id,))
             row = row.fetchone()
@@ -371,7 +388,8 @@ class RegistryStore:
         if live and live[0][0] != schema_type and mode != "NONE":
             raise RegistryError(409, 409, f"Schema type {schema_type} differs from the subject's {live[0][0]}")
         olds = olds_for_mode(mode, [old for kind, old in live if kind == schema_type])
-        ok, messages = compat(mode, schema_type, text, olds)
+        with self._check_slots:
+            ok, messages = compat(mode, schema_type, text, olds)
         if not ok:
             detail = "; ".join(messages) or "incompatible"
             raise RegistryError(
@@ -542,6 +560,7 @@ class PostgresRegistryStore(RegistryStore):
         self._pool = queue.LifoQueue()
         self._schema_cache = OrderedDict()
         self._cache_lock = threading.Lock()
+        self._init_locks()
         with self._write() as conn:
             for statement in _PG_DDL:
                 conn.execute(statement)
