@@ -193,6 +193,20 @@ def start_server(db: Path, stderr: Path) -> tuple[subprocess.Popen[str], str, in
     return proc, host, int(port)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process and its live children (from /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 def read_back(host: str, port: int, written: dict[str, int]) -> list[str]:
     """Every subject's versions must be exactly 1..n, n the successful writes its writer counted."""
     client = Client(host, port)
@@ -230,6 +244,8 @@ def run_bench(args: argparse.Namespace) -> dict:
                 for r in range(args.readers)
             ]
             load_start = os.getloadavg()[0]
+            server_cpu_start = cpu_seconds(proc.pid)
+            client_cpu_start = time.process_time()
             began = time.monotonic()
             for thread in threads:
                 thread.start()
@@ -238,6 +254,8 @@ def run_bench(args: argparse.Namespace) -> dict:
             for thread in threads:
                 thread.join(timeout=120)
             elapsed = time.monotonic() - began
+            server_cpu = cpu_seconds(proc.pid) - server_cpu_start
+            client_cpu = time.process_time() - client_cpu_start
             load_end = os.getloadavg()[0]
             merged_written = {k: v for part in written for k, v in part.items()}
             problems = read_back(host, port, merged_written)
@@ -279,6 +297,8 @@ def run_bench(args: argparse.Namespace) -> dict:
         "read_p99_ms": percentile(read_latencies, 0.99) * 1000,
         "reads_per_s": len(read_latencies) / elapsed,
         "load_start": load_start,
+        "server_cpu_s": server_cpu,
+        "client_cpu_s": client_cpu,
         "load_end": load_end,
         "read_back_problems": problems,
         "server_stderr_lines": [line for line in server_stderr.splitlines() if line.strip()][:20],
@@ -348,6 +368,9 @@ def section(result: dict) -> str:
         f"- date: {r['date']}; machine: {r['machine']}",
         f"- load 1-min at start/end: {r['load_start']:.1f} / {r['load_end']:.1f} (the machine is shared:"
         " load above the core count means other processes took CPU from this run)",
+        f"- CPU used during the run: server and its check processes {r['server_cpu_s']:.0f} s, client"
+        f" {r['client_cpu_s']:.0f} s, of {r['duration_s'] * (os.cpu_count() or 1):.0f} core-seconds the"
+        " machine has in that time",
         run,
         f"- command: `.venv/bin/python bench/registry.py --duration {r['duration_s']:.0f}"
         f" --writers {r['writers']} --readers {r['readers']}`",

@@ -197,3 +197,39 @@ def test_reading_one_version_does_not_load_the_others(tmp_path: Path) -> None:
         assert "SCAN" not in plan.replace("SCAN CONSTANT ROW", ""), (statement, plan)
     plan_conn.close()
     store.close()
+
+
+def test_postgres_reads_have_an_index_for_every_query(postgres_db: str) -> None:
+    """The same reads on PostgreSQL: with sequential scans priced out, every statement plans on an index."""
+    import psycopg
+
+    from tscontract.registry.store import PostgresRegistryStore, _PostgresConnection
+
+    statements: list[tuple[str, tuple]] = []
+
+    class Recording(_PostgresConnection):
+        def execute(self, sql: str, params: tuple | list = ()) -> Any:
+            statements.append((sql, tuple(params)))
+            return super().execute(sql, params)
+
+    class TracedPostgres(PostgresRegistryStore):
+        def _open(self) -> Any:
+            return Recording(psycopg.connect(self.db_path, autocommit=True))
+
+    store = TracedPostgres(postgres_db)
+    for n in range(1, 30):
+        store.register("big", "AVRO", evolving(n), None, always_ok)
+    statements.clear()
+    assert store.get_version("big", 7).version == 7
+    assert store.get_version("big", "latest").version == 29
+    assert store.lookup("big", "AVRO", evolving(12), None).version == 12
+    assert store.versions("big")[-1] == 29
+    store.close()
+
+    reads = [(sql, params) for sql, params in statements if sql.lstrip().upper().startswith("SELECT")]
+    assert len(reads) >= 5
+    with psycopg.connect(postgres_db, autocommit=True) as con:
+        con.execute("SET enable_seqscan = off")
+        for sql, params in reads:
+            plan = "\n".join(row[0] for row in con.execute("EXPLAIN " + sql.replace("?", "%s"), params))
+            assert "Seq Scan" not in plan, (sql, plan)
