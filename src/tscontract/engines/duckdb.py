@@ -40,7 +40,7 @@ from tscontract.engines.columns import (
     with_conversion_reason,
 )
 from tscontract.engines.duckdb_time import TimeChecks
-from tscontract.engines.relations import small_table
+from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
@@ -48,7 +48,6 @@ from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.report.model import CheckResult, ValidationReport
 
 TYPED_VIEW = "__tsc_typed"
-CATALOG_TABLE_SQL = "__tsc_catalog"
 CALIBRATION_TABLE = "__tsc_calibrations"
 
 Progress = Callable[[str], None]

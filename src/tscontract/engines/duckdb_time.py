@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, json_value, sql_string
-from tscontract.engines.relations import small_table
+from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 
@@ -113,7 +113,9 @@ class TimeChecks:
         return calendar_sql(self.contract, self.run.catalog_joined)
 
     def kind_sql(self) -> str:
-        return "coalesce(__cat_session, 'regular')" if self.run.catalog_joined else "'regular'"
+        catalog = self.run.plan.catalog
+        extended = catalog is not None and any(e.session for e in catalog.series.values())
+        return "coalesce(__cat_session, 'regular')" if self.run.catalog_joined and extended else "'regular'"
 
     def interval_sql(self) -> str:
         cadence = self.cadence_rule
@@ -180,7 +182,7 @@ class TimeChecks:
             r[0]
             for r in run.fetch(
                 f"SELECT DISTINCT {self.calendar_sql()} FROM (SELECT __cat_calendar FROM "
-                f"__tsc_catalog UNION ALL SELECT NULL AS __cat_calendar)"
+                f"{CATALOG_TABLE_SQL} UNION ALL SELECT NULL AS __cat_calendar)"
             )
             if r[0] is not None
         ]
@@ -246,19 +248,22 @@ class TimeChecks:
             f"{self.calendar_sql()} AS __cal, {self.kind_sql()} AS __kind FROM {run.typed_view} "
             f"WHERE {self.valid_sql()}"
         )
+        # the window sorts every point: it carries only narrow columns, the series' calendar and session
+        # kind are joined back onto the points kept
+        narrow = "p.__row, p.__s, p.__t, p.__i"  # (and the points kept: the same without "p.")
         if sessions and self.per_session:
             # one point per session, at the session's stamp: a point elsewhere is outside every session
             flagged = (
-                f"SELECT p.*, x.open AS __open, x.open IS NULL AS __outside FROM ({points}) p "
+                f"SELECT {narrow}, x.open AS __open, x.open IS NULL AS __outside FROM ({points}) p "
                 f"LEFT JOIN {SESSION_ROWS} x ON x.calendar = p.__cal AND x.kind = p.__kind AND x.stamp = p.__t"
             )
         elif sessions:
             flagged = (
-                f"SELECT p.*, x.open AS __open, x.open IS NULL AS __outside "
+                f"SELECT {narrow}, x.open AS __open, x.open IS NULL AS __outside "
                 f"FROM ({points}) p {self.in_session_join('p')}"
             )
         else:
-            flagged = f"SELECT *, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points})"
+            flagged = f"SELECT {narrow}, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points}) p"
         # the unit a point counts in: its session (or the whole series), none outside a session; a gap
         # counts only between two points of one unit. One lag and one lead of it say both.
         unit = (
@@ -268,13 +273,18 @@ class TimeChecks:
         same_prev = "lag(__unit) OVER w = __unit"
         fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
         keep = "" if keep_all else f" WHERE __outside OR __first OR __last OR ({fault})"
-        run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT * FROM (SELECT *, "
+        kept = (
+            f"SELECT {narrow.replace('p.', '')}, __open, __outside, __prev, __gap_us, __first, __last FROM (SELECT *, "
             f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
             f"CASE WHEN {same_prev} THEN lag(__t) OVER w END AS __prev, "
             f"CASE WHEN {same_prev} THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
             f"NOT __outside AND NOT coalesce(lead(__unit) OVER w = __unit, FALSE) AS __last "
             f"FROM ({unit}) WINDOW w AS (PARTITION BY __s ORDER BY __t))){keep}"
+        )
+        catalog = f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = k.__s" if run.catalog_joined else ""
+        run.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT k.*, {self.calendar_sql()} AS __cal, "
+            f"{self.kind_sql()} AS __kind FROM ({kept}) k{catalog}"
         )
 
     def build_units(self, sessions: bool) -> None:

@@ -18,6 +18,7 @@ import pyarrow as pa
 from tscontract.engines.columns import ident, sql_string
 
 LITERAL_ROWS = 5000  # above this many rows, an Arrow relation instead of literals
+CATALOG_TABLE_SQL = "__tsc_catalog"  # the series catalog, one row per series (``__cat_<attribute>``)
 
 
 def _text(value: Any) -> str | None:
