@@ -29,8 +29,8 @@ BOMB = "contract: x\nversion: 1.0.0\n" + "l0: &l0 [" + ", ".join(['"lol"'] * 9) 
 BOMB += "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 10))
 
 
-def with_invariant(clause: str) -> str:
-    text = OHLCV_SEED.read_text()
+def with_invariant(clause: str, text: str | None = None) -> str:
+    text = OHLCV_SEED.read_text() if text is None else text
     assert "  - volume >= 0\n" in text
     return text.replace("  - volume >= 0\n", f"  - {clause}\n", 1)
 
@@ -259,3 +259,19 @@ def test_the_library_error_counts_the_others():
         "time.bogus",
         "fields.trade_count.nullable",
     ]
+
+
+def test_cross_section_errors_are_all_reported_in_file_order():
+    """Errors between sections (an unknown key column, an invariant naming no field, an unknown
+    series column) are each reported, not only the first one met."""
+    text = OHLCV_SEED.read_text()
+    text = text.replace("key: [symbol, bar_start, revision]", "key: [symbl, bar_start, revision]", 1)
+    text = with_invariant("volumes >= 0", text)
+    text = text.replace("  - low <= open", "  - lowest <= open", 1)
+    with pytest.raises(ContractError) as info:
+        parse_contract(text, "c.yaml")
+    errors = info.value.all_errors()  # type: ignore[attr-defined]
+    assert [e.section for e in errors] == ["key[0]", "invariants[0]", "invariants[2]"], [str(e) for e in errors]
+    assert "symbl" in errors[0].message and "lowest" in errors[1].message and "volumes" in errors[2].message
+    lines = [e.location.line for e in errors]
+    assert lines == sorted(lines) and len(set(lines)) == 3

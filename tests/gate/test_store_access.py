@@ -145,3 +145,29 @@ def test_a_store_held_too_long_is_a_one_line_error(tmp_path, command):
 def test_lock_timeout_must_be_a_number_of_seconds(tmp_path):
     result = run_cli("corrections", tmp_path / "w.duckdb", "--lock-timeout", "soon")
     assert_one_line_refusal(result, "--lock-timeout", "SECONDS")
+
+
+def test_a_postgres_store_locked_too_long_is_a_one_line_error(postgres_db):
+    """Another session holding a table lock: the ingest waits --lock-timeout, then one line, exit 2."""
+    import psycopg
+
+    first = subprocess.run(
+        ingest_cmd(postgres_db, OHLCV, OHLCV / "data" / "good.csv", "--reason", "late_trades"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert first.returncode == 0, first.stderr
+    with psycopg.connect(postgres_db) as holder:
+        holder.execute("LOCK TABLE ohlcv_1m__published, tscontract_runs IN ACCESS EXCLUSIVE MODE")
+        started = time.monotonic()
+        args = ingest_cmd(postgres_db, OHLCV, OHLCV / "data" / "good.csv", "--lock-timeout", "1.5")
+        result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        waited = time.monotonic() - started
+        holder.rollback()
+    assert_one_line_refusal(result, "still in use by another session", "1.5s", "--lock-timeout", "lock timeout")
+    assert 1.5 <= waited < 45
+    # nothing of the refused run was written
+    with psycopg.connect(postgres_db) as con:
+        assert con.execute("SELECT count(*) FROM tscontract_runs").fetchone() == (1,)

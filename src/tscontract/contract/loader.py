@@ -7,9 +7,10 @@ YAML as written (:mod:`.source`), the typed model with every clause parsed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tscontract.contract.clauses import RowClause, parse_field_constraint, resolve_columns
 from tscontract.contract.grammar import ClauseSyntaxError
@@ -26,6 +27,7 @@ from tscontract.contract.units import UnitError, check_declarations, check_unit,
 from tscontract.errors import ContractError, InputError, display_path
 
 _IMPLIED_TYPES = {"revision": "int64"}
+_T = TypeVar("_T")
 
 
 def read_text(path: str | Path, what: str) -> str:
@@ -65,22 +67,40 @@ class _Checker:
         self.errors = errors
 
     def run(self, path: str) -> Contract:
+        """The checked contract; every cross-section error found, the first carrying the others.
+
+        Fields come first (every later check needs their types); each invariant, the constraints and
+        each section are then checked on their own, so one bad clause does not hide another."""
         fields = self._fields()
         contract = self.contract.model_copy(update={"fields": fields, "path": path})
         types = {name: spec.type for name, spec in fields.items()}
         written = self.tree.get("invariants") or []
+        found: list[ContractError] = []
+
+        def checked(step: Callable[[], _T]) -> _T | None:
+            try:
+                return step()
+            except ContractError as exc:
+                found.extend(e for e in exc.all_errors() if isinstance(e, ContractError))
+                return None
+
         invariants = [
-            self._resolve(
-                clause, types, ("invariants", i, "clause") if isinstance(written[i], dict) else ("invariants", i)
+            checked(
+                lambda clause=clause, i=i: self._resolve(
+                    clause, types, ("invariants", i, "clause") if isinstance(written[i], dict) else ("invariants", i)
+                )
             )
             for i, clause in enumerate(contract.invariants)
         ]
-        constraints = self._constraints(types)
-        contract = contract.model_copy(update={"invariants": invariants, "constraints": constraints})
-        self._keys(contract)
-        self._duplicates(contract)
-        self._time(contract)
-        self._units(contract)
+        constraints = checked(lambda: self._constraints(types))
+        if not found:
+            contract = contract.model_copy(update={"invariants": invariants, "constraints": constraints})
+        for step in (self._keys, self._duplicates, self._time, self._units):
+            checked(lambda step=step: step(contract))
+        if found:
+            found.sort(key=lambda e: (e.location.line, e.location.column) if e.location else (0, 0))
+            first = found[0]
+            raise ContractError(first.message, first.location, first.section, first.clause, more=found[1:])
         return contract
 
     # fields and implied provenance columns

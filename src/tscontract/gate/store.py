@@ -30,6 +30,8 @@ import re
 import tempfile
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -394,7 +396,7 @@ class DuckDBStore(Store):
 class PostgresStore(Store):
     """PostgreSQL through psycopg; batches are streamed with COPY (CSV written by DuckDB/Arrow)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, lock_timeout: float = LOCK_TIMEOUT_S) -> None:
         try:
             import psycopg
         except ImportError:
@@ -405,9 +407,33 @@ class PostgresStore(Store):
             self.con = psycopg.connect(url, autocommit=False)
         except psycopg.Error as exc:
             raise InputError(f"cannot connect to {self.description}: {str(exc).strip().splitlines()[0]}") from None
+        self.lock_timeout = lock_timeout
         with self.con.cursor() as cur:
             cur.execute("SET TIME ZONE 'UTC'")
+            # a statement waiting longer than this for a lock another session holds fails (55P03)
+            cur.execute(f"SET lock_timeout = {max(int(lock_timeout * 1000), 1)}")
         self.con.commit()
+
+    def _busy(self, exc: Exception) -> InputError | None:
+        """The one-line error for a lock wait that ran out of ``--lock-timeout``; None for other errors."""
+        if not isinstance(exc, self.psycopg.errors.LockNotAvailable):
+            return None
+        return InputError(
+            f"store {self.description} is still in use by another session after waiting "
+            f"{self.lock_timeout:g}s (--lock-timeout): {str(exc).strip().splitlines()[0]}"
+        )
+
+    @contextmanager
+    def _waiting(self) -> Iterator[None]:
+        """Statements that may wait for another session's lock: running out of time is one line."""
+        try:
+            yield
+        except Exception as exc:  # the transaction is rolled back whatever failed
+            self.con.rollback()
+            busy = self._busy(exc)
+            if busy is not None:
+                raise busy from None
+            raise
 
     def ensure_schema(self, contract: Contract) -> None:
         base = table_base(contract)
@@ -443,7 +469,7 @@ class PostgresStore(Store):
             self.con.commit()
         except self.psycopg.Error as exc:
             self.con.rollback()
-            raise InputError(
+            raise self._busy(exc) or InputError(
                 f"store {self.description} does not fit contract {contract.contract} {contract.version}: "
                 f"{str(exc).strip().splitlines()[0]}"
             ) from None
@@ -480,7 +506,7 @@ class PostgresStore(Store):
             cur.execute(f"ALTER TABLE {RUNS} ADD UNIQUE (contract, input_hash, attempt)")
 
     def prior_runs(self, contract: Contract, input_hash: str) -> list[PriorRun]:
-        with self.con.cursor() as cur:
+        with self._waiting(), self.con.cursor() as cur:
             cur.execute(_PRIOR_SQL.format(p="%s"), (contract.contract, input_hash))
             rows = cur.fetchall()
         self.con.commit()
@@ -506,7 +532,7 @@ class PostgresStore(Store):
             f"{sql_string(n)}, {_pg_instant_text('p.' + _q(n)) if f.type.kind == 'timestamp' else 'p.' + _q(n)}"
             for n, f in contract.fields.items()
         )
-        with self.con.cursor() as cur:
+        with self._waiting(), self.con.cursor() as cur:
             cur.execute(
                 f"CREATE TEMP TABLE __tsc_keys ({', '.join(f'{_q(n)} {t}' for n, t in types.items())}) ON COMMIT DROP"
             )
@@ -530,20 +556,16 @@ class PostgresStore(Store):
 
     def write(self, contract: Contract, batch: Batch) -> None:
         base = table_base(contract)
-        try:
-            with self.con.cursor() as cur:
-                self._copy_in(cur, base + "__published", batch.published)
-                self._copy_in(cur, base + "__quarantine", batch.quarantined)
-                self._copy_in(cur, CORRECTIONS, batch.corrections)
-                run = batch.run
-                cur.execute(
-                    f"INSERT INTO {RUNS} ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join(['%s'] * len(RUN_COLUMNS))})",
-                    [run[c] for c in RUN_COLUMNS],
-                )
-            self.con.commit()
-        except Exception:
-            self.con.rollback()
-            raise
+        with self._waiting(), self.con.cursor() as cur:
+            self._copy_in(cur, base + "__published", batch.published)
+            self._copy_in(cur, base + "__quarantine", batch.quarantined)
+            self._copy_in(cur, CORRECTIONS, batch.corrections)
+            run = batch.run
+            cur.execute(
+                f"INSERT INTO {RUNS} ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join(['%s'] * len(RUN_COLUMNS))})",
+                [run[c] for c in RUN_COLUMNS],
+            )
+        self.con.commit()
 
     def query(self, sql: str) -> list[tuple[Any, ...]]:
         with self.con.cursor() as cur:
@@ -557,7 +579,7 @@ class PostgresStore(Store):
             return self._read_latest(contract)
         except self.psycopg.Error as exc:
             self.con.rollback()
-            raise _misfit(self.description, contract, str(exc)) from None
+            raise self._busy(exc) or _misfit(self.description, contract, str(exc)) from None
 
     def _read_latest(self, contract: Contract) -> pa.Table:
         cols = ", ".join(_q(c) for c in contract.fields)
@@ -598,10 +620,10 @@ def open_store(spec: str, *, read_only: bool = False, lock_timeout: float = LOCK
     """``path/to/warehouse.duckdb`` or ``postgresql://user@host:port/db``.
 
     ``read_only``: the store must exist (a DuckDB file is never created). ``lock_timeout``: how long to
-    wait while another process has the DuckDB file open.
+    wait while another process has the DuckDB file open, or for a PostgreSQL lock another session holds.
     """
     if spec.startswith(("postgresql://", "postgres://")):
-        return PostgresStore(spec)
+        return PostgresStore(spec, lock_timeout=lock_timeout)
     if not spec.endswith((".duckdb", ".db")):
         raise InputError(f"a store is a .duckdb file or a postgresql:// URL, not {spec!r}")
     return DuckDBStore(spec, read_only=read_only, lock_timeout=lock_timeout)
