@@ -43,10 +43,9 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
-from run import machine  # noqa: E402
+from run import machine, section_marks, write_section  # noqa: E402
 
-START_MARK = "<!-- registry:start -->"
-END_MARK = "<!-- registry:end -->"
+START_MARK, END_MARK = section_marks("registry")
 CT = "application/vnd.schemaregistry.v1+json"
 CONNECTION_ERRORS = (ConnectionError, http.client.HTTPException, TimeoutError, OSError)
 
@@ -385,17 +384,6 @@ def section(result: dict) -> str:
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace the registry section of ``path`` (between the markers), or append it."""
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    start, end = old.find(START_MARK), old.find(END_MARK)
-    if 0 <= start < end:
-        new = old[:start] + text + old[end + len(END_MARK) :]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(new)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (default 60)")
@@ -421,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     if not args.no_write:
-        write_section(args.results, text)
+        write_section(args.results, "registry", text)
     return 0 if all(ok for _, _, ok in targets(result)) else 1
 
 

@@ -592,11 +592,32 @@ def write_results(
     ]
     # the sections of bench/scaling.py and bench/registry.py are kept, at the end
     old = path.read_text() if path.exists() else ""
-    for name in ("scaling", "registry"):
-        start, end = old.find(f"<!-- {name}:start -->"), old.find(f"<!-- {name}:end -->")
-        if 0 <= start < end:
-            text += [old[start : end + len(f"<!-- {name}:end -->")], ""]
+    for name in KEPT_SECTIONS:
+        start, end = section_marks(name)
+        first, last = old.find(start), old.find(end)
+        if 0 <= first < last:
+            text += [old[first : last + len(end)], ""]
     path.write_text("\n".join(text))
+
+
+KEPT_SECTIONS = ("scaling", "registry")  # written by bench/scaling.py and bench/registry.py
+
+
+def section_marks(name: str) -> tuple[str, str]:
+    """The HTML comments around a section another bench script keeps in RESULTS.md."""
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def write_section(path: Path, name: str, text: str) -> None:
+    """Replace section ``name`` of ``path`` (``text`` holds its marks), or append it."""
+    start, end = section_marks(name)
+    old = path.read_text() if path.exists() else "# Benchmark results\n"
+    first, last = old.find(start), old.find(end)
+    if 0 <= first < last:
+        new = old[:first] + text + old[last + len(end) :]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text + "\n"
+    path.write_text(new)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,12 +56,13 @@ from run import (  # noqa: E402
     machine,
     markdown_table,
     print_table,
+    section_marks,
     tscontract_snapshot,
+    write_section,
 )
 
 ENGINES = ("duckdb", "spark")
-START_MARK = "<!-- scaling:start -->"
-END_MARK = "<!-- scaling:end -->"
+START_MARK, END_MARK = section_marks("scaling")
 FALLBACK_BYTES_PER_ROW = 20.0  # before any file exists (bench/README.md: 10M rows, about 160 MiB)
 DISK_FACTOR = 3.0  # free space wanted per byte of Parquet: the file, and room for the engines to spill
 DISK_RESERVE = 2 * 2**30  # bytes always left free
@@ -472,17 +473,6 @@ def section(
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace the scaling section of ``path`` (between the markers), or append it."""
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    start, end = old.find(START_MARK), old.find(END_MARK)
-    if 0 <= start < end:
-        new = old[:start] + text + old[end + len(END_MARK) :]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    path.write_text(new)
-
-
 # ---------------------------------------------------------------------------- main
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -549,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print_table("validation time against rows", HEADER, table_rows(measures))
     print_table("engines agree", ["rows", "agree"], agree)
-    write_section(args.results, section(measures, agree, args, argv))
+    write_section(args.results, "scaling", section(measures, agree, args, argv))
     print(f"wrote the scaling section of {args.results}")
     return 0 if all_ok else 1
 
