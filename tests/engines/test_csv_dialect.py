@@ -96,7 +96,7 @@ def test_a_comment_character_is_only_what_the_dialect_says(tmp_path):
     assert lines[1]["symbol"] == "AAPL" and source.malformed  # rows renumbered from 1 without the skipped lines
 
 
-def test_header_is_the_first_line_names_must_be_unique_and_given(tmp_path):
+def test_header_is_the_first_line_and_names_must_be_unique(tmp_path):
     wide = CsvBuilder()
     wide.add(HEADER, row=False)
     wide.add(ROWS[0] + ",extra,fields,vendor-added")  # a wider line is a malformed row, never the header
@@ -108,7 +108,10 @@ def test_header_is_the_first_line_names_must_be_unique_and_given(tmp_path):
     ]
     for header, message in (
         (HEADER.replace("low", "close"), r"dup\.csv: column 'close' appears twice in the header \(columns 5 and 6\)"),
-        (HEADER.replace(",low,", ",,"), r"dup\.csv: column 5 of the header has no name"),
+        (
+            HEADER.replace(",low,", ",,").replace(",close,", ",column5,"),
+            r"column 'column5' appears twice in the header \(columns 5 and 6\)",
+        ),
         ('"symbol,bar_start', r"dup\.csv: the header opens a quoted value it does not close"),
     ):
         (tmp_path / "dup.csv").write_text(header + "\n" + ROWS[0] + "\n")
@@ -259,3 +262,18 @@ def test_well_formed_files_read_by_duckdb_itself_give_the_same_values(tmp_path):
     assert native_rows == statement_rows and len(native_rows) == len(ROWS)
     assert native_rows[7]["source_id"] == 'vendor-x, "feed" A' and native_rows[9]["trade_count"] is None
     assert run(path).passed
+
+
+def test_unnamed_header_columns_are_named_by_position(tmp_path):
+    """A vendor's trailing delimiters (UCI's '...;AH;;') leave columns unnamed: they are read as
+    column14, column15 (never dropped) and a contract that does not name them fails schema.strict."""
+    path = tmp_path / "trailing.csv"
+    path.write_text(HEADER + ",,\n" + "\n".join(row + ",," for row in ROWS[:3]) + "\n")
+    n = len(COLUMNS)
+    source, rows = read(path)
+    assert list(source.columns) == [*COLUMNS, f"column{n + 1}", f"column{n + 2}"]
+    assert len(rows) == 3 and all(r.get("__tsc_malformed") is None and r[f"column{n + 1}"] in (None, "") for r in rows)
+    done = run_cli("validate", CONTRACT, path, "--now", NOW, "--format", "json")
+    assert done.returncode == 1, done.stderr
+    strict = next(c for c in json.loads(done.stdout)["checks"] if c["id"] == "schema.strict")
+    assert strict["status"] == "failed" and f"column{n + 1}" in json.dumps(strict)

@@ -282,25 +282,20 @@ AIR = VENDORS / "air_quality"
 def test_air_quality_semicolons_decimal_commas_sentinels_and_the_rome_clock(tmp_path):
     code, report = validate(AIR, "AirQualityUCI.csv")
     assert (code, report["rows"], failed(report)) == (0, 145, {})  # 2026-10-22 18:00 to 10-28 17:00, 02:00 twice
-    # the header line (read without a header) and the three empty lines at the end: dropped, counted
-    assert report["conversion"]["rows_read"] == 149
-    assert report["conversion"]["dropped"] == [
-        {"id": "mapping.filter", "clause": "column1 IS NOT NULL AND column1 <> 'Date'", "rows": 4}
-    ]
+    # the header names 15 of 17 columns (column16, column17 by position, dropped by the mapping); the
+    # three empty lines at the end: dropped, counted
+    assert report["conversion"]["rows_read"] == 148
+    assert report["conversion"]["dropped"] == [{"id": "mapping.filter", "clause": "Date IS NOT NULL", "rows": 3}]
     code, result, query = ingest(tmp_path, AIR, "AirQualityUCI.csv")
     assert (code, result["rows_in"], result["published"], result["quarantined"], result["dropped"]) == (
         0,
-        149,
+        148,
         145,
         0,
-        4,
+        3,
     )
     run = json.loads(query("SELECT checks FROM tscontract_runs")[0][0])
-    assert run["mapping.filter"] == {
-        "status": "dropped",
-        "failed_rows": 4,
-        "clause": "column1 IS NOT NULL AND column1 <> 'Date'",
-    }
+    assert run["mapping.filter"] == {"status": "dropped", "failed_rows": 3, "clause": "Date IS NOT NULL"}
     rows = query(
         "SELECT strftime(ts, '%Y-%m-%dT%H:%MZ'), co_mg_m3, nmhc_ug_m3, c6h6_ug_m3, t_degc, ah_g_m3 "
         "FROM air_quality_hourly WHERE ts BETWEEN '2026-10-24 22:00:00+00' AND '2026-10-25 02:00:00+00' ORDER BY ts"
@@ -326,19 +321,19 @@ def test_air_quality_defects_are_caught(tmp_path):
     assert code == 1
     assert failed(report) == {"field.ts.type": 1, "field.t_degc.type": 1, "invariants[1]": 1, "time.cadence": 1}
     assert [(e["row"], e["reason"]) for e in examples(report, "field.ts.type")] == [
-        (5, "'31/09/2026 21.00.00' does not match '%d/%m/%Y %H.%M.%S'")  # September has 30 days
+        (4, "'31/09/2026 21.00.00' does not match '%d/%m/%Y %H.%M.%S'")  # September has 30 days; data row 4
     ]
     assert [(e["row"], e["t_degc"], e["reason"]) for e in examples(report, "field.t_degc.type")] == [
-        (7, "18.0", "'18.0' has '.' where the mapping's decimal separator is ','")
+        (6, "18.0", "'18.0' has '.' where the mapping's decimal separator is ','")
     ]
     assert examples(report, "invariants[1]")[0]["rh_percent"] == "-999"  # a sentinel the mapping does not list
     code, result, _ = ingest(tmp_path, AIR, "bad/AirQualityUCI.csv")
     assert (code, result["rows_in"], result["published"], result["quarantined"], result["dropped"]) == (
         1,
-        26,
+        25,
         21,
         3,
-        2,
+        1,
     )
 
 

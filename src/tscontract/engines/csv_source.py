@@ -4,8 +4,8 @@ Both engines hand over the same thing, the files' lines (``__tsc_file``, ``__tsc
 from 1, ``__tsc_text`` without its line break), and from there one set of statements,
 run on DuckDB or generated for Spark, does the rest:
 
-1. the header is the first line, split by the dialect's grammar; empty or repeated names
-   are an input error;
+1. the header is the first line, split by the dialect's grammar; a column it leaves
+   unnamed is named by its position (``column16``), a repeated name is an input error;
 2. each line is split into fields (``string_split`` where it holds no quote); a line
    that leaves a quoted value open is continued by the next (records are assembled only
    when a file has such a line);
@@ -102,10 +102,11 @@ class CsvLayout:
             raise InputError(f"{shown}: {what} is not valid CSV: text follows the closing quote of a value")
         if not self.dialect.header:
             return [f"column{i}" for i in range(1, len(names) + 1)]
+        # a column the header leaves unnamed (a vendor's trailing ';;') is named by its position, as
+        # in a file without a header: never silently dropped, and unknown to a contract unless mapped
+        names = [name if name else f"column{i}" for i, name in enumerate(names, 1)]
         seen: dict[str, int] = {}
         for i, name in enumerate(names, 1):
-            if name is None or name == "":
-                raise InputError(f"{shown}: column {i} of the header has no name")
             if name in seen:
                 raise InputError(f"{shown}: column {name!r} appears twice in the header (columns {seen[name]} and {i})")
             if name.startswith(_RESERVED):
