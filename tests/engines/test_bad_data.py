@@ -56,6 +56,10 @@ def test_parquet_string_that_is_not_utf8_is_an_input_error(ohlcv_table, tmp_path
     bad.write_bytes(bytes(data))
     line = input_error(capsys, "validate", CONTRACT, bad, *OPTIONS)
     assert line.startswith(f"error: cannot read {bad}: ") and "not valid UTF8" in line
+    # profile meets the same page in its own queries: the same one line
+    line = input_error(capsys, "profile", CONTRACT, bad, "--out", tmp_path / "bounds.yaml")
+    assert line.startswith(f"error: cannot read {bad}: ") and "not valid UTF8" in line
+    assert not (tmp_path / "bounds.yaml").exists()
 
 
 def test_parquet_page_that_does_not_decompress_is_an_input_error(ohlcv_table, tmp_path, capsys):

@@ -30,6 +30,7 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
+from tscontract.contract.sql_checks import bound_to
 from tscontract.engines.columns import (
     ColumnSQL,
     column_sql,
@@ -146,6 +147,20 @@ class ValidationRun:
             examples=examples or [],
             message=message,
         )
+
+    def judged(self, check: Check, failed: int, examples: list[dict[str, Any]], message: str | None = None) -> None:
+        """A check ``failed`` rows fail: failed, unless its ``max_failing`` share of the batch tolerates them.
+
+        Either way the report keeps the failing rows' count, examples and share of the batch."""
+        share = check.params.get("max_failing")
+        if share is None:
+            self.result(check, "failed", failed, examples, message)
+            return
+        ratio = Decimal(failed) / Decimal(self.rows) if self.rows else Decimal(1)
+        tolerated = ratio <= share.ratio
+        said = f"{failed} of {self.rows} rows ({float(ratio) * 100:.4g}%) fail; at most {share.text} may"
+        status = "passed" if tolerated else "failed"
+        self.result(check, status, failed, examples, f"{message}; {said}" if message else said)
 
     def missing(self, check: Check) -> list[str]:
         return [c for c in check.columns if c in self.columns and not self.columns[c].present]
@@ -341,7 +356,7 @@ class ValidationRun:
             message = None
             if check.kind == "type" and self.columns[check.columns[0]].schema_problem:
                 message = self.columns[check.columns[0]].schema_problem
-            self.result(check, "failed", n, self.row_examples(check, i), message)
+            self.judged(check, n, self.row_examples(check, i), message)
 
     def keep_failing(self, checks: list[tuple[Check, str]], view: str) -> None:
         """``__tsc_failing``: the rows of ``view`` failing any of ``checks``, a flag ``__f<i>`` per check.
@@ -417,6 +432,13 @@ class ValidationRun:
                 )
             elif check.kind == "session":
                 parts.append(f"SELECT __row, {label} FROM __tsc_points WHERE __outside")
+            elif check.kind == "unique":
+                value = self.columns[check.columns[0]].typed
+                table = self.unique_table(check)
+                parts.append(
+                    f"SELECT s.__row, {label} FROM (SELECT __row, {value} AS __u FROM {SOURCE_VIEW}) s "
+                    f"JOIN {table} d ON d.__u = s.__u"
+                )
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {' UNION ALL '.join(parts)}")
 
     # ------------------------------------------------------------------ schema
@@ -511,7 +533,80 @@ class ValidationRun:
             found.setdefault(tuple(r[:-2]), []).append(int(r[-2]))
         return found
 
+    def unique_table(self, check: Check) -> str:
+        return f"__tsc_uniq_{list(self.contract.fields).index(check.columns[0])}"
+
+    def unique_check(self, check: Check) -> None:
+        """``unique: true`` on a column: no value (nulls aside) on two rows; examples name the rows."""
+        name = check.columns[0]
+        if self.missing(check):
+            self.result(check, "error", message=f"column {name} missing; see schema.columns")
+            return
+        self.progress(f"unique values of {name}")
+        table = self.unique_table(check)
+        value = self.columns[name].typed
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT __u, count(*) AS n FROM "
+            f"(SELECT {value} AS __u FROM {SOURCE_VIEW}) s WHERE __u IS NOT NULL GROUP BY __u HAVING count(*) > 1"
+        )
+        total = self.fetch(f"SELECT coalesce(sum(n), 0), count(*) FROM {table}")[0]
+        if not total[0]:
+            self.result(check, "passed")
+            return
+        shown = self.fetch(f"SELECT __u, n FROM {table} ORDER BY __u LIMIT {self.limit}")
+        numbered = (
+            SOURCE_VIEW
+            if self.source.has_row_number
+            else f"(SELECT row_number() OVER () AS __row, * FROM {SOURCE_VIEW})"
+        )
+        rows: dict[Any, list[int]] = {}
+        for r in self.fetch(
+            f"SELECT __u, __row FROM (SELECT s.__u, s.__row, row_number() OVER (PARTITION BY s.__u ORDER BY s.__row) "
+            f"AS __k FROM (SELECT __row, {value} AS __u FROM {numbered}) s JOIN "
+            f"(SELECT __u FROM {table} ORDER BY __u LIMIT {self.limit}) d ON d.__u = s.__u) WHERE __k <= 5 "
+            "ORDER BY __u, __row"
+        ):
+            rows.setdefault(r[0], []).append(int(r[1]))
+        examples = [{"rows": rows.get(v, []), name: json_value(v), "count": int(n)} for v, n in shown]
+        self.judged(check, int(total[0]), examples, f"{total[1]} value(s) of {name} appear more than once")
+
     # ------------------------------------------------------------------ batch checks
+    def row_count_check(self, check: Check) -> None:
+        bounds = self.contract.row_count
+        assert bounds is not None
+        low = bounds.min if bounds.min is not None else 0
+        if low <= self.rows and (bounds.max is None or self.rows <= bounds.max):
+            self.result(check, "passed")
+            return
+        limit = f"at least {bounds.min}" if self.rows < low else f"at most {bounds.max}"
+        self.result(check, "failed", 0, [{"rows": self.rows}], f"the batch has {self.rows} rows; {limit} expected")
+
+    def sql_check(self, check: Check) -> None:
+        """The contract's query over the typed view; its one value must meet the check's expectation."""
+        rule = check.params["rule"]
+        self.progress(f"SQL check {rule.name}")
+        try:
+            found = self.fetch(bound_to(check.params["query"], TYPED_VIEW))
+        except InputError:
+            raise
+        except Exception as exc:  # the engine refused the query (unknown column, type): the check cannot run
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self.result(check, "error", message=f"the query failed: {first}")
+            return
+        if len(found) != 1 or len(found[0]) != 1:
+            self.result(check, "error", message=f"the query returned {len(found)} row(s); it must return one value")
+            return
+        value = found[0][0]
+        if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+            self.result(check, "error", message=f"the query returned {value!r}, not a number")
+            return
+        number = Decimal(str(value))
+        if rule.holds(number):
+            self.result(check, "passed", examples=[{"value": json_value(value)}])
+            return
+        message = f"the query returned {json_value(value)}; {rule.expectation()}"
+        self.result(check, "failed", 0, [{"value": json_value(value)}], message)
+
     def plausibility_sql(self, check: Check) -> str:
         name = check.params["field"]
         return f"{ident(name)} NOT BETWEEN {ident(f'__b_{name}_low')} AND {ident(f'__b_{name}_high')}"
@@ -567,12 +662,18 @@ class ValidationRun:
         for check in self.plan.of_scope("window"):
             if check.kind == "unique_key":
                 self.key_check(check)
+            elif check.kind == "unique":
+                self.unique_check(check)
         time_checks = [c for c in self.plan.checks if c.kind in ("cadence", "session", "completeness", "freshness")]
         if time_checks:
             TimeChecks(self).execute(time_checks)
         for check in self.plan.of_scope("batch"):
             if check.kind == "scale_shift":
                 self.scale_check(check)
+            elif check.kind == "row_count":
+                self.row_count_check(check)
+            elif check.kind == "sql_check":
+                self.sql_check(check)
         for check in self.plan.checks:
             if check.id not in self.results:
                 self.result(check, "error", message=f"no step of the {self.engine} engine ran this check")
@@ -663,28 +764,31 @@ def profile(
         if name not in contract.fields or not contract.fields[name].type.is_numeric:
             raise InputError(f"cannot profile {name!r}: not a numeric field of {contract.contract}")
     con = connect()
-    if mapping is not None:
-        from tscontract.gate.staging import stage_source
+    try:
+        if mapping is not None:
+            from tscontract.gate.staging import stage_source
 
-        data, _ = stage_source(con, data, contract, catalog, mapping)
-    run = ValidationRun(build_plan(contract, catalog), data, None, 0, None, con=con)
-    run.register_catalog()
-    run.create_typed_view()
-    for name in (*chosen, series):
-        if not run.columns[name].present:
-            raise InputError(f"the history has no column {name!r}")
-    profiles: dict[str, dict[str, SeriesProfile]] = {}
-    for name in chosen:
-        f = ident(name)
-        rows = run.fetch(
-            f"SELECT {ident(series)}, count({f}), quantile_disc({f}, 0.01), quantile_disc({f}, 0.5), "
-            f"quantile_disc({f}, 0.99), quantile_disc(abs({f}), 0.5) FROM {TYPED_VIEW} "
-            f"WHERE NOT {ident('__tf_' + name)} AND {f} IS NOT NULL AND {ident(series)} IS NOT NULL "
-            "GROUP BY 1 ORDER BY 1"
-        )
-        profiles[name] = {str(r[0]): SeriesProfile(int(r[1]), *(Decimal(str(v)) for v in r[2:])) for r in rows}
-    total = run.fetch(f"SELECT count(*) FROM {TYPED_VIEW}")[0][0]
-    run.con.close()
+            data, _ = stage_source(con, data, contract, catalog, mapping)
+        run = ValidationRun(build_plan(contract, catalog), data, None, 0, None, con=con)
+        with reading_errors(data):  # a corrupt page met by the profile's queries: an input error
+            run.register_catalog()
+            run.create_typed_view()
+            for name in (*chosen, series):
+                if not run.columns[name].present:
+                    raise InputError(f"the history has no column {name!r}")
+            profiles: dict[str, dict[str, SeriesProfile]] = {}
+            for name in chosen:
+                f = ident(name)
+                rows = run.fetch(
+                    f"SELECT {ident(series)}, count({f}), quantile_disc({f}, 0.01), quantile_disc({f}, 0.5), "
+                    f"quantile_disc({f}, 0.99), quantile_disc(abs({f}), 0.5) FROM {TYPED_VIEW} "
+                    f"WHERE NOT {ident('__tf_' + name)} AND {f} IS NOT NULL AND {ident(series)} IS NOT NULL "
+                    "GROUP BY 1 ORDER BY 1"
+                )
+                profiles[name] = {str(r[0]): SeriesProfile(int(r[1]), *(Decimal(str(v)) for v in r[2:])) for r in rows}
+            total = run.fetch(f"SELECT count(*) FROM {TYPED_VIEW}")[0][0]
+    finally:
+        con.close()
     return Bounds(
         contract=contract.contract,
         version=contract.version,
