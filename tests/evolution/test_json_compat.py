@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 from jsonschema import Draft202012Validator, FormatChecker
@@ -210,3 +211,37 @@ def test_enum_only_writer_checked_against_reader_type():
         "/properties/side/type: values [None] are not of type ['string']"
     ]
     assert check_read(nullable, old) == []
+
+
+def test_refs_are_followed_and_open_content_narrowing_breaks():
+    """A type change inside a $ref'd definition and additionalProperties true -> schema both break (witnesses)."""
+    old = {
+        "type": "object",
+        "properties": {"px": {"$ref": "#/definitions/price"}},
+        "definitions": {"price": {"type": "string"}},
+    }
+    new = copy.deepcopy(old)
+    new["definitions"]["price"]["type"] = "number"
+    assert [str(i) for i in check_read(json.dumps(new), json.dumps(old))] == [
+        "/properties/px/type: type ['string'] -> ['number']"
+    ]
+    witness = {"px": "1.5"}
+    assert Draft202012Validator(old).is_valid(witness) and not Draft202012Validator(new).is_valid(witness)
+    narrowed = {**old, "additionalProperties": {"type": "number"}}
+    reasons = [str(i) for i in check_read(json.dumps(narrowed), json.dumps(old))]
+    assert reasons and reasons[0].startswith("/additionalProperties: additionalProperties narrowed")
+    witness = {"px": "1.5", "venue": "XNAS"}
+    assert Draft202012Validator(old).is_valid(witness) and not Draft202012Validator(narrowed).is_valid(witness)
+
+
+@pytest.mark.parametrize(
+    ("reader", "message"),
+    [
+        ({"$ref": "#/definitions/missing"}, "$ref '#/definitions/missing' does not resolve"),
+        ({"$ref": "other.json#/x"}, "only local references"),
+        ({"properties": ["px"]}, "not a valid JSON Schema"),
+    ],
+)
+def test_unreadable_schema_is_one_value_error(reader, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_read(json.dumps(reader), json.dumps({"type": "object"}))

@@ -45,8 +45,8 @@ CASES = [
     (
         "remove_field_not_reserved",
         variant("optional int64 volume = 4;", ""),
-        "/Bar/fields/4: field volume = 4 removed but number not reserved",
         None,
+        "/Bar/fields/4: field volume = 4 removed but number not reserved",
     ),
     (
         "remove_field_number_only_reserved",
@@ -105,8 +105,8 @@ CASES = [
     (
         "field_number_moved",
         variant("optional string close = 3;", "reserved 3; optional string close = 9;"),
-        "/Bar/fields/9: field close number 3 -> 9",
         None,
+        "/Bar/fields/9: field close number 3 -> 9",
     ),
     (
         "repeated_to_singular",
@@ -131,8 +131,9 @@ CASES = [
         variant("optional Side side = 5;\n  enum Side {", "optional Way side = 5;\n  enum Way {").replace(
             "SIDE_UNSPECIFIED", "WAY_UNSPECIFIED"
         ),
+        # a field's named type changing is a break, as in Confluent's checker (FIELD_NAMED_TYPE_CHANGED)
+        "/Bar/fields/5/type: enum type ts.bar.v1.Bar.Side -> ts.bar.v1.Bar.Way",
         None,
-        "enum renamed ts.bar.v1.Bar.Side -> ts.bar.v1.Bar.Way",
     ),
     ("enum_value_removed", variant("SELL = 2;", "reserved 2;"), None, "enum value SELL removed"),
     (
@@ -177,8 +178,11 @@ def test_direction_decides_which_side_must_reserve():
     assert check("FULL", added, [OLD], "protobuf").compatible
     removed = variant("optional int64 volume = 4;", "")
     result = check("FULL", removed, [OLD], "protobuf")
-    assert not result.compatible
-    assert "olds[0] (old reads new): /Bar/fields/4: field volume = 4 removed but number not reserved" in result.reasons
+    # removing a field is wire-compatible (language guide); not reserving its number is a warning
+    assert result.compatible
+    assert "olds[0] (old reads new): /Bar/fields/4: field volume = 4 removed but number not reserved" in result.warnings
+    re_added = check("FULL", OLD, [removed], "protobuf")  # the new side adds it back: nothing to reserve
+    assert re_added.compatible and not any("not reserved" in w for w in re_added.warnings)
 
 
 def test_protoc_refuses_invalid_text():

@@ -9,6 +9,11 @@ read with ``reader``. Beyond the specification, and on purpose:
   millisecond count as microseconds).
 * Named types match by unqualified name or a reader alias (as the spec says);
   a namespace change is reported as a warning.
+
+A logical type the specification does not define, or one on the wrong underlying
+type (``date`` on a ``string``, ``decimal`` without a valid precision), is ignored:
+the schema resolves as its underlying type ("Language implementations must ignore
+unknown logical types when reading, and should use the underlying Avro type").
 """
 
 from __future__ import annotations
@@ -27,6 +32,51 @@ _PROMOTIONS = {
     "string": {"bytes"},
     "bytes": {"string"},
 }
+
+
+# logical type -> the underlying types it may annotate (Avro 1.12 specification, "Logical Types")
+_LOGICAL = {
+    "decimal": {"bytes", "fixed"},
+    "big-decimal": {"bytes"},
+    "uuid": {"string", "fixed"},
+    "date": {"int"},
+    "time-millis": {"int"},
+    "time-micros": {"long"},
+    "timestamp-millis": {"long"},
+    "timestamp-micros": {"long"},
+    "timestamp-nanos": {"long"},
+    "local-timestamp-millis": {"long"},
+    "local-timestamp-micros": {"long"},
+    "local-timestamp-nanos": {"long"},
+    "duration": {"fixed"},
+}
+
+
+def _valid_logical(node: dict[str, Any]) -> bool:
+    """Is ``node``'s logicalType one the specification defines, on a type it may annotate?"""
+    logical, kind = node.get("logicalType"), node["type"]
+    if kind not in _LOGICAL.get(logical, ()):
+        return False
+    if logical == "decimal":
+        precision, scale = node.get("precision"), node.get("scale", 0)
+        if not isinstance(precision, int) or isinstance(precision, bool) or precision < 1:
+            return False
+        if not isinstance(scale, int) or isinstance(scale, bool) or not 0 <= scale <= precision:
+            return False
+        if kind == "fixed" and precision > int((8 * node.get("size", 0) - 1) * 0.3010299956639812):
+            return False  # more digits than the fixed size holds
+    if logical == "uuid" and kind == "fixed":
+        return node.get("size") == 16
+    if logical == "duration":
+        return node.get("size") == 12
+    return True
+
+
+def _plain(node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` without an unknown or invalid logical type (ignored, per the specification)."""
+    if "logicalType" in node and not _valid_logical(node):
+        return {k: v for k, v in node.items() if k not in ("logicalType", "precision", "scale")}
+    return node
 
 
 class _Schema:
@@ -53,7 +103,7 @@ class _Schema:
         if isinstance(kind, list | dict):  # {"type": {...}} wraps another schema
             return self._walk(kind, namespace)
         if kind in _PRIMITIVES:
-            return dict(node)
+            return _plain(dict(node))
         if kind in ("array", "map"):
             key = "items" if kind == "array" else "values"
             return {"type": kind, key: self._walk(node[key], namespace)}
@@ -61,7 +111,7 @@ class _Schema:
             return {"type": "ref", "fullname": self._fullname(kind, namespace)}
         fullname = self._fullname(node["name"], node.get("namespace", namespace))
         inner_namespace = fullname.rpartition(".")[0]
-        out = dict(node)
+        out = _plain(dict(node))
         out["fullname"] = fullname
         out["aliases"] = [self._fullname(a, inner_namespace) for a in node.get("aliases", [])]
         self.names[fullname] = out
@@ -126,6 +176,8 @@ class _Resolver:
 
     def _resolve_plain(self, r: dict, w: dict, path: str) -> list[Issue]:
         rk, wk = r["type"], w["type"]
+        if rk != wk and r.get("logicalType") == w.get("logicalType") == "decimal":
+            return [Issue(path, f"{_describe(w)} stored as {wk} -> {rk}: a bytes and a fixed decimal do not resolve")]
         if rk != wk and rk not in _PROMOTIONS.get(wk, ()):
             return [Issue(path, f"type {_describe(w)} -> {_describe(r)} does not resolve")]
         issues = self._logical(r, w, path)

@@ -1,21 +1,36 @@
-"""JSON Schema containment for the subset ``export jsonschema`` emits.
+"""JSON Schema containment: is every instance valid under ``writer`` valid under ``reader``?
 
 ``check_read(reader, writer)`` lists why a record valid under ``writer`` might
-be invalid under ``reader`` (BACKWARD: reader = new, writer = old). The subset:
-a closed object (``additionalProperties: false``), ``properties``, ``required``,
-``type``, ``enum``, ``const``, ``pattern``, ``format``, numeric and length
-bounds, and ``allOf`` clauses (each clause of the reader must be one of the
-writer's, compared without annotations, local ``$ref`` inlined). Any other
-validating keyword of the reader (``anyOf``, ``if``/``then``, ``not`` ...) must equal the writer's, since
-containment of arbitrary subschemas is not decided here: a changed one is
-reported, never passed silently. Annotations (``description``, ``$comment``,
-``title``, ``$id``, ``$schema``, ``examples``, ``default``) are ignored.
+be invalid under ``reader`` (BACKWARD: reader = new, writer = old). The check is
+sound, not complete: a finding means containment is not proven, never a pass
+that is not one. Handled (drafts 4 to 2020-12):
+
+* ``type`` (``integer`` within ``number``), ``enum``/``const`` (a writer with a
+  finite value set is checked value by value against the reader);
+* numbers: ``minimum``/``maximum``/``exclusive*`` (draft-4 booleans too), ``multipleOf``
+  (the reader's must divide the writer's); strings: ``minLength``/``maxLength``,
+  ``pattern`` and ``format`` (must be unchanged);
+* objects: ``properties``, ``patternProperties``, ``additionalProperties`` and
+  ``unevaluatedProperties`` (open, closed and partially open content), ``required``,
+  ``min``/``maxProperties``, ``propertyNames``, ``dependencies``/``dependentRequired``/``dependentSchemas``;
+* arrays: ``items`` (one schema or a tuple), ``prefixItems``, ``additionalItems``,
+  ``unevaluatedItems``, ``min``/``maxItems``, ``uniqueItems``, ``contains``/``min``/``maxContains``;
+* ``allOf`` (writer clauses merged; each reader clause must hold), ``anyOf``/``oneOf``
+  (each writer branch inside some reader branch; for ``oneOf`` the other reader
+  branches must be provably disjoint from it, by type or value), ``not``;
+* local ``$ref`` (any ``#/...`` pointer, recursion included) followed on both sides.
+
+Any other validating keyword of the reader (``if``/``then``, ``contentSchema`` ...)
+must equal the writer's. Annotations are ignored.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from fractions import Fraction
 from typing import Any
+from urllib.parse import unquote
 
 from tscontract.evolution.modes import Issue
 
@@ -24,7 +39,10 @@ _ANNOTATIONS = {
     "$comment",
     "title",
     "$id",
+    "id",
     "$schema",
+    "$anchor",
+    "$vocabulary",
     "examples",
     "default",
     "deprecated",
@@ -32,34 +50,54 @@ _ANNOTATIONS = {
     "writeOnly",
     "$defs",
     "definitions",
+    "contentMediaType",
+    "contentEncoding",
 }
-_HANDLED = {
-    "allOf",
-    "type",
-    "enum",
-    "const",
-    "pattern",
-    "format",
+_NUMERIC = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+_STRING = {"minLength", "maxLength", "pattern", "format"}
+_OBJECT = {
     "properties",
-    "required",
+    "patternProperties",
     "additionalProperties",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
+    "unevaluatedProperties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "dependencies",
+    "dependentRequired",
+    "dependentSchemas",
 }
-_LOWER = ("minimum", "exclusiveMinimum", "minLength")  # the reader's bound may only go down
-_UPPER = ("maximum", "exclusiveMaximum", "maxLength")  # ... or up
+_ARRAY = {
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+}
+_HANDLED = _NUMERIC | _STRING | _OBJECT | _ARRAY | {"type", "enum", "const", "allOf", "anyOf", "oneOf", "not", "$ref"}
+# the keywords ``_accepts`` evaluates; a reader with any other one accepts no value provably
+_VALIDATED = {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+_VALIDATED |= {"minLength", "maxLength", "pattern", "required", "properties", "patternProperties"}
+_VALIDATED |= {"additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties"}
+_VALIDATED |= {"items", "prefixItems", "additionalItems", "unevaluatedItems", "minItems", "maxItems", "uniqueItems"}
+_VALIDATED |= {"allOf", "anyOf", "oneOf", "not", "$ref"}
+_ALL_TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
 _MISSING = object()
 
 
-def _types(schema: dict[str, Any]) -> set[str] | None:
-    kind = schema.get("type")
-    if kind is None:
-        return None
-    return {kind} if isinstance(kind, str) else set(kind)
+def _strip(node: Any) -> Any:
+    """``node`` without annotations, for comparing subschemas whatever their comments say."""
+    if isinstance(node, dict):
+        return {k: _strip(v) for k, v in node.items() if k not in _ANNOTATIONS}
+    if isinstance(node, list):
+        return [_strip(v) for v in node]
+    return node
 
 
 def _json_type(value: Any) -> str:
@@ -72,6 +110,26 @@ def _json_type(value: Any) -> str:
     return {float: "number", str: "string", list: "array", dict: "object"}.get(type(value), "unknown")
 
 
+def _types(schema: dict[str, Any]) -> frozenset[str] | None:
+    kind = schema.get("type")
+    if kind is None:
+        return None
+    return frozenset({kind} if isinstance(kind, str) else kind)
+
+
+def _widen(types: frozenset[str]) -> frozenset[str]:
+    return types | {"integer"} if "number" in types else types
+
+
+def _possible(schema: dict[str, Any]) -> frozenset[str]:
+    """The JSON types an instance of ``schema`` may have (all when ``type`` is absent)."""
+    values = _values(schema)
+    if values is not None:
+        return frozenset(_json_type(v) for v in values)
+    types = _types(schema)
+    return _widen(types) if types is not None else _ALL_TYPES
+
+
 def _values(schema: dict[str, Any]) -> list[Any] | None:
     """The finite set of values the schema allows (``const``/``enum``), or None."""
     if "const" in schema:
@@ -81,124 +139,548 @@ def _values(schema: dict[str, Any]) -> list[Any] | None:
     return None
 
 
-def _compare(reader: Any, writer: Any, path: str) -> list[Issue]:
-    if reader is True or reader == {}:
-        return []
-    if writer is False:
-        return []
-    if reader is False:
-        return [Issue(path, "schema became false")]
-    if writer is True:
-        writer = {}
-    issues: list[Issue] = []
-    writer_values = _values(writer)
+def _lower(schema: dict[str, Any]) -> tuple[Any, bool] | None:
+    """The lower bound ``(value, exclusive)`` of a number schema, or None."""
+    bounds = []
+    if "minimum" in schema:
+        bounds.append((schema["minimum"], schema.get("exclusiveMinimum") is True))
+    if isinstance(schema.get("exclusiveMinimum"), int | float) and not isinstance(schema["exclusiveMinimum"], bool):
+        bounds.append((schema["exclusiveMinimum"], True))
+    return max(bounds, key=lambda b: (b[0], b[1])) if bounds else None
 
-    reader_types, writer_types = _types(reader), _types(writer)
-    if reader_types is not None:
-        if writer_types is None and writer_values is None:
-            issues.append(Issue(f"{path}/type", f"type constrained to {sorted(reader_types)}"))
-        elif writer_types is not None:
-            widened = reader_types | ({"integer"} if "number" in reader_types else set())
-            lost = sorted(writer_types - widened)
-            if lost:
-                issues.append(Issue(f"{path}/type", f"type {sorted(writer_types)} -> {sorted(reader_types)}"))
-        else:  # the writer allows only listed values: each must have one of the reader's types
-            widened = reader_types | ({"integer"} if "number" in reader_types else set())
-            lost = [v for v in writer_values or [] if _json_type(v) not in widened]
-            if lost:
-                issues.append(Issue(f"{path}/type", f"values {lost} are not of type {sorted(reader_types)}"))
 
-    reader_values = _values(reader)
-    if reader_values is not None:
-        if writer_values is None:
-            issues.append(Issue(f"{path}/enum", f"values restricted to {reader_values}"))
-        else:
-            dropped = [v for v in writer_values if v not in reader_values]
-            if dropped:
-                keyword = "const" if "const" in reader else "enum"
-                issues.append(Issue(f"{path}/{keyword}", f"{keyword} narrowed: {dropped} no longer allowed"))
+def _upper(schema: dict[str, Any]) -> tuple[Any, bool] | None:
+    bounds = []
+    if "maximum" in schema:
+        bounds.append((schema["maximum"], schema.get("exclusiveMaximum") is True))
+    if isinstance(schema.get("exclusiveMaximum"), int | float) and not isinstance(schema["exclusiveMaximum"], bool):
+        bounds.append((schema["exclusiveMaximum"], True))
+    return min(bounds, key=lambda b: (b[0], not b[1])) if bounds else None
 
-    for keyword in ("pattern", "format"):
-        if keyword in reader and reader[keyword] != writer.get(keyword, _MISSING):
-            before = writer.get(keyword, "none")
-            issues.append(Issue(f"{path}/{keyword}", f"{keyword} changed: {before!r} -> {reader[keyword]!r}"))
 
-    for keyword in _LOWER + _UPPER:
-        if keyword not in reader:
+def _fraction(value: Any) -> Fraction:
+    return Fraction(str(value))
+
+
+def _dependencies(schema: dict[str, Any]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """``(dependentRequired, dependentSchemas)``, draft-7 ``dependencies`` split into both."""
+    required = {k: list(v) for k, v in schema.get("dependentRequired", {}).items()}
+    schemas = dict(schema.get("dependentSchemas", {}))
+    for name, dep in schema.get("dependencies", {}).items():
+        (required if isinstance(dep, list) else schemas)[name] = dep
+    return required, schemas
+
+
+def _tuple(schema: dict[str, Any], reader: bool = False) -> tuple[list[Any], Any]:
+    """An array schema as ``(positional item schemas, schema of the items after them)``.
+
+    A reader's ``additionalItems`` without ``items`` is applied to every item (drafts
+    2019-09 and earlier ignore it there; Confluent applies it; refusing is the safe side).
+    """
+    if "prefixItems" in schema:
+        return list(schema["prefixItems"]), schema.get("items", schema.get("unevaluatedItems", True))
+    items = schema.get("items", _MISSING)
+    if isinstance(items, list):
+        return items, schema.get("additionalItems", schema.get("unevaluatedItems", True))
+    if items is _MISSING:
+        rest = schema.get("additionalItems", True) if reader else True
+        return [], rest if rest is not True else schema.get("unevaluatedItems", True)
+    return [], items
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """An over-approximation of ``a`` AND ``b`` as one schema (a kept keyword may be dropped: sound for a writer)."""
+    out = dict(a)
+    for key, value in b.items():
+        if key not in out or key in _ANNOTATIONS:
+            out.setdefault(key, value)
+        elif out[key] == value:
             continue
-        before = writer.get(keyword)
-        if before is None or (before < reader[keyword] if keyword in _LOWER else before > reader[keyword]):
-            issues.append(Issue(f"{path}/{keyword}", f"{keyword} narrowed: {before} -> {reader[keyword]}"))
-
-    writer_all = [_strip(item) for item in writer.get("allOf", [])]
-    for index, item in enumerate(reader.get("allOf", [])):
-        if _strip(item) not in writer_all:
-            label = item.get("$comment", "").removeprefix("tscontract check ") if isinstance(item, dict) else ""
-            issues.append(Issue(f"{path}/allOf/{index}", f"new or changed clause {label or json.dumps(item)}"))
-
-    if "properties" in reader or "required" in reader or "additionalProperties" in reader:
-        issues += _object(reader, writer, path)
-
-    for keyword in sorted(set(reader) - _HANDLED - _ANNOTATIONS):
-        if reader[keyword] != writer.get(keyword, _MISSING):
-            issues.append(Issue(f"{path}/{keyword}", f"{keyword} changed (containment not proven)"))
-    return issues
-
-
-def _object(reader: dict[str, Any], writer: dict[str, Any], path: str) -> list[Issue]:
-    issues = []
-    reader_props, writer_props = reader.get("properties", {}), writer.get("properties", {})
-    reader_closed = reader.get("additionalProperties", True) is False
-    writer_closed = writer.get("additionalProperties", True) is False
-    for name, writer_schema in writer_props.items():
-        prop_path = f"{path}/properties/{name}"
-        if name in reader_props:
-            issues += _compare(reader_props[name], writer_schema, prop_path)
-        elif reader_closed:
-            issues.append(Issue(prop_path, "property removed while additionalProperties is false"))
-        elif isinstance(reader.get("additionalProperties"), dict):
-            issues += _compare(reader["additionalProperties"], writer_schema, prop_path)
-    for name, reader_schema in reader_props.items():
-        if name not in writer_props and not writer_closed:
-            issues += _compare(reader_schema, True, f"{path}/properties/{name}")
-    if reader_closed and not writer_closed:
-        issues.append(Issue(f"{path}/additionalProperties", "additionalProperties became false"))
-    writer_required = set(writer.get("required", []))
-    for name in reader.get("required", []):
-        if name not in writer_required:
-            issues.append(Issue(f"{path}/required/{name}", f"{name} became required"))
-    return issues
+        elif key == "properties":
+            props = dict(out[key])
+            for name, sub in value.items():
+                props[name] = {"allOf": [props[name], sub]} if name in props else sub
+            out[key] = props
+        elif key == "required":
+            out[key] = list(dict.fromkeys([*out[key], *value]))
+        elif key == "type":
+            out[key] = sorted(_widen(_types(out) or _ALL_TYPES) & _widen(_types(b) or _ALL_TYPES))
+        elif key in ("enum", "const"):
+            kept = [v for v in (_values(out) or []) if v in (_values(b) or [])]
+            out.pop("const", None)
+            out["enum"] = kept
+        elif key in ("minimum", "minLength", "minItems", "minProperties", "minContains"):
+            out[key] = max(out[key], value)
+        elif key in ("maximum", "maxLength", "maxItems", "maxProperties", "maxContains"):
+            out[key] = min(out[key], value)
+        elif key in ("additionalProperties", "unevaluatedProperties") and value is False:
+            out[key] = False
+    return out
 
 
-def _strip(node: Any) -> Any:
-    """``node`` without annotations, for comparing clauses whatever their comments say."""
-    if isinstance(node, dict):
-        return {k: _strip(v) for k, v in node.items() if k not in _ANNOTATIONS}
-    if isinstance(node, list):
-        return [_strip(v) for v in node]
-    return node
+class _Checker:
+    def __init__(self, reader_root: Any, writer_root: Any) -> None:
+        self.roots = {"reader": reader_root, "writer": writer_root}
+        self.active: set[tuple[int, int]] = set()
+        self.clauses: list[list[Any]] = []  # the writer's own allOf clauses, innermost comparison last
 
-
-def _inline(node: Any, defs: dict[str, Any], depth: int = 0) -> Any:
-    """Replace local ``{"$ref": "#/$defs/x"}`` by the definition, so a changed definition is a changed clause."""
-    if isinstance(node, list):
-        return [_inline(v, defs, depth) for v in node]
-    if not isinstance(node, dict):
+    # -- references and normal form -------------------------------------------------------
+    def _pointer(self, side: str, ref: str) -> Any:
+        if not ref.startswith("#"):
+            raise ValueError(f"$ref {ref!r}: only local references (#/...) are supported")
+        node = self.roots[side]
+        for token in [t for t in unquote(ref[1:]).split("/") if t]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            try:
+                node = node[int(token)] if isinstance(node, list) else node[token]
+            except (KeyError, IndexError, ValueError, TypeError):
+                raise ValueError(f"$ref {ref!r} does not resolve") from None
         return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs and depth < 8:
-        rest = {k: v for k, v in node.items() if k != "$ref"}
-        return {**_inline(defs[ref[8:]], defs, depth + 1), **_inline(rest, defs, depth)}
-    return {k: _inline(v, defs, depth) for k, v in node.items()}
+
+    def _deref(self, node: Any, side: str) -> Any:
+        for _ in range(64):
+            if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+                return node
+            target = self._pointer(side, node["$ref"])
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            if any(k not in _ANNOTATIONS for k in rest):
+                return {"allOf": [target, *rest.pop("allOf", [])], **rest}
+            node = target
+        raise ValueError(f"$ref cycle without a schema: {node.get('$ref')!r}")
+
+    def _flatten(self, node: Any) -> Any:
+        """The writer with its ``allOf`` clauses (and their ``$ref``) merged into one schema."""
+        node = self._deref(node, "writer")
+        if not isinstance(node, dict) or "allOf" not in node:
+            return node
+        out = {k: v for k, v in node.items() if k != "allOf"}
+        for clause in node["allOf"]:
+            clause = self._flatten(clause)
+            if clause is False:
+                return False
+            if isinstance(clause, dict):
+                out = _merge(out, clause)
+        return out
+
+    def _alternatives(self, w: dict[str, Any], split_types: bool) -> list[Any]:
+        """The writer as a union of simpler schemas: its anyOf/oneOf branches, or one per type."""
+        for key in ("anyOf", "oneOf"):
+            if key in w:
+                base = {k: v for k, v in w.items() if k != key}
+                out = []
+                for branch in w[key]:
+                    branch = self._flatten(branch)
+                    if branch is False:
+                        continue
+                    merged = self._flatten({"allOf": [base, branch]}) if branch is not True else base
+                    out += self._alternatives(merged, split_types) if isinstance(merged, dict) else [merged]
+                return out
+        types = _types(w)
+        if split_types and types is not None and len(types) > 1 and _values(w) is None:
+            return [{**w, "type": t} for t in sorted(types)]
+        return [w]
+
+    # -- containment ------------------------------------------------------------------------
+    def compare(self, r: Any, w: Any, path: str) -> list[Issue]:
+        key = (id(r), id(w))
+        if key in self.active:  # recursive schemas: assume the pair holds (coinduction)
+            return []
+        self.active.add(key)
+        try:
+            raw = self._deref(w, "writer")
+            clauses = raw.get("allOf", []) if isinstance(raw, dict) else []
+            self.clauses.append([self._canon(c, "writer") for c in clauses])
+            return self._compare(self._deref(r, "reader"), self._flatten(w), path)
+        finally:
+            self.clauses.pop()
+            self.active.discard(key)
+
+    def _canon(self, node: Any, side: str, depth: int = 0) -> Any:
+        """``node`` with local ``$ref`` inlined (4 levels) and annotations dropped, to compare clauses as text."""
+        if isinstance(node, list):
+            return [self._canon(v, side, depth) for v in node]
+        if not isinstance(node, dict):
+            return node
+        if isinstance(node.get("$ref"), str) and depth < 4:
+            try:
+                node = self._deref(node, side)
+            except ValueError:
+                return _strip(node)
+            depth += 1
+        return {k: self._canon(v, side, depth) for k, v in node.items() if k not in _ANNOTATIONS}
+
+    def _compare(self, r: Any, w: Any, path: str) -> list[Issue]:
+        if r is True or (isinstance(r, dict) and not _strip(r)) or w is False:
+            return []
+        if r is False:
+            return [Issue(path, "schema became false")]
+        if w is True:
+            w = {}
+        if not isinstance(r, dict) or not isinstance(w, dict):
+            raise ValueError(f"{path or '/'}: not a JSON Schema: {r!r}")
+        if "$ref" not in json.dumps(r) and _strip(r) == _strip(w):
+            return []
+        split = any(k in r for k in ("anyOf", "oneOf"))
+        alternatives = self._alternatives(w, split)
+        if len(alternatives) != 1 or alternatives[0] is not w:
+            issues: list[Issue] = []
+            for alternative in alternatives:
+                issues += self.compare(r, alternative, path)
+            return list(dict.fromkeys(issues))
+        values = _values(w)
+        if values is not None:
+            return self._values_in(r, w, [v for v in values if self._accepts(w, v, "writer")], path)
+        return self._schema(r, w, path)
+
+    def _values_in(self, r: dict[str, Any], w: dict[str, Any], values: list[Any], path: str) -> list[Issue]:
+        if "format" in r and r["format"] != w.get("format"):
+            return [Issue(f"{path}/format", f"format changed: {w.get('format', 'none')!r} -> {r['format']!r}")]
+        reader_types = _types(r)
+        if reader_types is not None:
+            lost = [v for v in values if _json_type(v) not in _widen(reader_types)]
+            if lost:
+                return [Issue(f"{path}/type", f"values {lost} are not of type {sorted(reader_types)}")]
+        rejected = [v for v in values if not self._accepts(r, v, "reader")]
+        if rejected:
+            keyword = "const" if "const" in r else "enum" if "enum" in r else "values"
+            if keyword == "values":
+                return [Issue(path, f"values {rejected} no longer valid")]
+            return [Issue(f"{path}/{keyword}", f"{keyword} narrowed: {rejected} no longer allowed")]
+        return []
+
+    def _schema(self, r: dict[str, Any], w: dict[str, Any], path: str) -> list[Issue]:
+        issues: list[Issue] = []
+        issues += self._type(r, w, path)
+        reader_values = _values(r)
+        if reader_values is not None:
+            issues.append(Issue(f"{path}/enum", f"values restricted to {reader_values}"))
+        possible = _possible(w)
+        if possible & {"integer", "number"}:
+            issues += self._numeric(r, w, path, possible)
+        if "string" in possible:
+            issues += self._string(r, w, path)
+        if "object" in possible:
+            issues += self._object(r, w, path)
+        if "array" in possible:
+            issues += self._array(r, w, path)
+        writer_clauses = self.clauses[-1] if self.clauses else []
+        for index, clause in enumerate(r.get("allOf", [])):
+            if writer_clauses and self._canon(clause, "reader") in writer_clauses:
+                continue  # the same clause (refs resolved) holds on the writer
+            found = self.compare(clause, w, f"{path}/allOf/{index}")
+            if found:
+                label = clause.get("$comment", "").removeprefix("tscontract check ") if isinstance(clause, dict) else ""
+                detail = found[0].message
+                issues.append(Issue(f"{path}/allOf/{index}", f"new or changed clause {label or detail}".rstrip()))
+        for keyword in ("anyOf", "oneOf"):
+            if keyword in r:
+                issues += self._union(r[keyword], w, f"{path}/{keyword}", keyword == "oneOf")
+        if "not" in r:
+            issues += self._not(r["not"], w, f"{path}/not")
+        for keyword in sorted(set(r) - _HANDLED - _ANNOTATIONS):  # compared as text, refs resolved
+            if keyword not in w or self._canon(r[keyword], "reader") != self._canon(w[keyword], "writer"):
+                issues.append(Issue(f"{path}/{keyword}", f"{keyword} changed (containment not proven)"))
+        return issues
+
+    def _type(self, r: dict[str, Any], w: dict[str, Any], path: str) -> list[Issue]:
+        reader_types = _types(r)
+        if reader_types is None:
+            return []
+        writer_types = _types(w)
+        if writer_types is None:
+            return [Issue(f"{path}/type", f"type constrained to {sorted(reader_types)}")]
+        lost = sorted(writer_types - _widen(reader_types))
+        if lost and not (lost == ["number"] and "integer" in reader_types and w.get("multipleOf") == 1):
+            return [Issue(f"{path}/type", f"type {sorted(writer_types)} -> {sorted(reader_types)}")]
+        return []
+
+    def _numeric(self, r: dict[str, Any], w: dict[str, Any], path: str, possible: frozenset[str]) -> list[Issue]:
+        issues = []
+        r_low, w_low = _lower(r), _lower(w)
+        if r_low is not None and (
+            w_low is None or w_low[0] < r_low[0] or (w_low[0] == r_low[0] and r_low[1] > w_low[1])
+        ):
+            keyword = "exclusiveMinimum" if r_low[1] and "minimum" not in r else "minimum"
+            before = None if w_low is None else w_low[0]
+            issues.append(Issue(f"{path}/{keyword}", f"{keyword} narrowed: {before} -> {r_low[0]}"))
+        r_up, w_up = _upper(r), _upper(w)
+        if r_up is not None and (w_up is None or w_up[0] > r_up[0] or (w_up[0] == r_up[0] and r_up[1] > w_up[1])):
+            keyword = "exclusiveMaximum" if r_up[1] and "maximum" not in r else "maximum"
+            before = None if w_up is None else w_up[0]
+            issues.append(Issue(f"{path}/{keyword}", f"{keyword} narrowed: {before} -> {r_up[0]}"))
+        if "multipleOf" in r:
+            step = _fraction(r["multipleOf"])
+            if "multipleOf" in w:
+                ok = (_fraction(w["multipleOf"]) / step).denominator == 1
+            else:
+                ok = possible <= {"integer"} and (1 / step).denominator == 1
+            if not ok:
+                issues.append(Issue(f"{path}/multipleOf", f"multipleOf {w.get('multipleOf')} -> {r['multipleOf']}"))
+        return issues
+
+    def _string(self, r: dict[str, Any], w: dict[str, Any], path: str) -> list[Issue]:
+        issues = []
+        if "minLength" in r and w.get("minLength", 0) < r["minLength"]:
+            issues.append(Issue(f"{path}/minLength", f"minLength narrowed: {w.get('minLength')} -> {r['minLength']}"))
+        if "maxLength" in r and ("maxLength" not in w or w["maxLength"] > r["maxLength"]):
+            issues.append(Issue(f"{path}/maxLength", f"maxLength narrowed: {w.get('maxLength')} -> {r['maxLength']}"))
+        for keyword in ("pattern", "format"):
+            if keyword in r and r[keyword] != w.get(keyword, _MISSING):
+                before = w.get(keyword, "none")
+                issues.append(Issue(f"{path}/{keyword}", f"{keyword} changed: {before!r} -> {r[keyword]!r}"))
+        return issues
+
+    # -- objects ----------------------------------------------------------------------------
+    @staticmethod
+    def _rest(schema: dict[str, Any]) -> Any:
+        """The schema of properties neither named nor matched by a pattern."""
+        return schema.get("additionalProperties", schema.get("unevaluatedProperties", True))
+
+    def _for_name(self, schema: dict[str, Any], name: str) -> list[Any]:
+        """The subschemas a property called ``name`` must satisfy."""
+        matched = [s for p, s in schema.get("patternProperties", {}).items() if re.search(p, name)]
+        if name in schema.get("properties", {}):
+            return [schema["properties"][name], *matched]
+        return matched or [self._rest(schema)]
+
+    def _object(self, r: dict[str, Any], w: dict[str, Any], path: str) -> list[Issue]:
+        issues = []
+        r_props, w_props = r.get("properties", {}), w.get("properties", {})
+        r_patterns, w_patterns = r.get("patternProperties", {}), w.get("patternProperties", {})
+        r_rest, w_rest = self._rest(r), self._rest(w)
+        for name, w_schema in w_props.items():
+            prop_path = f"{path}/properties/{name}"
+            if w_schema is False or self._flatten(w_schema) is False:
+                continue
+            for r_schema in self._for_name(r, name):
+                if r_schema is False and name not in r_props:
+                    issues.append(Issue(prop_path, "property removed while additionalProperties is false"))
+                else:
+                    patterns = self._patterns(w, name)
+                    issues += self.compare(
+                        r_schema, {"allOf": [w_schema, *patterns]} if patterns else w_schema, prop_path
+                    )
+        for name, r_schema in r_props.items():
+            if name not in w_props:
+                w_schemas = self._for_name(w, name)
+                w_schema = w_schemas[0] if len(w_schemas) == 1 else {"allOf": w_schemas}
+                issues += self.compare(r_schema, w_schema, f"{path}/properties/{name}")
+        for pattern, r_schema in r_patterns.items():
+            pattern_path = f"{path}/patternProperties/{pattern}"
+            if pattern in w_patterns:
+                issues += self.compare(r_schema, w_patterns[pattern], pattern_path)
+            elif w_rest is not False:
+                issues += self.compare(r_schema, w_rest, pattern_path)
+        if r_rest is not True:
+            for pattern, w_schema in w_patterns.items():
+                if pattern not in r_patterns:
+                    issues += self.compare(r_rest, w_schema, f"{path}/patternProperties/{pattern}")
+            found = self.compare(r_rest, w_rest, f"{path}/additionalProperties")
+            if found and r_rest is False:
+                issues.append(Issue(f"{path}/additionalProperties", "additionalProperties became false"))
+            elif found:
+                issues.append(Issue(f"{path}/additionalProperties", f"additionalProperties narrowed: {found[0]}"))
+        w_required = set(w.get("required", []))
+        for name in r.get("required", []):
+            if name not in w_required:
+                issues.append(Issue(f"{path}/required/{name}", f"{name} became required"))
+        if "minProperties" in r and w.get("minProperties", 0) < r["minProperties"]:
+            before = w.get("minProperties")
+            issues.append(Issue(f"{path}/minProperties", f"minProperties narrowed: {before} -> {r['minProperties']}"))
+        if "maxProperties" in r and ("maxProperties" not in w or w["maxProperties"] > r["maxProperties"]):
+            before = w.get("maxProperties")
+            issues.append(Issue(f"{path}/maxProperties", f"maxProperties narrowed: {before} -> {r['maxProperties']}"))
+        if "propertyNames" in r:
+            issues += self._property_names(r["propertyNames"], w, f"{path}/propertyNames")
+        issues += self._dependencies(r, w, path)
+        return issues
+
+    def _patterns(self, schema: dict[str, Any], name: str) -> list[Any]:
+        return [s for p, s in schema.get("patternProperties", {}).items() if re.search(p, name)]
+
+    def _property_names(self, r_names: Any, w: dict[str, Any], path: str) -> list[Issue]:
+        if "propertyNames" in w:
+            return self.compare(r_names, w["propertyNames"], path)
+        if self._rest(w) is False and not w.get("patternProperties"):
+            rejected = [n for n in w.get("properties", {}) if not self._accepts(r_names, n, "reader")]
+            return [Issue(path, f"property names {rejected} no longer allowed")] if rejected else []
+        return [Issue(path, "propertyNames constrained")]
+
+    def _dependencies(self, r: dict[str, Any], w: dict[str, Any], path: str) -> list[Issue]:
+        issues = []
+        r_required, r_schemas = _dependencies(r)
+        w_required, w_schemas = _dependencies(w)
+        always = set(w.get("required", []))
+        for name, needed in r_required.items():
+            missing = [n for n in needed if n not in always and n not in w_required.get(name, [])]
+            if missing:
+                issues.append(Issue(f"{path}/dependentRequired/{name}", f"{name} now requires {missing}"))
+        for name, r_schema in r_schemas.items():
+            dep_path = f"{path}/dependentSchemas/{name}"
+            if name in w_schemas and not self.compare(r_schema, w_schemas[name], dep_path):
+                continue
+            found = self.compare(r_schema, w, dep_path)
+            if found:
+                issues.append(Issue(dep_path, f"dependent schema for {name} added or narrowed: {found[0].message}"))
+        return issues
+
+    # -- arrays -----------------------------------------------------------------------------
+    def _array(self, r: dict[str, Any], w: dict[str, Any], path: str) -> list[Issue]:
+        issues = []
+        r_prefix, r_rest = _tuple(r, reader=True)
+        w_prefix, w_rest = _tuple(w)
+        for index in range(max(len(r_prefix), len(w_prefix)) + 1):
+            r_item = r_prefix[index] if index < len(r_prefix) else r_rest
+            w_item = w_prefix[index] if index < len(w_prefix) else w_rest
+            if index == max(len(r_prefix), len(w_prefix)):
+                label = "items" if "prefixItems" in r or not r_prefix else "additionalItems"
+                item_path = f"{path}/{label}"
+            else:
+                item_path = f"{path}/{'prefixItems' if 'prefixItems' in r else 'items'}/{index}"
+            if index < int(w.get("maxItems", 1 << 30)):
+                issues += self.compare(r_item, w_item, item_path)
+        if "minItems" in r and w.get("minItems", 0) < r["minItems"]:
+            issues.append(Issue(f"{path}/minItems", f"minItems narrowed: {w.get('minItems')} -> {r['minItems']}"))
+        if "maxItems" in r and ("maxItems" not in w or w["maxItems"] > r["maxItems"]):
+            w_max = len(w_prefix) if w_rest is False else None
+            if w_max is None or w_max > r["maxItems"]:
+                issues.append(Issue(f"{path}/maxItems", f"maxItems narrowed: {w.get('maxItems')} -> {r['maxItems']}"))
+        if r.get("uniqueItems") is True and w.get("uniqueItems") is not True:
+            issues.append(Issue(f"{path}/uniqueItems", "items must now be unique"))
+        if "contains" in r:
+            r_min, w_min = r.get("minContains", 1), w.get("minContains", 1)
+            if r_min > 0:
+                if "contains" not in w:
+                    issues.append(Issue(f"{path}/contains", "contains added"))
+                else:
+                    issues += self.compare(r["contains"], w["contains"], f"{path}/contains")
+                    if w_min < r_min:
+                        issues.append(Issue(f"{path}/minContains", f"minContains narrowed: {w_min} -> {r_min}"))
+            if "maxContains" in r and ("contains" not in w or w.get("maxContains", 1 << 30) > r["maxContains"]):
+                issues.append(Issue(f"{path}/maxContains", f"maxContains narrowed -> {r['maxContains']}"))
+        return issues
+
+    # -- combinators ------------------------------------------------------------------------
+    def _union(self, branches: list[Any], w: dict[str, Any], path: str, exclusive: bool) -> list[Issue]:
+        first: list[Issue] | None = None
+        for index, branch in enumerate(branches):
+            found = self.compare(branch, w, f"{path}/{index}")
+            if not found:
+                if exclusive:
+                    overlapping = [j for j, other in enumerate(branches) if j != index and not self._disjoint(other, w)]
+                    if overlapping:
+                        return [Issue(path, f"oneOf branches {overlapping} may also match (not provably disjoint)")]
+                return []
+            first = first if first is not None else found
+        keyword = "oneOf" if exclusive else "anyOf"
+        detail = f" ({first[0]})" if first else ""
+        return [Issue(path, f"writer matches no {keyword} branch{detail}")]
+
+    def _disjoint(self, r: Any, w: dict[str, Any]) -> bool:
+        """Provably no instance valid under both (by type, or by the writer's finite values)."""
+        r = self._deref(r, "reader")
+        if r is False:
+            return True
+        if not isinstance(r, dict):
+            return False
+        values = _values(w)
+        if values is not None:
+            return not any(self._accepts(r, v, "reader") for v in values)
+        r_possible = _possible(r) if ("type" in r or _values(r) is not None) else None
+        if r_possible is not None and not (r_possible & _possible(w)):
+            return True
+        r_values = _values(r)
+        if r_values is not None:
+            return not any(self._accepts(w, v, "writer") for v in r_values)
+        for name in set(r.get("required", [])) & set(w.get("properties", {})):
+            r_prop = self._deref(r.get("properties", {}).get(name, True), "reader")
+            w_prop = self._flatten(w["properties"][name])
+            required = name in w.get("required", [])
+            if required and isinstance(r_prop, dict) and isinstance(w_prop, dict) and self._disjoint(r_prop, w_prop):
+                return True
+        return False
+
+    def _not(self, r_not: Any, w: dict[str, Any], path: str) -> list[Issue]:
+        if "not" in w:  # not M within not N  <=>  N within M
+            if not self._swap_compare(w["not"], r_not, path):
+                return []
+            return [Issue(path, "not widened")]
+        if self._disjoint(r_not, w):
+            return []
+        return [Issue(path, "not added or changed: writer instances may match it")]
+
+    def _swap_compare(self, reader_side: Any, writer_side: Any, path: str) -> list[Issue]:
+        """Compare with the documents' roles swapped (inside ``not``, the writer's schema reads)."""
+        swapped = _Checker(self.roots["writer"], self.roots["reader"])
+        return swapped.compare(reader_side, writer_side, path)
+
+    # -- a single value ---------------------------------------------------------------------
+    def _accepts(self, schema: Any, value: Any, side: str, depth: int = 0) -> bool:
+        """Does ``value`` validate under ``schema``? Unknown keywords count as not accepting."""
+        schema = self._deref(schema, side)
+        if schema is True or schema is False or depth > 32:
+            return schema is not False
+        if not isinstance(schema, dict):
+            return False
+        kind = _json_type(value)
+        types = _types(schema)
+        if types is not None and kind not in _widen(types):
+            return False
+        values = _values(schema)
+        if values is not None and not any(value == v and _json_type(v) == kind for v in values):
+            return False
+        if kind in ("integer", "number"):
+            low, up = _lower(schema), _upper(schema)
+            if low is not None and (value < low[0] or (low[1] and value == low[0])):
+                return False
+            if up is not None and (value > up[0] or (up[1] and value == up[0])):
+                return False
+            if "multipleOf" in schema and (_fraction(value) / _fraction(schema["multipleOf"])).denominator != 1:
+                return False
+        if kind == "string":
+            if len(value) < schema.get("minLength", 0) or len(value) > schema.get("maxLength", len(value)):
+                return False
+            if "pattern" in schema and not re.search(schema["pattern"], value):
+                return False
+            if "format" in schema and side == "reader":
+                return False  # formats are not validated here: not proven
+        if kind == "object":
+            if any(name not in value for name in schema.get("required", [])):
+                return False
+            if not schema.get("minProperties", 0) <= len(value) <= schema.get("maxProperties", len(value)):
+                return False
+            for name, item in value.items():
+                if not all(self._accepts(s, item, side, depth + 1) for s in self._for_name(schema, name)):
+                    return False
+        if kind == "array":
+            if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+                return False
+            if schema.get("uniqueItems") is True and len({json.dumps(v, sort_keys=True) for v in value}) < len(value):
+                return False
+            prefix, rest = _tuple(schema)
+            for index, item in enumerate(value):
+                if not self._accepts(prefix[index] if index < len(prefix) else rest, item, side, depth + 1):
+                    return False
+        if not all(self._accepts(c, value, side, depth + 1) for c in schema.get("allOf", [])):
+            return False
+        if "anyOf" in schema and not any(self._accepts(c, value, side, depth + 1) for c in schema["anyOf"]):
+            return False
+        if "oneOf" in schema and sum(self._accepts(c, value, side, depth + 1) for c in schema["oneOf"]) != 1:
+            return False
+        if "not" in schema and self._accepts(schema["not"], value, side, depth + 1):
+            return False
+        return side == "writer" or all(k in _VALIDATED or k in _ANNOTATIONS for k in schema)
 
 
 def _load(text: str | dict) -> Any:
-    schema = json.loads(text) if isinstance(text, str) else text
-    defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
-    return _inline(schema, defs)
+    return json.loads(text) if isinstance(text, str) else text
 
 
 def check_read(reader: str, writer: str, reader_is_new: bool = True) -> list[Issue]:
     """Why a record valid under JSON Schema ``writer`` may be rejected by ``reader`` (empty: never)."""
     del reader_is_new  # containment depends only on which side validates
-    return _compare(_load(reader), _load(writer), "")
+    reader_root, writer_root = _load(reader), _load(writer)
+    try:
+        return _Checker(reader_root, writer_root).compare(reader_root, writer_root, "")
+    except (TypeError, AttributeError, KeyError, re.error, RecursionError) as exc:
+        raise ValueError(f"not a valid JSON Schema ({type(exc).__name__}: {exc})") from None

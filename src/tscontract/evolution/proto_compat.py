@@ -2,14 +2,20 @@
 
 Both texts are compiled with grpcio-tools' protoc to a ``FileDescriptorSet``;
 messages are paired by full name (or, when each file has exactly one top-level
-message, with each other: a rename is wire-compatible and reported as a warning)
-and their fields by number.
+message in the same package, with each other: a rename is wire-compatible and
+reported as a warning) and their fields by number. The rules follow the language
+guide's "Updating A Message Type" and Confluent Schema Registry's Protobuf checker.
 
-Errors: a number kept with a wire-incompatible type; repeated <-> singular; a
-number or name that collides with the other side's ``reserved``; a field removed
-from the new schema whose number is not ``reserved`` there. Warnings: renames
-(message, enum, field), presence changes, varint/fixed changes within one wire
-type (sign and width caveats), string <-> bytes, a removed name not reserved.
+Errors: a changed ``package``; a number kept with a wire-incompatible type or a
+different message/enum type; repeated <-> singular for numbers and enums
+(packed encoding); a proto2 ``required`` field added or removed, or its label
+changed; a number or name that collides with the other side's ``reserved``;
+fields moved into a oneof that already had members, several fields moved into
+one new oneof, oneofs merged, a oneof member deleted. Warnings: a field removed
+without reserving its number (a later version may reuse it), a field moved to
+another number, renames (message, enum, field), presence changes, varint/fixed
+changes within one wire type (sign and width caveats), string <-> bytes,
+singular <-> repeated for string, bytes and messages, a removed name not reserved.
 """
 
 from __future__ import annotations
@@ -69,8 +75,11 @@ class _Index:
         self.messages: dict[str, descriptor_pb2.DescriptorProto] = {}
         self.enums: dict[str, descriptor_pb2.EnumDescriptorProto] = {}
         self.top: list[str] = []
+        self.package = ""
         for file in fds.file:
             prefix = f".{file.package}" if file.package else ""
+            if file.name == "schema.proto":
+                self.package = file.package
             for message in file.message_type:
                 if file.name == "schema.proto":  # imports (well-known types) are indexed, not compared
                     self.top.append(f"{prefix}.{message.name}")
@@ -89,6 +98,37 @@ class _Index:
 
 def _reserved(message: descriptor_pb2.DescriptorProto, number: int) -> bool:
     return any(r.start <= number < r.end for r in message.reserved_range)  # end is exclusive in descriptors
+
+
+def _oneof(field: descriptor_pb2.FieldDescriptorProto, message: descriptor_pb2.DescriptorProto) -> str | None:
+    """The name of the real (not proto3-``optional`` synthetic) oneof holding ``field``, or None."""
+    if field.HasField("oneof_index") and not field.proto3_optional:
+        return message.oneof_decl[field.oneof_index].name
+    return None
+
+
+def _oneof_moves(new: descriptor_pb2.DescriptorProto, old: descriptor_pb2.DescriptorProto, path: str) -> list[Issue]:
+    """Oneof membership changes that make old data read differently (a set member clears the others)."""
+    issues = []
+    old_fields = {f.number: f for f in old.field}
+    new_fields = {f.number: f for f in new.field}
+    groups: dict[str, list[int]] = {}
+    for number, field in new_fields.items():
+        name = _oneof(field, new)
+        if name is not None and number in old_fields:
+            groups.setdefault(name, []).append(number)
+    for name, numbers in groups.items():
+        sources = {_oneof(old_fields[n], old) for n in numbers}
+        top = [n for n in numbers if _oneof(old_fields[n], old) is None]
+        if len(sources - {None}) > 1 or (top and sources - {None}):
+            issues.append(Issue(f"{path}/oneofs/{name}", f"fields {sorted(numbers)} moved into existing oneof {name}"))
+        elif len(top) > 1:
+            issues.append(Issue(f"{path}/oneofs/{name}", f"several fields {sorted(top)} moved into new oneof {name}"))
+    for number, field in old_fields.items():
+        name = _oneof(field, old)
+        if name is not None and number not in new_fields and field.name not in {f.name for f in new.field}:
+            issues.append(Issue(f"{path}/fields/{number}", f"field {field.name} = {number} removed from oneof {name}"))
+    return issues
 
 
 def _presence(field: descriptor_pb2.FieldDescriptorProto, message: descriptor_pb2.DescriptorProto) -> str:
@@ -120,11 +160,13 @@ class _Comparer:
             field_path = f"{path}/fields/{number}"
             new_field = new_fields.get(number)
             if new_field is None:
+                if old_field.label == _F.LABEL_REQUIRED:
+                    issues.append(Issue(field_path, f"required field {old_field.name} = {number} removed"))
                 if old_field.name in {f.name for f in new.field}:
                     continue  # reported below as a number change of that name
                 if not _reserved(new, number):
                     issues.append(
-                        Issue(field_path, f"field {old_field.name} = {number} removed but number not reserved")
+                        Issue(field_path, f"field {old_field.name} = {number} removed but number not reserved", True)
                     )
                 if old_field.name not in new.reserved_name:
                     issues.append(Issue(field_path, f"field {old_field.name} removed but name not reserved", True))
@@ -141,14 +183,18 @@ class _Comparer:
             issues.append(Issue(f"{path}/reserved", f"reserved name(s) {dropped_names} no longer reserved", True))
         for number, new_field in new_fields.items():
             field_path = f"{path}/fields/{number}"
+            if number not in old_fields and new_field.label == _F.LABEL_REQUIRED:
+                issues.append(Issue(field_path, f"required field {new_field.name} = {number} added"))
             if number not in old_fields and _reserved(old, number):
                 issues.append(Issue(field_path, f"field {new_field.name} reuses number {number} reserved in old"))
             if new_field.name in old.reserved_name:
                 issues.append(Issue(field_path, f"field {new_field.name} reuses name reserved in old"))
             old_same_name = next((f for f in old.field if f.name == new_field.name and f.number != number), None)
             if old_same_name is not None:
-                issues.append(Issue(field_path, f"field {new_field.name} number {old_same_name.number} -> {number}"))
-        return issues
+                issues.append(
+                    Issue(field_path, f"field {new_field.name} number {old_same_name.number} -> {number}", True)
+                )
+        return issues + _oneof_moves(new, old, path)
 
     def field(self, new_field, old_field, new_msg, old_msg, path: str) -> list[Issue]:
         issues = []
@@ -172,10 +218,15 @@ class _Comparer:
                     True,
                 )
             )
-        if new_type == old_type == "message":
-            issues += self.message(new_field.type_name, old_field.type_name, f"{path}/type")
-        elif new_type == old_type == "enum":
-            issues += self.enum(new_field.type_name, old_field.type_name, f"{path}/type")
+        if new_type == old_type and new_type in ("message", "enum"):
+            if new_field.type_name.rpartition(".")[2] != old_field.type_name.rpartition(".")[2]:
+                issues.append(
+                    Issue(f"{path}/type", f"{new_type} type {old_field.type_name[1:]} -> {new_field.type_name[1:]}")
+                )
+            elif new_type == "message":
+                issues += self.message(new_field.type_name, old_field.type_name, f"{path}/type")
+            else:
+                issues += self.enum(new_field.type_name, old_field.type_name, f"{path}/type")
         elif new_type != old_type:
             issues.append(
                 Issue(
@@ -187,8 +238,12 @@ class _Comparer:
                 )
             )
         old_presence, new_presence = _presence(old_field, old_msg), _presence(new_field, new_msg)
-        if (old_presence == "repeated") != (new_presence == "repeated"):
-            issues.append(Issue(f"{path}/label", f"{old_presence} -> {new_presence}"))
+        if (old_field.label == _F.LABEL_REQUIRED) != (new_field.label == _F.LABEL_REQUIRED):
+            issues.append(Issue(f"{path}/label", f"{old_presence} -> {new_presence} (required changed)"))
+        elif (old_presence == "repeated") != (new_presence == "repeated"):
+            # length-delimited values read the same as one element or the last of several; numbers are packed
+            lenient = new_type in ("string", "bytes", "message")
+            issues.append(Issue(f"{path}/label", f"{old_presence} -> {new_presence}", lenient))
         elif old_presence != new_presence:
             issues.append(Issue(f"{path}/label", f"presence {old_presence} -> {new_presence}", True))
         return issues
@@ -226,8 +281,10 @@ def compare(new: str, old: str) -> list[Issue]:
     new_index, old_index = _Index(compile_proto(new)), _Index(compile_proto(old))
     comparer = _Comparer(new_index, old_index)
     issues: list[Issue] = []
+    if new_index.package != old_index.package:
+        issues.append(Issue("/", f"package {old_index.package or '(none)'} -> {new_index.package or '(none)'}"))
     pairs = [(name, name) for name in old_index.top if name in new_index.messages]
-    if not pairs and len(new_index.top) == len(old_index.top) == 1:
+    if not pairs and len(new_index.top) == len(old_index.top) == 1 and not issues:
         pairs = [(new_index.top[0], old_index.top[0])]
     for new_name, old_name in pairs:
         issues += comparer.message(new_name, old_name, f"/{old_name.rpartition('.')[2]}")
