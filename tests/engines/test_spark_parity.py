@@ -315,3 +315,23 @@ def test_coverage_sessions_daily_bars_local_days_and_freshness_clocks(spark, tmp
     skipped = {datetime(2026, 11, 1, 6, 5 * n, tzinfo=UTC) for n in range(12)}
     report = assert_same(contract, cov.readings(tmp_path, start, end, skipped), catalog=catalog)
     assert {c["id"]: c["status"] for c in report["checks"]}["completeness"] == "failed"
+
+
+def test_rules_regex_unique_row_count_thresholds_and_sql_checks(spark, tmp_path):
+    """Issue 14's rules give the same report on both engines: a regex (with a value ending in a line
+    break, which Java's $ would accept), unique values with their rows, a tolerated share, SQL checks."""
+    from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
+
+    contract = trades_contract(tmp_path)
+    rows = bad_rows()
+    rows[2] = rows[2].replace("AAPL,", '"AAPL\n",', 1)  # a quoted line break: no full match
+    report = assert_same(contract, trades_csv(tmp_path, rows))
+    checks = {c["id"]: c for c in report["checks"]}
+    assert [e["row"] for e in checks["field.symbol.constraint"]["examples"]] == [2, 3, 7]
+    assert checks["field.trade_id.unique"]["examples"][0]["rows"] == [5, 12]
+    assert checks["invariants[1]"]["status"] == "passed" and checks["invariants[1]"]["failed_rows"] == 1
+    assert checks["sql_checks.no_free_trades"]["status"] == "failed"
+    assert checks["sql_checks.symbols_seen"]["examples"] == [{"value": 6}]
+    good = assert_same(contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))
+    assert good["passed"]
+    assert_same(contract, trades_csv(tmp_path, [], "empty.csv"))

@@ -10,6 +10,7 @@ columns of a relation named ``catalog`` joined on the series key, e.g.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -21,6 +22,7 @@ from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import VisitError
 
 from tscontract.contract.grammar import ClauseSyntaxError, parse
+from tscontract.contract.regex import check_regex
 from tscontract.contract.types import DataType
 
 CATALOG_TABLE = "catalog"
@@ -305,7 +307,14 @@ class CatalogRef:
 
 
 RowClauseKind = Literal[
-    "comparison", "null_rule", "null_only_when", "catalog_bound", "catalog_equals", "membership", "expression"
+    "comparison",
+    "null_rule",
+    "null_only_when",
+    "catalog_bound",
+    "catalog_equals",
+    "membership",
+    "pattern",
+    "expression",
 ]
 
 
@@ -320,6 +329,7 @@ class RowClause:
     catalog: CatalogRef | None = None
     columns: tuple[str, ...] = field(default=())
     severity: Literal["error", "warning"] = "error"  # a failing warning is reported, never rejects data
+    max_failing: Share | None = None  # the check fails only when more than this share of rows fails
 
     @property
     def sql(self) -> str:
@@ -346,7 +356,30 @@ class RowClause:
             "columns": list(self.columns),
             "catalog": {"attribute": self.catalog.attribute, "key": self.catalog.key} if self.catalog else None,
             "severity": self.severity,
-        }
+        } | ({"max_failing": self.max_failing.text} if self.max_failing else {})
+
+
+@dataclass(frozen=True)
+class Share:
+    """``max_failing: "0.1%"``: the share of rows a check tolerates failing (``ratio`` 0.001)."""
+
+    text: str
+    ratio: Decimal
+
+    def to_json(self) -> str:
+        return self.text
+
+
+def parse_share(value: object) -> Share:
+    """``"0.1%"``, ``"5%"``: a percentage from 0 to 100, written as text with its ``%``."""
+    if isinstance(value, Share):
+        return value
+    if not isinstance(value, str) or not re.fullmatch(r"\s*[0-9]+(\.[0-9]+)?\s*%\s*", value):
+        raise ValueError(f"max_failing is a percentage of rows written with %, e.g. '0.1%'; got {value!r}")
+    ratio = Decimal(value.strip().rstrip("%").strip()) / 100
+    if ratio > 1:
+        raise ValueError(f"max_failing {value!r} is more than 100% of rows")
+    return Share(text=value.strip(), ratio=ratio)
 
 
 def _catalog_column(attribute: str) -> exp.Column:
@@ -487,6 +520,18 @@ class _RowTransformer(Transformer):
         self.kind = "membership"
         return exp.In(this=operand, expressions=list(values))
 
+    def matches(self, *args: object) -> exp.Expression:
+        """``symbol matches '^[A-Z.]{1,6}$'``: the whole value matches (``regexp_full_match``)."""
+        operand, token = (self._the_subject(), args[0]) if len(args) == 1 else args
+        assert isinstance(token, Token) and isinstance(operand, exp.Expression)
+        pattern = str(token)[1:-1]
+        try:
+            check_regex(pattern)
+        except ClauseSyntaxError as exc:
+            raise ClauseSyntaxError(exc.message, (token.start_pos or 0) + 1 + exc.offset) from None
+        self.kind = "pattern" if self.kind == "expression" else self.kind
+        return exp.RegexpFullMatch(this=operand, expression=exp.Literal.string(pattern))
+
     def or_(self, left: exp.Expression, right: exp.Expression) -> exp.Expression:
         self.kind = "expression" if self.kind not in ("null_rule", "comparison") else self.kind
         return _chain(exp.Or, left, right)
@@ -559,6 +604,13 @@ def resolve_columns(clause: RowClause, types: Mapping[str, DataType]) -> RowClau
         column.replace(exp.Literal.string(member))
     for literal_parent in predicate.find_all(exp.EQ, exp.NEQ, exp.In):
         _check_enum_literals(literal_parent, types)
+    for match in predicate.find_all(exp.RegexpFullMatch):
+        subject = match.this
+        if isinstance(subject, exp.Column) and subject.name in types:
+            dtype = types[subject.name]
+            if dtype.kind not in ("string", "enum"):
+                offset = subject.meta.get("offset") or 0
+                raise ClauseSyntaxError(f"'matches' reads text; {subject.name!r} is {dtype.text}", offset)
     if clause.catalog is not None and clause.catalog.key not in types:
         raise ClauseSyntaxError(f"catalog key column {clause.catalog.key!r} is not a column")
     columns = tuple(dict.fromkeys(c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from decimal import Decimal
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
@@ -21,12 +21,15 @@ from tscontract.contract.clauses import (
     Cadence,
     Duration,
     RowClause,
+    Share,
     TimezoneRule,
     parse_cadence,
     parse_duration,
     parse_invariant,
+    parse_share,
     parse_timezone,
 )
+from tscontract.contract.sql_checks import sql_check_query
 from tscontract.contract.types import TIME_UNITS, DataType, TimeUnit, parse_type
 
 SEMVER = re.compile(
@@ -80,6 +83,8 @@ CadenceClause = Annotated[Cadence, _text_parser(parse_cadence, "a cadence")]
 TimezoneClause = Annotated[TimezoneRule, _text_parser(parse_timezone, "a timezone rule")]
 DurationText = Annotated[Duration, PlainValidator(_duration_or_number)]
 InvariantClause = Annotated[RowClause, _text_parser(parse_invariant, "an invariant")]
+ShareText = Annotated[Share, PlainValidator(parse_share)]
+Severity = Literal["error", "warning"]
 
 
 def _str_tuple(value: object) -> tuple[str, ...]:
@@ -142,6 +147,22 @@ class Deprecation(_Section):
     note: str | None = None
 
 
+class Unique(_Section):
+    """``unique: {severity: warning, max_failing: "1%"}``; ``unique: true`` is this at error severity."""
+
+    severity: Severity = "error"
+    max_failing: ShareText | None = None
+    description: str | None = None
+    note: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _written(cls, value: object) -> object:
+        if not value:
+            raise ValueError("write unique: true, or unique: {severity: error|warning, max_failing: '0.1%'}")
+        return value
+
+
 class FieldSpec(_Section):
     """One column: type, nullability, unit and dimension, fixed value, constraint."""
 
@@ -152,6 +173,7 @@ class FieldSpec(_Section):
     value: Any = None
     default: Any = None
     constraint: str | None = None
+    unique: bool | Unique | None = None
     aliases: NameList = ()
     deprecated: Deprecation | None = None
     description: str | None = None
@@ -160,6 +182,11 @@ class FieldSpec(_Section):
     name: str = Field(default="", exclude=True)
     implied: bool = Field(default=False, exclude=True)
     has_value: bool = Field(default=False, exclude=True)
+
+    @property
+    def unique_rule(self) -> Unique | None:
+        """``unique: true`` or its options; None when values may repeat."""
+        return Unique(severity="error") if self.unique is True else self.unique or None
 
     @property
     def unit_from_catalog(self) -> bool:
@@ -211,7 +238,8 @@ class Invariant(_Section):
     """
 
     clause: InvariantClause
-    severity: Literal["error", "warning"] = "error"
+    severity: Severity = "error"
+    max_failing: ShareText | None = None
     description: str | None = None
     note: str | None = None
 
@@ -223,6 +251,95 @@ class Invariant(_Section):
         if not isinstance(value, dict):
             raise ValueError("an invariant is a clause as text, or {clause: ..., severity: error|warning}")
         return value
+
+
+class RowCount(_Section):
+    """``row_count: {min: 1, max: 1000000}``: how many rows one batch has (both bounds inclusive)."""
+
+    min: int | None = None
+    max: int | None = None
+    severity: Severity = "error"
+    description: str | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _bounds(self) -> RowCount:
+        if self.min is None and self.max is None:
+            raise ValueError("row_count states min, max or both")
+        if any(v is not None and v < 0 for v in (self.min, self.max)):
+            raise ValueError("row counts are not negative")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"row_count min {self.min} is above max {self.max}")
+        return self
+
+    def as_text(self) -> str:
+        parts = [f"{k}: {v}" for k, v in (("min", self.min), ("max", self.max)) if v is not None]
+        return "row_count: " + ", ".join(parts)
+
+
+class SqlCheck(_Section):
+    """``{name, sql: "SELECT count(*) FROM {object} WHERE ...", must_be: 0}``: a query over the batch."""
+
+    name: str
+    sql: str
+    must_be: Number | None = None
+    must_be_less_than: Number | None = None
+    must_be_greater_than: Number | None = None
+    must_be_between: list[Number] | None = None
+    severity: Severity = "error"
+    description: str | None = None
+    note: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not IDENTIFIER.match(value):
+            raise ValueError(f"SQL check name {value!r} is not an identifier (letters, digits and '_')")
+        return value
+
+    @field_validator("sql")
+    @classmethod
+    def _query(cls, value: str) -> str:
+        sql_check_query(value)
+        return value
+
+    @field_validator("must_be_between")
+    @classmethod
+    def _range(cls, value: list[Decimal] | None) -> list[Decimal] | None:
+        if value is not None and (len(value) != 2 or value[0] > value[1]):
+            raise ValueError("must_be_between is [low, high], low <= high (both inclusive)")
+        return value
+
+    @model_validator(mode="after")
+    def _one_expectation(self) -> SqlCheck:
+        stated = [k for k in self.EXPECTATIONS if getattr(self, k) is not None]
+        if len(stated) != 1:
+            raise ValueError(f"a SQL check states exactly one of {', '.join(self.EXPECTATIONS)}")
+        return self
+
+    EXPECTATIONS: ClassVar[tuple[str, ...]] = (
+        "must_be",
+        "must_be_less_than",
+        "must_be_greater_than",
+        "must_be_between",
+    )
+
+    def expectation(self) -> str:
+        """``must_be: 0``, ``must_be_between: [1, 5]``: what the value must be, as written."""
+        key = next(k for k in self.EXPECTATIONS if getattr(self, k) is not None)
+        value = getattr(self, key)
+        shown = f"[{value[0]}, {value[1]}]" if isinstance(value, list) else str(value)
+        return f"{key}: {shown}"
+
+    def holds(self, value: Decimal) -> bool:
+        if self.must_be is not None:
+            return value == self.must_be
+        if self.must_be_less_than is not None:
+            return value < self.must_be_less_than
+        if self.must_be_greater_than is not None:
+            return value > self.must_be_greater_than
+        low, high = self.must_be_between or (value, value)
+        return low <= value <= high
 
 
 class Duplicates(_Section):
@@ -337,6 +454,8 @@ class Contract(_Section):
     invariants: list[Invariant] = []  # read as RowClause, each with its severity (see ``_clauses``)
     revision_policy: RevisionPolicy | None = None
     duplicates: Duplicates | None = None
+    row_count: RowCount | None = None
+    sql_checks: list[SqlCheck] = []
     completeness: Completeness | None = None
     freshness: Freshness | None = None
     evolution: Evolution | None = None
@@ -349,7 +468,16 @@ class Contract(_Section):
     @field_validator("invariants")
     @classmethod
     def _clauses(cls, value: list[Invariant]) -> list[RowClause]:
-        return [replace(i.clause, severity=i.severity) for i in value]
+        return [replace(i.clause, severity=i.severity, max_failing=i.max_failing) for i in value]
+
+    @field_validator("sql_checks")
+    @classmethod
+    def _sql_names(cls, value: list[SqlCheck]) -> list[SqlCheck]:
+        names = [c.name for c in value]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"SQL check name(s) given twice: {', '.join(repeated)}")
+        return value
 
     @field_validator("version")
     @classmethod

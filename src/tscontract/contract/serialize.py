@@ -41,6 +41,8 @@ def field_to_json(contract: Contract, spec: FieldSpec) -> dict[str, Any]:
         data["deprecated"] = _plain(spec.deprecated)
     if spec.name in contract.constraints:
         data["constraint"] = contract.constraints[spec.name].to_json()
+    if spec.unique_rule is not None:
+        data["unique"] = _plain(spec.unique_rule)
     if spec.implied:
         data["implied_by"] = "provenance_required"
     return data
@@ -64,6 +66,8 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
         "invariants": [clause.to_json() for clause in contract.invariants],
         "revision_policy": _plain(contract.revision_policy) if contract.revision_policy else None,
         "duplicates": _plain(contract.duplicates) if contract.duplicates else None,
+        "row_count": _plain(contract.row_count) if contract.row_count else None,
+        "sql_checks": [_plain(c) for c in contract.sql_checks],
         "completeness": _plain(contract.completeness) if contract.completeness else None,
         "freshness": _plain(contract.freshness) if contract.freshness else None,
         "evolution": _plain(contract.evolution) if contract.evolution else None,

@@ -434,10 +434,9 @@ class ValidationRun:
                 parts.append(f"SELECT __row, {label} FROM __tsc_points WHERE __outside")
             elif check.kind == "unique":
                 value = self.columns[check.columns[0]].typed
-                table = self.unique_table(check)
                 parts.append(
                     f"SELECT s.__row, {label} FROM (SELECT __row, {value} AS __u FROM {SOURCE_VIEW}) s "
-                    f"JOIN {table} d ON d.__u = s.__u"
+                    f"JOIN {self.unique_table(check)} d ON d.__u = s.__u"
                 )
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {' UNION ALL '.join(parts)}")
 

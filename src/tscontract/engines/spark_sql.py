@@ -40,11 +40,11 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
 
 def _replacement(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.RegexpFullMatch):
+        # RE2's full match as a Java search: anchored at both ends, \z (Java's $ also matches before a final
+        # line break), the whole pattern grouped (^a|b$ is a or b), (?u) so (?i) folds case as RE2 does
         pattern = node.expression
         if isinstance(pattern, exp.Literal):
-            text = pattern.this
-            if not (text.startswith("^") and text.endswith("$")):
-                pattern = exp.Literal.string(f"^(?:{text})$")
+            pattern = exp.Literal.string(f"(?u)^(?:{pattern.this})\\z")
         return exp.RegexpLike(this=node.this, expression=pattern)
     if isinstance(node, exp.DataType) and node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
         return exp.DataType.build("DECIMAL(38, 0)")

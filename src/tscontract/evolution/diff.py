@@ -270,6 +270,52 @@ def _copy_order(old: str | None, new: str | None) -> Direction:
     return "changed" if old is not None and new is not None and old != new else "text"
 
 
+def _unique_strength(value: Any) -> int:
+    """``unique``: absent or false 0, a warning 1, an error (``true``) 2."""
+    if value is None or value is False:
+        return 0
+    return 2 if value is True or value.severity == "error" else 1
+
+
+def _unique(old: Any, new: Any) -> Direction:
+    """``unique`` stated, dropped or switched between ``true`` and its options."""
+    a, b = _unique_strength(old), _unique_strength(new)
+    if a != b:
+        return "tighter" if b > a else "looser"
+    return _tolerated(getattr(old, "max_failing", None), getattr(new, "max_failing", None))
+
+
+def _tolerated(old: Any, new: Any) -> Direction:
+    """``max_failing``: a larger share of failing rows tolerated is looser; none tolerates nothing."""
+    a = old.ratio if old is not None else Decimal(0)
+    b = new.ratio if new is not None else Decimal(0)
+    return "looser" if b > a else "tighter" if b < a else "text"
+
+
+def _bound(lower: bool) -> Compare:
+    """``row_count.min`` / ``.max``: stating a bound is tighter, raising a min or lowering a max too."""
+
+    def compare(old: int | None, new: int | None) -> Direction:
+        if old is None or new is None:
+            return _added_is_tighter(old, new)
+        return "text" if old == new else "tighter" if (new > old) == lower else "looser"
+
+    return compare
+
+
+def _sql_checks(old: Any, new: Any) -> Direction:
+    """SQL checks by name: one added is tighter, one dropped (or made a warning) looser, one rewritten changed."""
+    a = {c.name: c for c in old or ()}
+    b = {c.name: c for c in new or ()}
+    kept = set(a) & set(b)
+    same = {"severity": "error"}  # compared apart from severity, which is judged below
+    if any(a[n].model_copy(update=same) != b[n].model_copy(update=same) for n in kept):
+        return "changed"
+    tighter = set(b) - set(a) or any(a[n].severity == "warning" and b[n].severity == "error" for n in kept)
+    looser = set(a) - set(b) or any(a[n].severity == "error" and b[n].severity == "warning" for n in kept)
+    return "changed" if tighter and looser else "tighter" if tighter else "looser" if looser else "text"
+
+
 HANDLED = Rule(handled=True)  # classified by _Differ's own methods (renames, clauses, key, policy)
 SECTION = Rule()  # a section or map: its keys are classified one by one
 TEXT = Rule(compare=_text)  # wording only: patch
@@ -306,6 +352,11 @@ CLASSIFICATION: dict[str, Rule] = {
     "fields.*.dimension": HANDLED,
     "fields.*.value": HANDLED,
     "fields.*.constraint": HANDLED,
+    "fields.*.unique": Rule("unique", _unique),
+    "fields.*.unique.severity": Rule("unique", _ranked("error", "warning")),  # a warning rejects nothing
+    "fields.*.unique.max_failing": Rule("unique", _tolerated),
+    "fields.*.unique.description": TEXT,
+    "fields.*.unique.note": TEXT,
     "fields.*.default": Rule("default", _changed, "major version: readers fill a missing value differently"),
     "fields.*.aliases": Rule("aliases", _more_is_stronger),
     "fields.*.deprecated": HANDLED,
@@ -325,6 +376,7 @@ CLASSIFICATION: dict[str, Rule] = {
     "invariants.*": HANDLED,
     "invariants.*.clause": HANDLED,
     "invariants.*.severity": HANDLED,  # a warning rejects nothing: error -> warning is looser
+    "invariants.*.max_failing": HANDLED,  # a larger share of failing rows tolerated is looser
     "invariants.*.description": TEXT,
     "invariants.*.note": TEXT,
     "revision_policy": HANDLED,  # added, removed, allowed
@@ -340,6 +392,23 @@ CLASSIFICATION: dict[str, Rule] = {
     "duplicates.by": Rule("duplicates_by", _copy_order),
     "duplicates.description": TEXT,
     "duplicates.note": TEXT,
+    "row_count": Rule("row_count", _added_is_tighter),
+    "row_count.min": Rule("row_count", _bound(lower=True)),
+    "row_count.max": Rule("row_count", _bound(lower=False)),
+    "row_count.severity": Rule("row_count", _ranked("error", "warning")),
+    "row_count.description": TEXT,
+    "row_count.note": TEXT,
+    "sql_checks": Rule("sql_checks", _sql_checks),  # the list, by name
+    "sql_checks.*": HANDLED,
+    "sql_checks.*.name": HANDLED,
+    "sql_checks.*.sql": HANDLED,
+    "sql_checks.*.must_be": HANDLED,
+    "sql_checks.*.must_be_less_than": HANDLED,
+    "sql_checks.*.must_be_greater_than": HANDLED,
+    "sql_checks.*.must_be_between": HANDLED,
+    "sql_checks.*.severity": HANDLED,
+    "sql_checks.*.description": HANDLED,
+    "sql_checks.*.note": HANDLED,
     "completeness": Rule("completeness", _added_is_tighter),
     "completeness.window": Rule("completeness", _changed),
     "completeness.expected_count": Rule("completeness", _more_is_tighter),
@@ -795,6 +864,18 @@ class _Differ:
                 "minor version, notice period: a warning rejects nothing"
                 if warning
                 else "major version; existing data may fail",
+            )
+        for text in [t for t in new if t in old and old[t].max_failing != new[t].max_failing]:
+            before, after = old[text].max_failing, new[text].max_failing
+            looser = _tolerated(before, after) == "looser"
+            self.add(
+                "relax_invariant_threshold" if looser else "tighten_invariant_threshold",
+                "invariants",
+                f"{text} (max_failing {before.text if before else 'none'})",
+                f"{text} (max_failing {after.text if after else 'none'})",
+                "notice" if looser else "no",
+                "minor" if looser else "major",
+                "minor version, notice period" if looser else "major version; existing data may fail",
             )
 
     def clause_change(self, path: str, before: RowClause | None, after: RowClause | None) -> None:

@@ -114,8 +114,17 @@ _BATCH_REASONS = {
     "calibration_in_force": "needs the catalog's calibration records and the event time",
     "plausibility": "bounds derived from history are not part of the contract's schema",
     "scale_shift": "a shift of typical magnitude is judged over a batch against history",
+    "unique": "uniqueness relates records to one another; a record schema describes one record at a time",
+    "row_count": "the number of rows is a property of the batch, not of one record",
+    "sql_check": "a query over the whole batch; a record schema describes one record at a time",
     "well_formed": "judged on the input as read (a malformed line, a JSON key given twice), before there is a record",
 }
+
+
+def tolerance_reason(check: Check, why: str) -> str | None:
+    """Why a check that tolerates a share of failing rows (``max_failing``) is not exported; None if it does not."""
+    share = check.params.get("max_failing")
+    return None if share is None else f"tolerates up to {share.text} of rows failing (max_failing); {why}"
 
 
 def batch_reason(check: Check) -> str | None:

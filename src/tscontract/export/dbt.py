@@ -45,6 +45,7 @@ from tscontract.contract.types import DataType
 from tscontract.engines.columns import sql_string, sql_type
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
+from tscontract.export._records import tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 
 DBT_TESTS = ("builtin", "dbt_utils")
@@ -351,6 +352,8 @@ class _DbtExport:
         kind = check.kind
         if needs_missing_catalog(plan, check):
             result.skip(check, "needs the series catalog; export with a catalog to inline it as VALUES")
+        elif check.params.get("max_failing") is not None:
+            result.skip(check, str(tolerance_reason(check, "a dbt test fails on its count of rows, not a share")))
         elif kind in ("required_columns", "unknown_columns"):
             self.enforced(check)
         elif kind == "type":
@@ -384,6 +387,8 @@ class _DbtExport:
             holds = holds_sql(plan, check)
             assert holds is not None
             self.expression(check, holds)
+        elif kind == "unique":
+            self.column_tests[check.columns[0]].append(self.test("unique", check))
         elif kind == "unique_key":
             args = {"combination_of_columns": list(check.columns)}
             self.model_tests.append(self.test(self.generic("unique_combination_of_columns"), check, args))

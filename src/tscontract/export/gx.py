@@ -99,6 +99,9 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
         except Unsupported as exc:
             result.skip(check, str(exc))
             continue
+        share = check.params.get("max_failing")
+        if share is not None:  # a share of failing rows tolerated: GX's `mostly` on each column expectation
+            found = [(kind, kwargs | {"mostly": float(1 - share.ratio)}) for kind, kwargs in found]
         meta = {"clause": check.clause, "check_id": check.id}
         severity = {"severity": "warning"} if check.severity == "warning" else {}  # GX >= 1.5 FailureSeverity
         expectations += [{"type": kind, "kwargs": kwargs, "meta": dict(meta), **severity} for kind, kwargs in found]
@@ -156,6 +159,14 @@ def _expectations(check: Check, plan: CheckPlan) -> list[Expectation]:
         ]
     if kind == "unique_key":
         return [("expect_compound_columns_to_be_unique", {"column_list": list(check.columns)})]
+    if kind == "unique":
+        return [("expect_column_values_to_be_unique", {"column": check.columns[0]})]
+    if kind == "row_count":
+        bounds = plan.contract.row_count
+        assert bounds is not None
+        return [("expect_table_row_count_to_be_between", {"min_value": bounds.min, "max_value": bounds.max})]
+    if kind == "sql_check":
+        raise Unsupported("a query over the batch compared with a number; no stable expectation runs SQL")
     if kind == "catalog_series":
         if plan.catalog is None or not check.columns:
             raise Unsupported(_NO_CATALOG)
@@ -200,6 +211,9 @@ def _translate(node: exp.Expression, plan: CheckPlan, catalog_key: str | None) -
         return [_between(subject, _number(low), _number(high))]
     if isinstance(node, exp.In):
         return [_in_set(_column(node.this), [_literal(item) for item in node.expressions])]
+    if isinstance(node, exp.RegexpFullMatch):  # the whole value, as the engines match
+        regex = f"^(?:{node.expression.this})$"
+        return [("expect_column_values_to_match_regex", {"column": _column(node.this), "regex": regex})]
     raise Unsupported(f"no stable expectation for {_sql(node)}")
 
 

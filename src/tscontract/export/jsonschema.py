@@ -37,7 +37,7 @@ from tscontract.contract.model import Contract, FieldSpec
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import batch_reason, field_doc_parts
+from tscontract.export._records import batch_reason, field_doc_parts, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -159,6 +159,8 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
             result.exported.append(check.id)
         elif check.severity == "warning":
             result.skip(check, "a warning: JSON Schema has no severity, an instance breaking it would be invalid")
+        elif check.params.get("max_failing") is not None:
+            result.skip(check, str(tolerance_reason(check, "a schema judges each record on its own")))
         elif check.predicate is not None:
             try:
                 column, schema = clauses.translate(check.predicate)
@@ -411,6 +413,8 @@ class _Clauses:
             column = self._column(node.this)
             values = [self._value(column, _literal(v)) for v in node.expressions]
             return column, {"enum": values}
+        if isinstance(node, exp.RegexpFullMatch):  # ECMA-262 patterns search: anchored, as the engines match
+            return self._column(node.this), {"pattern": f"^(?:{node.expression.this})$"}
         op = type(node)
         if op not in _FLIP:
             raise _Inexpressible(f"uses {node.sql()}; JSON Schema compares a field with constants only")

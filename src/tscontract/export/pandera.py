@@ -43,6 +43,7 @@ import sqlglot.expressions as exp
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
 from tscontract.export import Artifact, ExportResult
+from tscontract.export._records import tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 
 WINDOW_REASONS = {
@@ -136,6 +137,8 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
             subject = walk(node.this)
             # x IN (a, b) is x = a OR x = b under three-valued logic
             return "(" + " | ".join(f"({subject} == {walk(item)})" for item in node.expressions) + ")"
+        if isinstance(node, exp.RegexpFullMatch):
+            return f"r.matches({walk(node.this)}, {node.expression.this!r})"
         if isinstance(node, exp.Round):
             digits = node.args.get("decimals")
             return f"r.round({walk(node.this)}, {walk(digits) if digits is not None else '0'})"
@@ -208,6 +211,8 @@ class _ModuleWriter:
         elif kind == "fixed_value":
             value = _python_literal(check.predicate.expression)  # type: ignore[union-attr]
             self.column_check(check.columns[0], f"pa.Check.eq({value}, {self.label(check)})")
+        elif check.params.get("max_failing") is not None:
+            return tolerance_reason(check, "a pandera check fails on any failing row")
         elif kind in ("invariant", "constraint"):
             return self.add_predicate(check)
         elif kind in ("utc_instant", "time_precision"):
@@ -220,6 +225,11 @@ class _ModuleWriter:
         elif kind == "unique_key":
             self.unique = list(check.columns)
             self.builtin["multiple_fields_uniqueness"] = check.id
+        elif kind == "unique" and check.severity == "error":
+            self.columns[check.columns[0]]["unique"] = True
+            self.builtin.setdefault("field_uniqueness", {})[check.columns[0]] = check.id
+        elif kind == "unique":
+            return "a warning: pandera's unique=True fails the frame, it cannot warn"
         elif kind == "catalog_series":
             if self.plan.catalog is None or not check.columns:
                 return _NO_CATALOG
@@ -362,6 +372,8 @@ class _ModuleWriter:
         out = ["schema = pa.DataFrameSchema(", "    columns={"]
         for name, spec in self.columns.items():
             args = [spec["dtype"] or "None", f"nullable={spec['nullable']}", "required=True", "coerce=False"]
+            if spec.get("unique"):
+                args.append("unique=True")
             if spec["checks"]:
                 checks = "".join(f"            {c},\n" for c in spec["checks"])
                 args.append(f"checks=[\n{checks}        ]")
@@ -636,6 +648,11 @@ class _Rows:
 
     def lower(self, value):
         return self._unary(value, lambda a: a.lower())
+
+    def matches(self, value, pattern):
+        # the whole value, ASCII classes (\d, \w, \s) as DuckDB's RE2 and Spark's Java read them
+        compiled = re.compile(pattern, re.ASCII)
+        return self._unary(value, lambda a: compiled.fullmatch(a) is not None)
 
     def upper(self, value):
         return self._unary(value, lambda a: a.upper())

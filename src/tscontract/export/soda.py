@@ -27,9 +27,12 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from tscontract.contract.model import SqlCheck
+from tscontract.contract.sql_checks import bound_to
 from tscontract.contract.types import DataType
 from tscontract.engines.columns import sql_string
 from tscontract.export import Artifact, ExportResult
+from tscontract.export._records import tolerance_reason
 from tscontract.export.dbt import (
     cadence_failures_sql,
     cadence_skip_reason,
@@ -68,6 +71,21 @@ def soda_duration(seconds: Decimal) -> str | None:
     return "".join(parts) or "0s"
 
 
+_NEGATED_THRESHOLD = {"=": "!=", "<": ">=", ">": "<=", ">=": "<", "<=": ">", "between": "not between"}
+
+
+def _expected(rule: SqlCheck) -> tuple[str, str]:
+    """A SQL check's expectation as a SodaCL threshold: ``("<", "5")``, ``("between", "1 and 3")``."""
+    if rule.must_be is not None:
+        return "=", str(rule.must_be)
+    if rule.must_be_less_than is not None:
+        return "<", str(rule.must_be_less_than)
+    if rule.must_be_greater_than is not None:
+        return ">", str(rule.must_be_greater_than)
+    low, high = rule.must_be_between or ()
+    return "between", f"{low} and {high}"
+
+
 class _SodaExport:
     def __init__(self, plan: CheckPlan, table: str) -> None:
         self.plan = plan
@@ -100,6 +118,8 @@ class _SodaExport:
         plan, result, kind = self.plan, self.result, check.kind
         if needs_missing_catalog(plan, check):
             result.skip(check, "needs the series catalog; export with a catalog to inline it as VALUES")
+        elif check.params.get("max_failing") is not None:
+            result.skip(check, str(tolerance_reason(check, "SodaCL thresholds count rows, not a share of them")))
         elif kind == "required_columns":
             self.schema_ids.insert(0, check.id)
         elif kind == "unknown_columns":
@@ -134,6 +154,20 @@ class _SodaExport:
             self.condition(check)
         elif kind == "unique_key":
             self.emit(f"duplicate_count({', '.join(check.columns)}) = 0", check)
+        elif kind == "unique":
+            self.metric(check, f"duplicate_count({check.columns[0]})", ("=", "0"))
+        elif kind == "row_count":
+            bounds = self.contract.row_count
+            assert bounds is not None
+            if bounds.min is not None and bounds.max is not None:
+                self.metric(check, "row_count", ("between", f"{bounds.min} and {bounds.max}"))
+            else:
+                one = (">=", str(bounds.min)) if bounds.min is not None else ("<=", str(bounds.max))
+                self.metric(check, "row_count", one)
+        elif kind == "sql_check":
+            rule = check.params["rule"]
+            query = literal_block(bound_to(check.params["query"], self.table) + "\n")
+            self.metric(check, rule.name, _expected(rule), **{f"{rule.name} query": query})
         elif kind == "catalog_series":
             if not check.columns:
                 result.skip(check, "the contract names no series column")
@@ -154,6 +188,14 @@ class _SodaExport:
             result.skip(check, "counts expected points per window, cadence and session; no SodaCL check expresses it")
         else:
             result.skip(check, f"no SodaCL check expresses a {kind} check")
+
+    def metric(self, check: Check, metric: str, expected: tuple[str, str], **config: Any) -> None:
+        """``metric <op> <value>``; a warning is ``metric: {warn: when not <op> <value>}``."""
+        op, value = expected
+        if check.severity == "warning":
+            self.emit(metric, check, warn=f"when {_NEGATED_THRESHOLD[op]} {value}", **config)
+        else:
+            self.emit(f"{metric} {op} {value}", check, **config)
 
     def condition(self, check: Check) -> None:
         holds = holds_sql(self.plan, check)

@@ -52,7 +52,7 @@ from tscontract.report.model import CheckResult, ValidationReport
 Disposition = Literal["batch", "row", "report"]
 CONTROL_COLUMNS = ("revision_reason",)
 _REPORT_ONLY = {"cadence", "completeness", "plausibility"}
-_BATCH_KINDS = {"required_columns", "unknown_columns", "freshness", "scale_shift"}
+_BATCH_KINDS = {"required_columns", "unknown_columns", "freshness", "scale_shift", "row_count", "sql_check"}
 
 
 def disposition(check: Check, result: CheckResult, *, backfill: bool = False) -> Disposition:

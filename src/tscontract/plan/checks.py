@@ -12,7 +12,8 @@ Check ids are stable across runs and versions of tscontract:
 ``provenance.<name>``, ``time.timezone``, ``time.precision``, ``time.cadence``,
 ``time.session``, ``key.unique``, ``series.pattern``, ``invariants[<i>]``, ``catalog.series``,
 ``catalog.calibration``, ``completeness``, ``freshness``,
-``plausibility.<field>``, ``plausibility.<field>.scale``.
+``plausibility.<field>``, ``plausibility.<field>.scale``, ``field.<name>.unique``,
+``batch.row_count``, ``sql_checks.<name>``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import sqlglot.expressions as exp
 from tscontract.contract.catalog import Catalog, other_contract
 from tscontract.contract.clauses import RowClause
 from tscontract.contract.model import Contract
+from tscontract.contract.sql_checks import sql_check_query
 from tscontract.errors import InputError
 
 Scope = Literal["schema", "row", "window", "batch"]
@@ -41,6 +43,8 @@ SECTIONS = (
     "completeness",
     "freshness",
     "plausibility",
+    "batch",
+    "sql_checks",
 )
 
 
@@ -175,6 +179,21 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
         if name in contract.constraints:
             path = f"fields.{name}.constraint"
             add(_row_clause(f"field.{name}.constraint", "constraint", "fields", path, contract.constraints[name]))
+        unique = spec.unique_rule
+        if unique is not None:
+            add(
+                Check(
+                    f"field.{name}.unique",
+                    "unique",
+                    "fields",
+                    "unique: true" + (f", max_failing: {unique.max_failing.text}" if unique.max_failing else ""),
+                    f"fields.{name}.unique",
+                    "window",
+                    (name,),
+                    severity=unique.severity,
+                    params={"max_failing": unique.max_failing},
+                )
+            )
 
     time_type = contract.fields[time.column].type
     tz_clause = time.timezone.text if time.timezone else f"type: {time_type.text}"
@@ -313,6 +332,23 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
                 params={"freshness": contract.freshness},
             )
         )
+    if contract.row_count is not None:
+        rows = contract.row_count
+        text = rows.as_text()
+        add(Check("batch.row_count", "row_count", "batch", text, "row_count", "batch", severity=rows.severity))
+    for i, sql_check in enumerate(contract.sql_checks):
+        add(
+            Check(
+                f"sql_checks.{sql_check.name}",
+                "sql_check",
+                "sql_checks",
+                f"{sql_check.sql.strip()} ({sql_check.expectation()})",
+                f"sql_checks[{i}]",
+                "batch",
+                severity=sql_check.severity,
+                params={"query": sql_check_query(sql_check.sql), "rule": sql_check},
+            )
+        )
     if bounds is not None:
         if bounds.series_column != series:
             raise InputError(f"the bounds are per {bounds.series_column}, the contract's series column is {series}")
@@ -360,7 +396,11 @@ def _row_clause(check_id: str, kind: str, section: str, source: str, clause: Row
         clause.columns,
         severity=clause.severity,  # as written: ``{clause: ..., severity: warning}``
         predicate=clause.predicate,
-        params={"needs_catalog": clause.catalog is not None, "catalog": clause.catalog},
+        params={
+            "needs_catalog": clause.catalog is not None,
+            "catalog": clause.catalog,
+            "max_failing": clause.max_failing,  # a share of failing rows tolerated: ``max_failing: "0.1%"``
+        },
     )
 
 

@@ -1,0 +1,109 @@
+"""Regular expressions a contract may write: the part DuckDB (RE2) and Spark (Java) read alike.
+
+A pattern is compiled with Python's ``re`` (a syntax error is one line with its position), then
+refused where the engines would disagree or fail: RE2 has no backreferences, lookaround,
+conditionals, atomic groups or possessive quantifiers; Java reads ``(?P<name>``, ``\\v``,
+``\\Z``, ``{,n}``, ``[[:alpha:]]``, ``[a&&b]`` and a ``[`` inside a class differently or not
+at all. What is left means the same on both engines (matched as a whole, like ``re.fullmatch``).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+from tscontract.contract.grammar import ClauseSyntaxError
+
+_PORTABLE_ESCAPES = set("dDwWsSbBAtnrf")
+_UNSUPPORTED = {
+    sre_constants.GROUPREF: "a backreference",
+    sre_constants.GROUPREF_EXISTS: "a conditional group",
+    sre_constants.ASSERT: "a lookahead or lookbehind",
+    sre_constants.ASSERT_NOT: "a negative lookahead or lookbehind",
+    sre_constants.ATOMIC_GROUP: "an atomic group",
+    sre_constants.POSSESSIVE_REPEAT: "a possessive quantifier",
+}
+_FLAGS_ALLOWED = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.UNICODE
+
+
+def check_regex(pattern: str) -> None:
+    """Refuse ``pattern`` unless DuckDB and Spark match it alike; offsets are into ``pattern``."""
+    try:
+        with warnings.catch_warnings():  # "possible nested set": refused below, never printed
+            warnings.simplefilter("ignore")
+            parsed = sre_parse.parse(pattern)
+    except re.error as exc:
+        raise ClauseSyntaxError(f"not a valid regular expression: {exc.msg}", exc.pos or 0) from None
+    _scan_text(pattern)
+    if parsed.state.flags & ~_FLAGS_ALLOWED:
+        raise ClauseSyntaxError("only the flags (?i), (?m) and (?s) mean the same on DuckDB and Spark")
+    if parsed.state.groupdict:
+        raise ClauseSyntaxError("named groups are written differently in RE2 and Java; use (...) or (?:...)")
+    _walk(parsed)
+
+
+def _walk(parsed: Any) -> None:
+    for op, av in parsed:
+        what = _UNSUPPORTED.get(op)
+        if what is not None:
+            raise ClauseSyntaxError(f"{what} is not supported by DuckDB's regular expressions (RE2)")
+        if op == sre_constants.SUBPATTERN:
+            _group, add_flags, del_flags, sub = av
+            if (add_flags | del_flags) & ~_FLAGS_ALLOWED:
+                raise ClauseSyntaxError("only the flags (?i), (?m) and (?s) mean the same on DuckDB and Spark")
+            _walk(sub)
+        elif op == sre_constants.BRANCH:
+            for sub in av[1]:
+                _walk(sub)
+        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+            _walk(av[2])
+        elif op == sre_constants.AT and av == sre_constants.AT_END_STRING:
+            raise ClauseSyntaxError("\\Z means different things to RE2 and Java; the whole value is matched, use $")
+
+
+def _scan_text(pattern: str) -> None:
+    """Escapes and class syntax the parsed form no longer shows."""
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt == "x" and re.match(r"[0-9A-Fa-f]{2}", pattern[i + 2 : i + 4]):
+                i += 4
+                continue
+            if nxt.isalnum() and nxt not in _PORTABLE_ESCAPES:
+                raise ClauseSyntaxError(_escape_problem(nxt), i)
+            i += 2
+            continue
+        if in_class:
+            if char == "]" and pattern[i - 1 : i] != "[" and pattern[i - 2 : i] != "[^":
+                in_class = False
+            elif char == "[":
+                raise ClauseSyntaxError(
+                    "'[' inside a character class is a nested class in Java and a character in RE2; write \\[", i
+                )
+            elif pattern.startswith("&&", i):
+                raise ClauseSyntaxError(
+                    "'&&' in a character class is an intersection in Java only; list the characters", i
+                )
+        elif char == "[":
+            in_class = True
+        elif pattern.startswith("{,", i):
+            raise ClauseSyntaxError("write a repetition with its lower bound: {0,n}", i)
+        i += 1
+
+
+def _escape_problem(char: str) -> str:
+    if char.isdigit():
+        return f"\\{char} is a backreference or an octal escape, which DuckDB (RE2) and Spark (Java) read differently"
+    if char == "Z":
+        return "\\Z means different things to RE2 and Java; the whole value is matched, use $"
+    if char in "uUNx":
+        return f"\\{char} escapes are not read alike by RE2 and Java; write the character itself or \\xHH"
+    return (
+        f"\\{char} is not read alike by DuckDB (RE2) and Spark (Java); use \\d \\w \\s, classes [...] or the character"
+    )
