@@ -330,8 +330,25 @@ def record(field_type) -> dict:
     return {"type": "record", "name": "R", "fields": [{"name": "f", "type": field_type}]}
 
 
+FIXED2_DEC = {"type": "fixed", "name": "Fixed1", "size": 2, "logicalType": "decimal", "precision": 4, "scale": 2}
+BYTES_DEC_4_4 = {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 4}
+
+# old = writer, new = reader; the verdicts of Apache Avro's Ruby suite (test_schema_compatibility.rb) where
+# they concern logical types, the Java/Python checkers' where those ignore logical types
 AVRO = [
     ("int_to_long", record("int"), record("long"), True),
+    (
+        "ruby_decimal_no_scale_is_scale_0",
+        {**BYTES_DEC_4_4, "scale": 0},
+        {"type": "bytes", "logicalType": "decimal", "precision": 4},
+        True,
+    ),
+    ("ruby_decimal_precision_differs", {**BYTES_DEC_4_4, "precision": 5}, BYTES_DEC_4_4, True),
+    ("ruby_decimal_to_plain_bytes", BYTES_DEC_4_4, "bytes", True),
+    ("ruby_unknown_logical_to_decimal", {"type": "bytes", "logicalType": "unknown"}, BYTES_DEC_4_4, True),
+    ("ruby_bytes_decimal_to_fixed_decimal", {**DEC}, FIXED2_DEC, True),
+    ("ruby_fixed_decimal_scale_differs_from_bytes", {**DEC}, {**FIXED2_DEC, "scale": 4}, False),
+    ("ruby_plain_bytes_to_fixed_decimal", "bytes", FIXED2_DEC, False),
     ("long_to_int", record("long"), record("int"), False),
     ("unknown_logical_type_ignored", record({"type": "long", "logicalType": "epoch-nanos"}), record("long"), True),
     ("invalid_logical_type_ignored", record({"type": "string", "logicalType": "date"}), record("string"), True),
@@ -384,6 +401,19 @@ DELIBERATE = {
     ("avro", "decimal_scale_changed"): (
         "Avro specification, Decimal: 'For the purposes of schema resolution, two schemas that are "
         "decimal logical types match if their scales and precisions match.'"
+    ),
+    ("avro", "ruby_decimal_precision_differs"): "the same Decimal passage: precisions must match",
+    ("avro", "ruby_decimal_to_plain_bytes"): (
+        "Avro specification, Decimal: a decimal's bytes hold 'the unscaled integer value' of 'unscaled x 10^-scale'; "
+        "a reader without the logical type reads other numbers. tscontract refuses a logical type that vanishes."
+    ),
+    ("avro", "ruby_unknown_logical_to_decimal"): (
+        "Avro specification, Logical Types: an unknown logical type is read as its underlying type (bytes here), "
+        "and plain bytes are not a decimal: the reader's decimal would appear from nowhere."
+    ),
+    ("avro", "ruby_bytes_decimal_to_fixed_decimal"): (
+        "Avro specification, Schema Resolution: fixed matches fixed of the same name and size, and the only "
+        "promotions are int/long/float/double and string<->bytes; Java's and Python's checkers refuse it too."
     ),
 }
 
