@@ -245,3 +245,35 @@ def test_refs_are_followed_and_open_content_narrowing_breaks():
 def test_unreadable_schema_is_one_value_error(reader, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         check_read(json.dumps(reader), json.dumps({"type": "object"}))
+
+
+def _trade_tree(id_type: str = "string") -> dict:
+    """Recursive oneOf over $ref'd product types (Confluent's testRecursiveOneOfUnion shape)."""
+    kinds = [f"T{i}" for i in range(6)]
+    node = {
+        "type": "object",
+        "required": ["id"],
+        "properties": {
+            "id": {"type": "string"},
+            "legs": {"type": "array", "items": {"oneOf": [{"$ref": f"#/definitions/{k}"} for k in kinds]}},
+        },
+    }
+    definitions = {k: copy.deepcopy(node) for k in kinds}
+    definitions["T3"]["properties"]["id"]["type"] = id_type
+    return {"definitions": definitions, "oneOf": [{"$ref": f"#/definitions/{k}"} for k in kinds]}
+
+
+def test_recursive_oneOf_terminates_and_is_compatible_with_itself():
+    assert check_read(json.dumps(_trade_tree()), json.dumps(_trade_tree())) == []
+    assert check_read(json.dumps(_trade_tree("number")), json.dumps(_trade_tree())) != []
+
+
+def test_too_many_subschema_pairs_is_refused_not_passed():
+    def union(reverse: bool) -> str:
+        branches = [
+            {"type": "object", "required": [f"k{i}"], "properties": {f"k{i}": {"maxLength": i + 1}}} for i in range(250)
+        ]
+        return json.dumps({"anyOf": branches[::-1] if reverse else branches})
+
+    with pytest.raises(ValueError, match="too large or too recursive"):
+        check_read(union(True), union(False))

@@ -89,6 +89,7 @@ _VALIDATED |= {"items", "prefixItems", "additionalItems", "unevaluatedItems", "m
 _VALIDATED |= {"allOf", "anyOf", "oneOf", "not", "$ref"}
 _ALL_TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
 _MISSING = object()
+_MAX_PAIRS = 20_000  # subschema pairs compared per check; beyond it the check refuses (never passes)
 
 
 def _strip(node: Any) -> Any:
@@ -223,6 +224,11 @@ class _Checker:
         self.roots = {"reader": reader_root, "writer": writer_root}
         self.active: set[tuple[int, int]] = set()
         self.clauses: list[list[Any]] = []  # the writer's own allOf clauses, innermost comparison last
+        self.memo: dict[tuple[int, int], tuple[Any, Any, str, list[Issue]]] = {}
+        self.steps = [0]  # shared with the swapped checker
+        self.swapped: _Checker | None = None
+        # a writer oneOf branch -> (the branch, its sibling branches): a value of it matches none of them
+        self.siblings: dict[int, tuple[Any, list[Any]]] = {}
 
     # -- references and normal form -------------------------------------------------------
     def _pointer(self, side: str, ref: str) -> Any:
@@ -268,12 +274,20 @@ class _Checker:
             if key in w:
                 base = {k: v for k, v in w.items() if k != key}
                 out = []
-                for branch in w[key]:
-                    branch = self._flatten(branch)
+                branches = [self._flatten(b) for b in w[key]]
+                for index, branch in enumerate(branches):
                     if branch is False:
                         continue
-                    merged = self._flatten({"allOf": [base, branch]}) if branch is not True else base
-                    out += self._alternatives(merged, split_types) if isinstance(merged, dict) else [merged]
+                    if branch is True or not any(k not in _ANNOTATIONS for k in base):
+                        merged = base if branch is True else branch
+                    else:
+                        merged = self._flatten({"allOf": [base, branch]})
+                    found = self._alternatives(merged, split_types) if isinstance(merged, dict) else [merged]
+                    if key == "oneOf":
+                        others = [b for j, b in enumerate(branches) if j != index]
+                        for alternative in found:
+                            self.siblings[id(alternative)] = (alternative, others)
+                    out += found
                 return out
         types = _types(w)
         if split_types and types is not None and len(types) > 1 and _values(w) is None:
@@ -285,15 +299,24 @@ class _Checker:
         key = (id(r), id(w))
         if key in self.active:  # recursive schemas: assume the pair holds (coinduction)
             return []
+        hit = self.memo.get(key)
+        if hit is not None:  # the same pair met elsewhere: its findings, re-rooted at this path
+            at, issues = hit[2], hit[3]
+            return [Issue(path + i.path[len(at) :], i.message, i.warning) for i in issues]
+        self.steps[0] += 1
+        if self.steps[0] > _MAX_PAIRS:
+            raise ValueError(f"schemas too large or too recursive to compare (over {_MAX_PAIRS} subschema pairs)")
         self.active.add(key)
         try:
             raw = self._deref(w, "writer")
             clauses = raw.get("allOf", []) if isinstance(raw, dict) else []
             self.clauses.append([self._canon(c, "writer") for c in clauses])
-            return self._compare(self._deref(r, "reader"), self._flatten(w), path)
+            result = self._compare(self._deref(r, "reader"), self._flatten(w), path)
         finally:
             self.clauses.pop()
             self.active.discard(key)
+        self.memo[key] = (r, w, path, result)  # r and w are kept alive, so their ids stay theirs
+        return result
 
     def _canon(self, node: Any, side: str, depth: int = 0) -> Any:
         """``node`` with local ``$ref`` inlined (4 levels) and annotations dropped, to compare clauses as text."""
@@ -567,7 +590,11 @@ class _Checker:
             found = self.compare(branch, w, f"{path}/{index}")
             if not found:
                 if exclusive:
-                    overlapping = [j for j, other in enumerate(branches) if j != index and not self._disjoint(other, w)]
+                    overlapping = [
+                        j
+                        for j, other in enumerate(branches)
+                        if j != index and not self._disjoint(other, w) and not self._in_sibling(other, w, path)
+                    ]
                     if overlapping:
                         return [Issue(path, f"oneOf branches {overlapping} may also match (not provably disjoint)")]
                 return []
@@ -600,6 +627,11 @@ class _Checker:
                 return True
         return False
 
+    def _in_sibling(self, r_branch: Any, w: Any, path: str) -> bool:
+        """Is the reader's branch inside a sibling of the writer's oneOf branch ``w`` (which ``w``'s values miss)?"""
+        _, others = self.siblings.get(id(w), (None, []))
+        return any(not self._swap_compare(other, r_branch, path) for other in others)
+
     def _not(self, r_not: Any, w: dict[str, Any], path: str) -> list[Issue]:
         if "not" in w:  # not M within not N  <=>  N within M
             if not self._swap_compare(w["not"], r_not, path):
@@ -611,8 +643,10 @@ class _Checker:
 
     def _swap_compare(self, reader_side: Any, writer_side: Any, path: str) -> list[Issue]:
         """Compare with the documents' roles swapped (inside ``not``, the writer's schema reads)."""
-        swapped = _Checker(self.roots["writer"], self.roots["reader"])
-        return swapped.compare(reader_side, writer_side, path)
+        if self.swapped is None:
+            self.swapped = _Checker(self.roots["writer"], self.roots["reader"])
+            self.swapped.swapped, self.swapped.steps = self, self.steps
+        return self.swapped.compare(reader_side, writer_side, path)
 
     # -- a single value ---------------------------------------------------------------------
     def _accepts(self, schema: Any, value: Any, side: str, depth: int = 0) -> bool:
