@@ -752,7 +752,8 @@ def check_store(
         published = opened.read_latest(parsed)
     finally:
         opened.close()
-    report = run_validate(parsed, published, catalog=catalog, now=_parse_now(now))
+    # the store holds all the data: a catalog series that never arrived is stale
+    report = run_validate(parsed, published, catalog=catalog, now=_parse_now(now), all_series=True)
     report.data = [f"{store} ({parsed.contract}: latest revision per key)"]
     _print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)

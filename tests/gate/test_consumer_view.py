@@ -86,3 +86,23 @@ def test_check_store_fails_freshness_when_the_only_batch_was_rejected(store_spec
     report = json.loads(checked.stdout)
     freshness = next(c for c in report["checks"] if c["id"] == "freshness")
     assert report["rows"] == 0 and freshness["status"] == "failed"
+
+
+def test_check_store_reports_a_catalog_series_that_never_arrived(tmp_path):
+    """A batch may hold some series; the store holds all of them: a catalog series with no point in
+    the store fails freshness there, named, while the batch alone passes."""
+    contract = write_contract(tmp_path / "c.yaml", extra=FRESH)
+    only_aapl = [bar for bar in session_bars() if bar.symbol == "AAPL"]
+    bars = write_bars(tmp_path / "bars_2026-11-27.csv", only_aapl)
+    store = tmp_path / "warehouse.duckdb"
+    common = ["--catalog", CATALOG, "--now", AFTER_CLOSE]
+    assert run_cli("ingest", contract, bars, "--store", store, *common).returncode == 0
+    batch = json.loads(run_cli("validate", contract, bars, *common, "--format", "json").stdout)
+    assert failed(batch) == {}
+    checked = run_cli("check-store", contract, store, *common, "--format", "json")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    report = json.loads(checked.stdout)
+    assert failed(report) == {"freshness": "failed"}
+    freshness = next(c for c in report["checks"] if c["id"] == "freshness")
+    assert freshness["failed_rows"] == 1 and "1 never arrived" in freshness["message"]
+    assert [(e["symbol"], e["newest"]) for e in freshness["examples"]] == [("MSFT", None)]

@@ -30,6 +30,7 @@ def validate(
     spark_conf: dict[str, str] | None = None,
     coverage: tuple[datetime | None, datetime | None] | None = None,
     mapping: Any = None,
+    all_series: bool = False,
 ) -> ValidationReport:
     """Validate ``data`` against every clause of ``contract``; a lazy report of all failures.
 
@@ -45,6 +46,8 @@ def validate(
     last point (by default: every session or completeness window the batch touches, whole).
     ``mapping`` (a mapping file or :class:`tscontract.gate.mapping.Mapping`): ``data`` is raw
     (a vendor's file), converted exactly as ``ingest --mapping`` converts it; DuckDB engine only.
+    ``all_series``: every series of the catalog is expected (a store, not a batch of some series):
+    one with no point fails freshness as never arrived.
     """
     if coverage is not None:
         start, end = coverage
@@ -59,7 +62,7 @@ def validate(
         catalog = load_catalog(catalog)
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; available: {', '.join(ENGINES)}")
-    plan = build_plan(contract, catalog, bounds)
+    plan = build_plan(contract, catalog, bounds, all_series=all_series)
     if mapping is not None:
         from tscontract.engines.duckdb import validate_mapped
         from tscontract.gate.mapping import Mapping, load_mapping

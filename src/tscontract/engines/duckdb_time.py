@@ -626,6 +626,12 @@ class TimeChecks:
             f"SELECT {series} AS __s, max({ident(column)}) AS __newest, any_value({self.calendar_sql()}) AS __cal, "
             f"any_value({self.kind_sql()}) AS __kind FROM {run.typed_view} GROUP BY 1"
         )
+        if check.params.get("all_series") and run.catalog_joined:  # catalog series that never arrived
+            newest += (
+                f" UNION ALL SELECT c.__cat_series_id, NULL, {self.calendar_sql()}, {self.kind_sql()} "
+                f"FROM {CATALOG_TABLE_SQL} c WHERE NOT EXISTS (SELECT 1 FROM {run.typed_view} t "
+                f"WHERE t.{series} = c.__cat_series_id)"
+            )
         same = "x.calendar = n.__cal AND x.kind = n.__kind"
         trading = spec.max_age.on_trading_calendar
         if trading:
@@ -661,10 +667,12 @@ class TimeChecks:
             for r in rows[: self.limit]
         ]
         clock = " of session time" if spec.on_session_clock and not trading else ""
+        never = sum(1 for r in rows if r[1] is None)
+        arrived = f" ({never} never arrived)" if never else ""
         run.result(
             check,
             "failed",
             len(rows),
             examples,
-            f"{len(rows)} series older than {spec.max_age.text}{clock} at {run.now.isoformat()}",
+            f"{len(rows)} series older than {spec.max_age.text}{clock} at {run.now.isoformat()}{arrived}",
         )

@@ -84,8 +84,13 @@ class CheckPlan:
         return any(c.params.get("needs_catalog") for c in self.checks)
 
 
-def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any = None) -> CheckPlan:
-    """Compile ``contract`` into a :class:`CheckPlan`; a catalog of another contract is refused (lint's TS160)."""
+def build_plan(
+    contract: Contract, catalog: Catalog | None = None, bounds: Any = None, *, all_series: bool = False
+) -> CheckPlan:
+    """Compile ``contract`` into a :class:`CheckPlan`; a catalog of another contract is refused (lint's TS160).
+
+    ``all_series``: every series of the catalog is expected, so one that never arrived fails freshness
+    (a store holds all the data; a batch may hold some series only)."""
     wrong = other_contract(catalog, contract.contract) if catalog is not None else None
     if wrong is not None:
         raise InputError(f"{contract.path or 'contract'}: {wrong} (lint: TS160); give the catalog of this contract")
@@ -329,7 +334,7 @@ def build_plan(contract: Contract, catalog: Catalog | None = None, bounds: Any =
                 "freshness",
                 "batch",
                 (contract.freshness.column or time.column,),
-                params={"freshness": contract.freshness},
+                params={"freshness": contract.freshness, "all_series": all_series and catalog is not None},
             )
         )
     if contract.row_count is not None:
