@@ -76,30 +76,12 @@ def test_github_annotations_point_at_the_clause_line():
 
 
 def test_github_warnings_for_warning_severity_checks(tmp_path):
-    bad = run_cli(
-        "validate",
-        SENSOR / "contract.yaml",
-        SENSOR / "data" / "bad_kpa.csv",
-        "--catalog",
-        SENSOR / "catalog.yaml",
-        "--now",
-        NOW,
-        "--format",
-        "github",
-    )
-    report = json.loads(
-        run_cli(
-            "validate",
-            SENSOR / "contract.yaml",
-            SENSOR / "data" / "bad_kpa.csv",
-            "--catalog",
-            SENSOR / "catalog.yaml",
-            "--now",
-            NOW,
-            "--format",
-            "json",
-        ).stdout
-    )
+    def sensor(fmt: str):
+        contract, data, catalog = SENSOR / "contract.yaml", SENSOR / "data" / "bad_kpa.csv", SENSOR / "catalog.yaml"
+        return run_cli("validate", contract, data, "--catalog", catalog, "--now", NOW, "--format", fmt)
+
+    bad = sensor("github")
+    report = json.loads(sensor("json").stdout)
     expected = {
         ("error" if c["severity"] == "error" else "warning", c["id"])
         for c in report["checks"]
