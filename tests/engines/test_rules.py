@@ -208,6 +208,9 @@ def test_cli_exit_codes(tmp_path):
     bad = run_cli("validate", contract, trades_csv(tmp_path, bad_rows(), "bad.csv"), "--quiet")
     assert bad.returncode == 1
     assert "field.trade_id.unique" in bad.stdout and "sql_checks.no_free_trades" in bad.stdout
+    table = run_cli("validate", contract, tmp_path / "bad.csv")  # a tolerated share: rows and share shown
+    assert table.returncode == 1 and "1 of 20 rows (5%) fail; at most 5% may" in table.stdout
+    assert "row=13" in table.stdout
     broken = write(tmp_path, TRADES.replace("must_be: 0", "must_be: 0\n    must_be_less_than: 1"), "broken.yaml")
     refused = run_cli("validate", broken, trades_csv(tmp_path, GOOD_ROWS))
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
