@@ -54,7 +54,7 @@ def test_what_each_target_states(tmp_path):
     assert "max_failing" in skipped["invariants[1]"] and "batch.row_count" in skipped
 
     pandera = export("pandera", contract).artifacts[0].content
-    assert "'trade_id': pa.Column(" in pandera and "unique=True" in pandera
+    assert "pa.Check(_unique_values, name='field.trade_id.unique'" in pandera
     assert "r.matches(r['symbol'], '^[A-Z]{1,5}([.][A-Z])?$')" in pandera
 
     schema = json.loads(export("jsonschema", contract).artifacts[0].content)
@@ -129,3 +129,30 @@ def test_soda_agrees_on_unique_row_count_and_sql_checks(tmp_path):
             expected = "pass" if ours.status == "passed" else ("warn" if ours.severity == "warning" else "fail")
             assert tool == {expected}, (label, check_id, tool, ours.status)
     assert "sql_checks.no_free_trades" in result.exported and plan.by_id("sql_checks.symbols_seen")
+
+
+def test_pandera_agrees_on_regex_and_unique(tmp_path):
+    from tests.export.test_pandera import SCRIPT as PANDERA_SCRIPT
+
+    contract_path = trades_contract(tmp_path)
+    contract = load_contract(contract_path)
+    result = export("pandera", contract)
+    (module_path,) = result.write(tmp_path / "pandera")
+    files = _files(tmp_path)
+    job = {
+        "contract": contract.contract,
+        "module": str(module_path),
+        "module_name": module_path.stem,
+        "types": {name: spec.type.to_json() for name, spec in contract.fields.items()},
+        "files": {label: str(path) for label, path in files.items()},
+    }
+    tool = run_in_venv("pandera", PANDERA_SCRIPT, {"jobs": [job]})["contracts"][contract.contract]
+    rules = ["field.symbol.constraint", "field.trade_id.unique"]  # warnings are SchemaWarnings, no failure cases
+    assert set(rules) <= set(result.exported)
+    per_file = {
+        label: compare(validate(contract_path, path, examples=1000), tool["files"][label]["failed"], rules)
+        for label, path in files.items()
+    }
+    assert not disagreements(per_file), disagreements(per_file)
+    assert per_file["bad"]["field.trade_id.unique"]["tool_rows"] == [5, 12]
+    assert per_file["bad"]["field.symbol.constraint"]["tool_rows"] == [2, 7]

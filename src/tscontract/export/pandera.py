@@ -225,11 +225,8 @@ class _ModuleWriter:
         elif kind == "unique_key":
             self.unique = list(check.columns)
             self.builtin["multiple_fields_uniqueness"] = check.id
-        elif kind == "unique" and check.severity == "error":
-            self.columns[check.columns[0]]["unique"] = True
-            self.builtin.setdefault("field_uniqueness", {})[check.columns[0]] = check.id
-        elif kind == "unique":
-            return "a warning: pandera's unique=True fails the frame, it cannot warn"
+        elif kind == "unique":  # a named check (not unique=True): it carries the check id and can warn
+            self.column_check(check.columns[0], f"pa.Check(_unique_values, {self.label(check)})")
         elif kind == "catalog_series":
             if self.plan.catalog is None or not check.columns:
                 return _NO_CATALOG
@@ -372,8 +369,6 @@ class _ModuleWriter:
         out = ["schema = pa.DataFrameSchema(", "    columns={"]
         for name, spec in self.columns.items():
             args = [spec["dtype"] or "None", f"nullable={spec['nullable']}", "required=True", "coerce=False"]
-            if spec.get("unique"):
-                args.append("unique=True")
             if spec["checks"]:
                 checks = "".join(f"            {c},\n" for c in spec["checks"])
                 args.append(f"checks=[\n{checks}        ]")
@@ -858,6 +853,11 @@ def _is_date(series):
 
 def _is_bytes(series):
     return _each(series, lambda v: isinstance(v, bytes | bytearray))
+
+
+def _unique_values(series):
+    """No value on two rows; every row of a repeated value fails, nulls never repeat."""
+    return ~series.duplicated(keep=False) | series.isna()
 
 
 def _calibration_in_force(series_column, calibration_column, instant_column):
