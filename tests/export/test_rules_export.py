@@ -156,3 +156,28 @@ def test_pandera_agrees_on_regex_and_unique(tmp_path):
     assert not disagreements(per_file), disagreements(per_file)
     assert per_file["bad"]["field.trade_id.unique"]["tool_rows"] == [5, 12]
     assert per_file["bad"]["field.symbol.constraint"]["tool_rows"] == [2, 7]
+
+
+def test_dbt_build_agrees_on_regex_and_unique(tmp_path):
+    from tests.export.test_dbt import make_project, run_dbt
+
+    contract_path = trades_contract(tmp_path)
+    contract = load_contract(contract_path)
+    result = export("dbt", contract)
+    files = {label: path for label, path in _files(tmp_path).items() if label != "empty"}
+    for label, path in files.items():
+        make_project(tmp_path / f"dbt-{label}", contract, result, path)
+    runs = run_dbt([{"name": label, "dir": str(tmp_path / f"dbt-{label}"), "args": []} for label in files], tmp_path)
+    expected = {"passed": {"pass", "success"}, "failed": {"fail", "error"}, "warning": {"warn"}}
+    for label, path in files.items():
+        report = validate(contract_path, path)
+        statuses: dict[str, set[str]] = {}
+        for node in runs[label]["nodes"]:
+            statuses.setdefault(node["meta"].get("tscontract_check"), set()).add(node["status"])
+        for check_id in ("field.symbol.constraint", "field.trade_id.unique", "invariants[0]"):
+            ours = report.check(check_id)
+            verdict = "warning" if ours.status == "failed" and ours.severity == "warning" else ours.status
+            assert statuses[check_id] <= expected[verdict], (label, check_id, statuses[check_id], verdict)
+    assert runs["bad"]  # not vacuous: the bad file fails both rules
+    bad = validate(contract_path, files["bad"])
+    assert bad.check("field.trade_id.unique").status == bad.check("field.symbol.constraint").status == "failed"
