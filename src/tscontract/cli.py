@@ -357,6 +357,52 @@ def profile(
         typer.echo(f"profiled {bounds.rows} rows of {bounds.contract}: {per_field} -> {summary['out']}")
 
 
+@app.command("init")
+def init_command(
+    data: Annotated[list[str], typer.Argument(help="Sample data files (same formats as validate).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the draft contract.")] = Path(
+        "contract.yaml"
+    ),
+    catalog_out: Annotated[
+        Path | None, typer.Option("--catalog-out", help="Where to write the draft catalog (default: beside --out).")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Contract name (default: --out's stem).")] = None,
+    time_column: Annotated[str | None, typer.Option("--time-column", help="The UTC-instant column.")] = None,
+    series_column: Annotated[str | None, typer.Option("--series-column", help="The series id column.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Infer a draft contract (and catalog) from sample DATA; each clause notes its evidence."""
+    from tscontract.errors import display_path
+    from tscontract.export.infer import infer
+
+    catalog_path = catalog_out or out.with_name("catalog.yaml")
+    for path, option in ((out, "--out"), (catalog_path, "--catalog-out")):
+        _output_file(path, option)
+        if path.exists() and not force:
+            raise InputError(f"{option} {path}: exists; --force overwrites it")
+    draft = infer(data, name=name or out.stem, time_column=time_column, series_column=series_column)
+    out.write_text(draft.contract_yaml(), encoding="utf-8")
+    catalog_text = draft.catalog_yaml()
+    if catalog_text is not None:
+        catalog_path.write_text(catalog_text, encoding="utf-8")
+    summary = {
+        "contract": display_path(out),
+        "catalog": display_path(catalog_path) if catalog_text is not None else None,
+        "key": draft.key,
+        "cadence": draft.cadence,
+        "fields": {c.name: c.type for c in draft.columns},
+    }
+    if fmt is OutputFormat.json:
+        _emit_json(summary)
+    else:
+        wrote = f" and {summary['catalog']} ({len(draft.catalog)} series)" if catalog_text is not None else ""
+        typer.echo(
+            f"wrote {summary['contract']}{wrote}: {len(draft.columns)} fields, key [{', '.join(draft.key)}], "
+            f"cadence {draft.cadence or 'none'}; a draft: read each note, then lint and validate it"
+        )
+
+
 @app.command("export")
 def export_command(
     target: Annotated[

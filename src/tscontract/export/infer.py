@@ -1,0 +1,428 @@
+"""``tscontract init``: a draft contract and catalog inferred from a sample, each clause with its evidence.
+
+Everything is measured in DuckDB over the sample, one aggregate pass per question, never a loop over
+rows:
+
+- **types**: a file's physical types where it has them (Parquet, Arrow); for text (CSV, JSON lines)
+  the literal digits: integers, decimals with precision and scale from the widest integer part and
+  the longest fraction (plus two integer digits of headroom), booleans, UTC instants with their
+  precision from the fraction written (``.000Z``: ms). A timestamp without an offset is refused
+  (exit 2): a zone is never guessed.
+- **nullability**: nullable when the sample holds a null.
+- **time column**: ``--time-column``, else the one UTC-instant column (several: refused, named).
+- **series column**: ``--series-column``, else the text column with the fewest distinct values
+  that, with the time column, identifies a row.
+- **key**: series and time, plus ``revision`` where one exists and the pair repeats; verified unique.
+- **cadence**: the median interval per series; one interval for all series in the contract, else
+  per series in the catalog; a tolerance when intervals spread (the largest deviation seen).
+- **units** from name suffixes (``_degc``, ``_kpa``, ``_bar``, ``_m3_h``...), checked by pint.
+- **bounds** per series in the catalog: hard bounds from the sample's minimum and maximum, widened
+  by its range.
+
+The draft is a starting point for a person: each inferred clause carries a ``note`` saying what
+it was inferred from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from tscontract.contract.units import UnitError, check_unit
+from tscontract.engines.columns import ident
+from tscontract.engines.duckdb import connect
+from tscontract.engines.sources import SOURCE_VIEW, open_source
+from tscontract.errors import InputError
+
+# a column-name suffix and the unit it names (pint's spelling)
+UNIT_SUFFIXES: dict[str, str] = {
+    "degc": "degC",
+    "degf": "degF",
+    "kelvin": "kelvin",
+    "kpa": "kPa",
+    "mpa": "MPa",
+    "hpa": "hPa",
+    "pa": "Pa",
+    "bar": "bar",
+    "mbar": "mbar",
+    "psi": "psi",
+    "m3_h": "m**3/h",
+    "l_min": "l/min",
+    "kg": "kg",
+    "mm": "mm",
+    "m": "m",
+    "km": "km",
+    "kw": "kW",
+    "kwh": "kWh",
+    "w": "W",
+    "v": "V",
+    "hz": "Hz",
+    "rpm": "rpm",
+    "percent": "percent",
+    "pct": "percent",
+    "ppm": "ppm",
+    "ppb": "ppb",
+    "mg_m3": "mg/m**3",
+    "ug_m3": "ug/m**3",
+    "g_m3": "g/m**3",
+}
+_INT = r"[+-]?[0-9]+"
+_DEC = r"[+-]?[0-9]+(\.[0-9]+)?"
+_FLOAT = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+_INSTANT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2})"
+_NAIVE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?"
+PROVENANCE = ("source_id", "ingest_run_id", "transform_version", "revision", "calibration_id")
+_PRECISION = {0: "s", 1: "ms", 2: "ms", 3: "ms", 4: "us", 5: "us", 6: "us"}
+_PHYSICAL = {
+    "TINYINT": "int8",
+    "SMALLINT": "int16",
+    "INTEGER": "int32",
+    "BIGINT": "int64",
+    "FLOAT": "float32",
+    "DOUBLE": "float64",
+    "BOOLEAN": "bool",
+    "VARCHAR": "string",
+    "DATE": "date",
+    "BLOB": "bytes",
+}
+
+
+@dataclass
+class Column:
+    name: str
+    type: str
+    nullable: bool
+    note: str
+    unit: str | None = None
+
+
+@dataclass
+class Draft:
+    """The inferred contract and catalog as plain data, ready to write as YAML."""
+
+    name: str
+    columns: list[Column]
+    time_column: str
+    series_column: str | None
+    key: list[str]
+    precision: str
+    cadence: str | None
+    cadence_note: str
+    catalog: dict[str, dict[str, Any]] = field(default_factory=dict)
+    invariants: list[tuple[str, str]] = field(default_factory=list)  # (clause, what it was inferred from)
+    provenance: list[str] = field(default_factory=list)
+
+    def contract_yaml(self) -> str:
+        lines = [
+            "# Drafted by tscontract init from a sample; every inferred clause says what it was inferred from.",
+            f"contract: {self.name}",
+            "version: 0.1.0",
+            "owner: TODO@example",
+            f"key: [{', '.join(self.key)}]",
+            "time:",
+            f"  column: {self.time_column}",
+            f"  precision: {self.precision}",
+            "  timezone: UTC instant",
+        ]
+        if self.cadence is not None:
+            lines.append(f"  cadence: {self.cadence}   # {self.cadence_note}")
+        lines.append("fields:")
+        for column in self.columns:
+            parts = [f"type: {column.type}", f"nullable: {'true' if column.nullable else 'false'}"]
+            if column.unit is not None:
+                unit = column.unit if re.fullmatch(r"[A-Za-z]+", column.unit) else f'"{column.unit}"'
+                parts.append(f"unit: {unit}")
+            parts.append(f"note: {_quoted(column.note)}")
+            lines.append(f"  {column.name}: {{{', '.join(parts)}}}")
+        if self.provenance:
+            lines.append(f"provenance_required: [{', '.join(self.provenance)}]")
+        if self.invariants:
+            lines.append("invariants:")
+            lines += [f"  - {{clause: {_quoted(clause)}, note: {_quoted(note)}}}" for clause, note in self.invariants]
+        return "\n".join(lines) + "\n"
+
+    def catalog_yaml(self) -> str | None:
+        if not self.catalog:
+            return None
+        lines = ["# Drafted by tscontract init from a sample.", f"catalog: {self.name}", "series:"]
+        for series, entry in sorted(self.catalog.items()):
+            lines.append(f"  {_quoted(series)}:")
+            for key, value in entry.items():
+                if key == "calibrations":
+                    lines.append("    calibrations:")
+                    for cal_id, start, end in value:
+                        lines.append(f"      - id: {_quoted(cal_id)}")
+                        lines.append(f'        valid_from: "{start}"')
+                        if end is not None:
+                            lines.append(f'        valid_to: "{end}"')
+                elif isinstance(value, list):
+                    lines.append(f"    {key}: [{', '.join(str(v) for v in value)}]")
+                else:
+                    lines.append(f"    {key}: {value}")
+        return "\n".join(lines) + "\n"
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def infer(
+    data: list[str | Path],
+    *,
+    name: str,
+    time_column: str | None = None,
+    series_column: str | None = None,
+) -> Draft:
+    """A draft contract (and catalog) for the sample ``data``."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", name):
+        raise InputError(f"contract name {name!r} must start with a letter and use letters, digits, '_', '.', '-'")
+    con = connect()
+    try:
+        source = open_source(con, [str(p) for p in data])
+        rows = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()[0]
+        if not rows:
+            raise InputError("the sample holds no rows: nothing to infer from")
+        columns = [_column(con, n, t, source.text, rows) for n, t in source.columns.items()]
+        draft = _draft(con, name, columns, rows, time_column, series_column)
+    finally:
+        con.close()
+    return draft
+
+
+def _column(con: Any, name: str, physical: str, text: bool, rows: int) -> Column:
+    c = ident(name)
+    nulls = con.execute(f"SELECT count(*) - count({c}) FROM {SOURCE_VIEW}").fetchone()[0]
+    nullable = bool(nulls)
+    seen = f"{rows - nulls} values, {nulls} null" if nulls else f"{rows} values, none null"
+    if text or physical == "VARCHAR":
+        return _text_column(con, name, nullable, seen)
+    upper = physical.upper()
+    if upper.startswith("DECIMAL"):
+        dtype = "decimal" + upper[len("DECIMAL") :].replace(" ", "")
+    elif upper.startswith("TIMESTAMP WITH TIME ZONE") or upper == "TIMESTAMPTZ":
+        dtype = f"timestamp_{_instant_unit(con, c)}_utc"
+    elif upper.startswith("TIMESTAMP"):
+        raise InputError(
+            f"column {name!r} holds timestamps without a UTC offset ({physical}): tscontract does not guess a "
+            "zone; convert them to UTC instants first (a mapping with zone:)"
+        )
+    else:
+        found = _PHYSICAL.get(upper)
+        if found is None:
+            raise InputError(f"column {name!r}: no contract type for the file's type {physical}")
+        dtype = found
+    return Column(name, dtype, nullable, f"file type {physical}; {seen}", _unit(name))
+
+
+def _instant_unit(con: Any, c: str) -> str:
+    """The coarsest of s/ms/us that every instant of the column is a whole multiple of."""
+    whole_s, whole_ms = con.execute(
+        f"SELECT bool_and(epoch_us({c}) % 1000000 = 0), bool_and(epoch_us({c}) % 1000 = 0) FROM {SOURCE_VIEW}"
+    ).fetchone()
+    return "s" if whole_s else "ms" if whole_ms else "us"
+
+
+def _text_column(con: Any, name: str, nullable: bool, seen: str) -> Column:
+    c = f"CAST({ident(name)} AS VARCHAR)"
+    ok = f"{c} IS NULL OR regexp_full_match({c}, '{{}}')"
+    stats = con.execute(
+        f"SELECT bool_and({ok.format(_INT)}), bool_and({ok.format(_DEC)}), bool_and({ok.format(_FLOAT)}), "
+        f"bool_and({c} IS NULL OR lower({c}) IN ('true', 'false')), bool_and({ok.format(_INSTANT)}), "
+        f"bool_and({ok.format(_NAIVE)}), max(length(regexp_extract({c}, '^[+-]?0*([0-9]+)', 1))), "
+        f"max(length(regexp_extract({c}, '\\.([0-9]+)$', 1))), "
+        f"max(length(regexp_extract({c}, ':[0-9]{{2}}\\.([0-9]+)', 1))) FROM {SOURCE_VIEW}"
+    ).fetchone()
+    is_int, is_dec, is_float, is_bool, is_instant, is_naive, int_digits, scale, fraction = stats
+    unit = _unit(name)
+    if is_bool:
+        return Column(name, "bool", nullable, f"every value true/false; {seen}")
+    if is_instant:
+        precision = _PRECISION.get(int(fraction or 0), "ns")
+        return Column(
+            name,
+            f"timestamp_{precision}_utc",
+            nullable,
+            f"UTC instants, {fraction or 0} fraction digits written; {seen}",
+        )
+    if is_naive:
+        raise InputError(
+            f"column {name!r} holds timestamps without a UTC offset or Z: tscontract does not guess a zone; "
+            "convert them to UTC instants first (a mapping with zone:)"
+        )
+    if is_int:
+        return Column(name, "int64", nullable, f"every value an integer literal; {seen}", unit)
+    if is_dec:
+        digits, places = int(int_digits or 1), int(scale or 0)
+        precision = min(38, digits + places + 2)
+        note = f"decimal literals: at most {digits} integer and {places} fraction digits (+2 of headroom); {seen}"
+        return Column(name, f"decimal({precision},{places})", nullable, note, unit)
+    if is_float:
+        return Column(name, "float64", nullable, f"numbers with exponents; {seen}", unit)
+    return Column(name, "string", nullable, f"text; {seen}")
+
+
+def _unit(name: str) -> str | None:
+    lowered = name.lower()
+    for suffix in sorted(UNIT_SUFFIXES, key=len, reverse=True):
+        if lowered.endswith("_" + suffix):
+            unit = UNIT_SUFFIXES[suffix]
+            try:
+                check_unit(unit)
+            except UnitError:
+                return None
+            return unit
+    return None
+
+
+def _draft(
+    con: Any, name: str, columns: list[Column], rows: int, time_column: str | None, series_column: str | None
+) -> Draft:
+    by_name = {c.name: c for c in columns}
+    instants = [c.name for c in columns if c.type.startswith("timestamp")]
+    if time_column is None:
+        if len(instants) != 1:
+            found = ", ".join(instants) or "none"
+            raise InputError(f"say which column is the time column (--time-column); UTC-instant columns: {found}")
+        time_column = instants[0]
+    if time_column not in by_name or not by_name[time_column].type.startswith("timestamp"):
+        raise InputError(f"--time-column {time_column}: not a UTC-instant column of the sample ({', '.join(instants)})")
+    t = ident(time_column)
+    texts = [c.name for c in columns if c.type == "string" and c.name != time_column]
+    revision = ["revision"] if "revision" in by_name and by_name["revision"].type.startswith("int") else []
+    if series_column is None:
+        series_column = _series_candidate(con, texts, [t, *map(ident, revision)], rows)
+    elif series_column not in texts:
+        raise InputError(f"--series-column {series_column}: not a text column of the sample ({', '.join(texts)})")
+    key = [k for k in (series_column, time_column) if k is not None]
+    if not _unique(con, key):
+        if revision and _unique(con, [*key, *revision]):
+            key += revision
+        else:
+            raise InputError(f"({', '.join(key)}) repeats in the sample and no revision column tells the copies apart")
+    for k in key:
+        by_name[k].nullable = False
+    precision = by_name[time_column].type.split("_")[1]
+    draft = Draft(name, columns, time_column, series_column, key, precision, None, "")
+    draft.provenance = [c for c in PROVENANCE if c in by_name]
+    _cadence(con, draft)
+    _bounds(con, draft)
+    if "calibration_id" in by_name and series_column is not None:
+        _calibrations(con, draft)
+    return draft
+
+
+def _calibrations(con: Any, draft: Draft) -> None:
+    """Per series, each calibration id in force from its first point to the next id's first point."""
+    t, s, k = _typed_time(draft), ident(draft.series_column or ""), ident("calibration_id")
+    rows = con.execute(
+        f"SELECT s, k, strftime(f, '%Y-%m-%dT%H:%M:%S.%gZ'), strftime(lead(f) OVER (PARTITION BY s ORDER BY f), "
+        f"'%Y-%m-%dT%H:%M:%S.%gZ') FROM (SELECT {s} AS s, {k} AS k, min({t}) AS f FROM {SOURCE_VIEW} "
+        f"WHERE {k} IS NOT NULL GROUP BY 1, 2) ORDER BY s, f"
+    ).fetchall()
+    for series_id, cal_id, start, end in rows:
+        draft.catalog.setdefault(str(series_id), {}).setdefault("calibrations", []).append((str(cal_id), start, end))
+
+
+def _series_candidate(con: Any, texts: list[str], rest: list[str], rows: int) -> str | None:
+    """The text column with the fewest distinct values that, with the time (and revision), identifies a row."""
+    best: tuple[int, str] | None = None
+    for name in texts:
+        c = ident(name)
+        distinct, unique = con.execute(
+            f"SELECT count(DISTINCT {c}), count(DISTINCT ({c}, {', '.join(rest)})) = count(*) FROM {SOURCE_VIEW}"
+        ).fetchone()
+        if unique and distinct < rows and (best is None or distinct < best[0]):
+            best = (int(distinct), name)
+    return best[1] if best else None
+
+
+def _unique(con: Any, key: list[str]) -> bool:
+    cols = ", ".join(ident(k) for k in key)
+    return bool(con.execute(f"SELECT count(DISTINCT ({cols})) = count(*) FROM {SOURCE_VIEW}").fetchone()[0])
+
+
+def _typed_time(draft: Draft) -> str:
+    column = next(c for c in draft.columns if c.name == draft.time_column)
+    t = ident(draft.time_column)
+    return t if not column.note.startswith("UTC instants") else f"CAST({t} AS TIMESTAMPTZ)"
+
+
+def _cadence(con: Any, draft: Draft) -> None:
+    """Median interval per series (distinct instants); one for all, else per series in the catalog."""
+    series = ident(draft.series_column) if draft.series_column else "'*'"
+    t = _typed_time(draft)
+    rows = con.execute(
+        f"SELECT s, median(d), max(abs(d - m)), count(*) FILTER (WHERE abs(d - m) > m / 10) FROM (SELECT s, d, "
+        "median(d) OVER (PARTITION BY s) AS m "
+        f"FROM (SELECT s, epoch_ms(u) - epoch_ms(lag(u) OVER (PARTITION BY s ORDER BY u)) AS d FROM "
+        f"(SELECT DISTINCT {series} AS s, {t} AS u FROM {SOURCE_VIEW} WHERE {t} IS NOT NULL)) WHERE d IS NOT NULL) "
+        "GROUP BY s ORDER BY s"
+    ).fetchall()
+    if not rows:
+        draft.cadence_note = "one point per series: no interval to measure"
+        return
+    medians = {str(s): int(m) for s, m, _, _ in rows}
+    spread = max(int(x) for _, _, x, _ in rows)
+    gaps = sum(int(g) for _, _, _, g in rows)
+    if gaps:  # intervals far from the median: sessions, outages or an irregular series
+        draft.cadence = "irregular"
+        draft.cadence_note = (
+            f"median interval {', '.join(sorted({_duration(m) for m in medians.values()}))}, but {gaps} interval(s) "
+            "differ from it by more than 10% (sessions? write e.g. '60s within session' with a calendar)"
+        )
+        return
+    tolerance = f"; tolerance +/-{_duration(spread)}" if spread else ""
+    if len(set(medians.values())) == 1:
+        interval = next(iter(medians.values()))
+        if interval <= 0:
+            return
+        draft.cadence = f"{_duration(interval)}{tolerance}"
+        draft.cadence_note = f"median interval of every series; largest deviation {spread} ms"
+        return
+    draft.cadence = f"per series from catalog{tolerance}"
+    draft.cadence_note = f"median interval per series differs ({len(set(medians.values()))} intervals)"
+    for series_id, interval in medians.items():
+        draft.catalog.setdefault(series_id, {})["cadence"] = _duration(interval)
+
+
+def _duration(ms: int) -> str:
+    if ms % 1000:
+        return f"{ms}ms"
+    seconds = ms // 1000
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600}h"
+    if seconds % 60 == 0:
+        return f"{seconds // 60}m"
+    return f"{seconds}s"
+
+
+def _bounds(con: Any, draft: Draft) -> None:
+    """Hard bounds per series for each measured (unit-bearing) numeric column: the sample's range,
+    widened by that range on each side."""
+    if draft.series_column is None:
+        return
+    measured = [c for c in draft.columns if c.unit is not None and c.type.startswith(("decimal", "int", "float"))]
+    if len(measured) != 1:  # catalog bounds are per series, for the one measured value
+        return
+    column = measured[0]
+    c = f"CAST({ident(column.name)} AS DOUBLE)"
+    rows = con.execute(
+        f"SELECT {ident(draft.series_column)}, min({c}), max({c}) FROM {SOURCE_VIEW} WHERE {c} IS NOT NULL GROUP BY 1"
+    ).fetchall()
+    for series_id, low_value, high_value in rows:
+        low, high = Decimal(repr(low_value)), Decimal(repr(high_value))  # the shortest text of each double
+        width = (high - low) or abs(high) or Decimal(1)
+        draft.catalog.setdefault(str(series_id), {})["hard_bounds"] = [_number(low - width), _number(high + width)]
+    draft.invariants.append(
+        (
+            f"{column.name} within catalog hard_bounds for {draft.series_column}",
+            f"hard_bounds: each series' range of {column.name} in the sample, widened by that range",
+        )
+    )
+
+
+def _number(value: Decimal) -> str:
+    return format(value.normalize(), "f")
