@@ -450,23 +450,50 @@ def export_command(
 def import_command(
     source_format: Annotated[str, typer.Argument(metavar="FORMAT", help="odcs")],
     document: Path,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the contract YAML.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Contract file, or a directory: one contract per schema object."),
+    ] = None,
+    object_name: Annotated[
+        str | None, typer.Option("--object", help="The schema object to import (default: every one).")
+    ] = None,
+    key: Annotated[str | None, typer.Option("--key", help="Key columns, comma-separated, when none is marked.")] = None,
+    time_column: Annotated[
+        str | None, typer.Option("--time-column", help="The time column, when the key has no single instant.")
+    ] = None,
+    allow_loss: Annotated[
+        bool, typer.Option("--allow-loss", help="Exit 0 although elements were not carried (they are still listed).")
+    ] = False,
+    fmt: FormatOption = OutputFormat.text,
 ) -> None:
-    """Turn an Open Data Contract Standard v3 document into a tscontract contract (checked on the way)."""
-    from tscontract.contract.loader import parse_contract, read_text
-    from tscontract.errors import InputError, display_path
-    from tscontract.export.odcs import import_odcs
+    """Turn an Open Data Contract Standard v3 document into tscontract contracts; list what has no place."""
+    from tscontract.contract.loader import read_text
+    from tscontract.errors import InputError
+    from tscontract.export.odcs_import import import_document, write_imported
 
     if source_format != "odcs":
         raise InputError(f"unknown import format {source_format!r}; available: odcs")
-    _output_file(out, "--out")
-    text = import_odcs(read_text(document, "ODCS document"))
-    parse_contract(text, f"{display_path(document)} (imported)")  # refuse to write what would not load
-    if out is None:
-        sys.stdout.write(text)
+    if out is not None and not out.is_dir():
+        _output_file(out, "--out")
+    keys = [k.strip() for k in key.split(",") if k.strip()] if key else None
+    results = import_document(read_text(document, "ODCS document"), object_name, keys, time_column)
+    written = write_imported(results, out)
+    lost = sum(len(r.losses) for r in results)
+    if fmt is OutputFormat.json:
+        entries = [{**r.to_json(), **w} for r, w in zip(results, written, strict=True)]
+        if out is None:
+            entries[0]["content"] = results[0].text
+        _emit_json({"contracts": entries, "lost": lost})
     else:
-        out.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {display_path(out)}")
+        if out is None:
+            sys.stdout.write(results[0].text)
+        for result, files in zip(results, written, strict=True):
+            for path in files.values():
+                typer.echo(f"wrote {path}", err=out is None)
+            for loss in result.losses:
+                typer.echo(f"lost: {result.contract}: {loss.line()}", err=out is None)
+    if lost and not allow_loss:
+        raise typer.Exit(EXIT_VIOLATION)
 
 
 @app.command("diff")

@@ -16,7 +16,6 @@ from tests.conftest import EXAMPLES
 from tscontract import load_contract, parse_contract
 from tscontract.contract.serialize import contract_to_json
 from tscontract.engines.columns import sql_type
-from tscontract.errors import InputError
 from tscontract.export import export
 from tscontract.export.odcs import import_odcs
 from tscontract.plan.checks import build_plan
@@ -353,82 +352,6 @@ def test_import_gives_the_contract_back(source):
     )
     assert back.units == original.units and back.series == original.series
     assert export("odcs", back).artifacts[0].content == odcs_text  # and exporting it again is the same document
-
-
-FOREIGN = """\
-apiVersion: v3.0.2
-kind: DataContract
-id: 53581432-6c55-4ba2-a65f-72344a91553a
-name: payments
-version: 1.1.0
-status: active
-description:
-  purpose: Views built on top of the seller tables.
-team:
-  - username: daustin
-    role: Owner
-schema:
-  - name: tbl
-    physicalName: tbl_1
-    physicalType: table
-    properties:
-      - name: txn_ts
-        logicalType: date
-        logicalTypeOptions: {format: "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"}
-        physicalType: timestamp
-        required: true
-        primaryKey: true
-        primaryKeyPosition: 2
-      - name: rcvr_id
-        primaryKey: true
-        primaryKeyPosition: 1
-        logicalType: string
-        physicalType: varchar(18)
-        required: true
-      - name: amount
-        logicalType: number
-        physicalType: numeric(12,2)
-        required: false
-        description: Amount in the receiver's currency
-        quality:
-          - rule: nullCheck
-            type: library
-            mustBe: 0
-      - name: attempts
-        logicalType: integer
-        logicalTypeOptions: {format: i32}
-        required: true
-    quality:
-      - type: sql
-        name: row_count
-        query: SELECT COUNT(*) FROM tbl_1
-        mustBeGreaterThan: 1000
-"""
-
-
-def test_import_of_a_document_written_elsewhere():
-    text = import_odcs(FOREIGN)
-    assert "#   quality row_count of tbl\n" in text and "#   quality nullCheck of amount\n" in text
-    assert "#   type of txn_ts: physicalType 'timestamp', logicalType 'date' read as timestamp_ms_utc\n" in text
-    assert "#   type of rcvr_id: physicalType 'varchar(18)', logicalType 'string' read as string\n" in text
-    contract = parse_contract(text)
-    assert contract.contract == "payments" and contract.owner == "daustin"
-    assert contract.key == ("rcvr_id", "txn_ts") and contract.time.column == "txn_ts"
-    assert contract.fields["txn_ts"].type.text == "timestamp_ms_utc"  # a naive physical type, read as an instant
-    assert contract.fields["amount"].type.text == "numeric(12,2)" and contract.fields["amount"].type.scale == 2
-    assert contract.fields["attempts"].type.text == "int32" and contract.fields["attempts"].nullable is False
-    assert contract.fields["rcvr_id"].nullable is None  # a key column: never null without saying so
-    assert contract.fields["amount"].description == "Amount in the receiver's currency"
-
-
-def test_import_refuses_what_is_not_one_odcs_record():
-    with pytest.raises(InputError, match="DataContract"):
-        import_odcs("kind: Something\napiVersion: v3.0.2\n")
-    with pytest.raises(InputError, match="v3"):
-        import_odcs("kind: DataContract\napiVersion: v2.2.2\n")
-    two = FOREIGN + "  - name: other\n    properties: []\n"
-    with pytest.raises(InputError, match="2 schema objects"):
-        import_odcs(two)
 
 
 def test_not_exported():

@@ -15,11 +15,9 @@ Everything ODCS has no field for — units, dimensions, the time rules, revision
 policy, completeness, freshness, evolution, provenance — is in
 ``customProperties``, as written, so :func:`import_odcs` gives the contract back.
 
-Import: :func:`import_odcs` turns an ODCS v3 document into tscontract contract
-YAML. A document this module wrote comes back clause for clause; one written
-elsewhere maps its properties (``physicalType`` when it is a tscontract type,
-else ``logicalType``), ``required`` and ``primaryKey``, and lists what it could
-not carry in a comment at the top.
+Import: :func:`import_odcs` (one schema object) and
+:mod:`tscontract.export.odcs_import` (every object, the mapping of physical names, the
+list of what was not carried). A document this module wrote comes back clause for clause.
 """
 
 from __future__ import annotations
@@ -34,11 +32,9 @@ from pydantic import BaseModel
 from ruamel.yaml import YAML
 
 from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
-from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.model import Contract
-from tscontract.contract.source import load_yaml
-from tscontract.contract.types import DataType, parse_type
-from tscontract.errors import InputError, TscontractError
+from tscontract.contract.types import DataType
+from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
 from tscontract.plan.checks import Check, CheckPlan
 
@@ -317,166 +313,11 @@ def _number_tag(value: Decimal) -> str:
 
 
 def import_odcs(text: str) -> str:
-    """Contract YAML (tscontract syntax) for an ODCS v3 document."""
-    try:
-        tree, _ = load_yaml(text, "<odcs>")
-    except TscontractError as exc:
-        raise InputError(f"not an ODCS document: {exc.one_line()}") from None
-    if not isinstance(tree, dict) or tree.get("kind") != "DataContract":
-        raise InputError("not an ODCS document: kind is not DataContract")
-    if not str(tree.get("apiVersion", "")).startswith("v3."):
-        raise InputError(f"ODCS apiVersion {tree.get('apiVersion')!r} is not v3.x")
-    objects = tree.get("schema") or []
-    if len(objects) != 1:
-        raise InputError(
-            f"a tscontract contract describes one record; the ODCS document has {len(objects)} schema objects"
-        )
-    (record,) = objects
-    dropped: list[str] = []
-    section = _properties_of(record.get("customProperties"))
-    top = _properties_of(tree.get("customProperties"))
-    contract: dict[str, Any] = {"contract": tree.get("name") or record.get("name"), "version": tree.get("version")}
-    owner = next((m.get("username") for m in tree.get("team") or [] if str(m.get("role", "")).lower() == "owner"), None)
-    if owner:
-        contract["owner"] = owner
-    description = tree.get("description")
-    if isinstance(description, dict) and description.get("purpose"):
-        contract["description"] = description["purpose"]
-    for key in ("source", "note", "evolution"):
-        if key in top:
-            contract[key] = top[key]
+    """Contract YAML for an ODCS v3 document of one schema object (see :mod:`tscontract.export.odcs_import`)."""
+    from tscontract.export.odcs_import import import_document, load_document, object_names
 
-    properties = [p for p in record.get("properties") or [] if isinstance(p, dict)]
-    key = section.get("key") or [
-        p["name"] for p in sorted((p for p in properties if p.get("primaryKey")), key=_key_position)
-    ]
-    provenance = section.get("provenanceRequired") or []
-    time = section.get("time")
-    if time is None:
-        instants = [p["name"] for p in properties if p.get("logicalType") == "date" and _has_time(p)]
-        time = {"column": next((c for c in key if c in instants), instants[0] if instants else None)}
-    fields = {}
-    for prop in properties:
-        custom = _properties_of(prop.get("customProperties"))
-        if custom.get("impliedBy") == "provenance_required":
-            continue
-        fields[prop["name"]] = _field(prop, custom, key, time.get("column"), provenance, dropped)
-
-    contract.update({"series": section.get("series"), "key": key, "time": time, "fields": fields})
-    contract["units"] = section.get("units")
-    contract["invariants"] = [
-        q["description"]
-        if q.get("severity", "error") == "error"
-        else {"clause": q["description"], "severity": q["severity"]}
-        for q in sorted(_tscontract_quality(record, "invariants["), key=_invariant_position)
-    ]
-    contract["revision_policy"] = section.get("revisionPolicy")
-    contract["completeness"] = section.get("completeness")
-    contract["freshness"] = section.get("freshness") or _freshness_from_sla(tree, dropped)
-    contract["provenance_required"] = provenance
-    for element in (record, *properties):
-        dropped += [
-            f"quality {q.get('name') or q.get('rule') or q.get('metric') or q.get('type')} of {element.get('name')}"
-            for q in element.get("quality") or []
-            if not _CARRIED.match(str(q.get("name", "")))
-        ]
-    ordered = {k: contract[k] for k in _CONTRACT_ORDER if contract.get(k) not in (None, [], {})}
-    header = f"# imported from ODCS {tree.get('apiVersion')} document {tree.get('id', '')}\n"
-    if dropped:
-        header += "# not carried over as written (no tscontract clause for them, or read as stated):\n"
-        header += "".join(f"#   {item}\n" for item in dropped)
-    return header + _dump(ordered)
-
-
-# quality entries this module writes, each derived from a contract clause that the import restores
-_CARRIED = re.compile(
-    r"^(invariants\[\d+\]|key\.unique|time\.\w+|completeness|freshness|catalog\.\w+"
-    r"|field\.\w+\.(value|constraint)|plausibility\..+)$"
-)
-
-
-def _properties_of(items: Any) -> dict[str, Any]:
-    return {c["property"]: c.get("value") for c in items or [] if isinstance(c, dict) and "property" in c}
-
-
-def _key_position(prop: dict[str, Any]) -> int:
-    position = prop.get("primaryKeyPosition")
-    return position if isinstance(position, int) and position > 0 else 1_000_000
-
-
-def _invariant_position(quality: dict[str, Any]) -> int:
-    return int(re.findall(r"\d+", quality["name"])[0])
-
-
-def _tscontract_quality(element: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
-    return [q for q in element.get("quality") or [] if str(q.get("name", "")).startswith(prefix)]
-
-
-def _has_time(prop: dict[str, Any]) -> bool:
-    options = prop.get("logicalTypeOptions") or {}
-    return "HH" in str(options.get("format", "")) or "timestamp" in str(prop.get("physicalType", "")).lower()
-
-
-def _field(
-    prop: dict[str, Any],
-    custom: dict[str, Any],
-    key: list[str],
-    time_column: str | None,
-    provenance: list[str],
-    dropped: list[str],
-) -> dict[str, Any]:
-    name = prop["name"]
-    dtype = _imported_type(prop, dropped)
-    entry: dict[str, Any] = {"type": dtype}
-    if "nullable" in custom:
-        entry["nullable"] = custom["nullable"]
-    elif "required" in prop:
-        # a tscontract field without `nullable:` is nullable unless it is a key, time or provenance column
-        never_null = name in key or name == time_column or name in provenance
-        if bool(prop["required"]) != never_null:
-            entry["nullable"] = not prop["required"]
-    for key_name, prop_name in _FIELD_PROPERTIES.items():
-        if key_name != "nullable" and prop_name in custom:
-            entry[key_name] = custom[prop_name]
-    constraint = _tscontract_quality(prop, f"field.{name}.constraint")
-    if constraint:
-        entry["constraint"] = constraint[0]["description"]
-    if prop.get("description"):
-        entry["description"] = prop["description"]
-    order = ("type", "nullable", "unit", "dimension", "value", "default", "constraint", "aliases", "deprecated")
-    return {k: entry[k] for k in (*order, "description", "note") if k in entry}
-
-
-def _imported_type(prop: dict[str, Any], dropped: list[str]) -> str:
-    physical = prop.get("physicalType")
-    if isinstance(physical, str):
-        try:
-            return parse_type(physical).text
-        except ClauseSyntaxError:
-            pass
-    logical = prop.get("logicalType", "string")
-    options = prop.get("logicalTypeOptions") or {}
-    if logical == "integer":
-        dtype = {"i8": "int8", "i16": "int16", "i32": "int32"}.get(str(options.get("format")), "int64")
-    elif logical == "number":
-        dtype = "float32" if options.get("format") == "f32" else "float64"
-    elif logical == "boolean":
-        dtype = "bool"
-    elif logical == "date":
-        dtype = "timestamp_ms_utc" if _has_time(prop) else "date"
-    else:
-        dtype = "string"
-    written = f"physicalType {physical!r}, " if physical else ""
-    dropped.append(f"type of {prop['name']}: {written}logicalType {logical!r} read as {dtype}")
-    return dtype
-
-
-def _freshness_from_sla(tree: dict[str, Any], dropped: list[str]) -> dict[str, Any] | None:
-    for sla in tree.get("slaProperties") or []:
-        if sla.get("property") in ("latency", "freshness") and isinstance(sla.get("value"), int | Decimal):
-            unit = str(sla.get("unit", "")).lower()
-            if unit not in ("ms", "s", "m", "h", "d", "w"):
-                dropped.append(f"slaProperties {sla.get('property')}: unit {sla.get('unit')!r}")
-                return None
-            return {"max_age": f"{sla['value']}{unit}"}
-    return None
+    names = object_names(load_document(text))
+    if len(names) != 1:
+        raise InputError(f"the ODCS document has {len(names)} schema objects ({', '.join(names)}): name one")
+    (imported,) = import_document(text)
+    return imported.text

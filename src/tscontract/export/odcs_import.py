@@ -1,0 +1,901 @@
+"""ODCS v3.0.x / v3.1 documents into tscontract contracts, with every element that has no place listed.
+
+One contract per schema object (:func:`import_document`). What maps to what:
+
+- property ``name`` → the field name; a name that is not an identifier (``Transaction Date``) is
+  lower-cased with ``_`` for every run of other characters (``transaction_date``). The column the
+  data has — ``physicalName``, else the name as written — goes into a **mapping** (``columns:
+  {field: {from: COLUMN}}``) whenever it differs from the field name, so ``validate --mapping``
+  reads the data by it.
+- types: ``physicalType`` when it is a tscontract type (a document this package wrote) or a SQL
+  type it knows (``varchar(n)``, ``bigint``, ``numeric(p,s)``, ``timestamptz``, ...), else
+  ``logicalType`` (``timestamp``, v3.1; ``date`` with a time format). A naive timestamp, a time
+  of day or a decimal without precision is read as the nearest tscontract type and listed.
+- ``required`` → ``nullable``; ``primaryKey``/``primaryKeyPosition`` → ``key`` (``--key`` when
+  there is none); the time column is the key's instant, or the only instant (``--time-column``).
+- logicalTypeOptions ``minimum``/``maximum``/``exclusive*`` → a field ``constraint`` (or an
+  invariant for the second bound), ``minLength``/``maxLength`` and ``varchar(n)`` → ``length()``
+  invariants; library quality ``nullValues`` (none allowed) → not nullable, ``invalidValues``
+  with ``validValues`` (none allowed) → ``in (...)``; ``duplicateValues`` over the key → the key.
+- everything else — regex patterns, ``unique`` off the key, row counts, thresholds, sql rules,
+  servers, roles, relationships ... — is a :class:`Loss` with its path, text and reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from tscontract.contract.model import IDENTIFIER, SEMVER
+from tscontract.contract.source import load_yaml
+from tscontract.errors import InputError, SourceError, TscontractError
+
+PENDING = "no tscontract clause yet: issue 14 rules"
+_TEXT_SHOWN = 200
+_MAX_RETRIES = 50
+
+
+@dataclass(frozen=True)
+class Loss:
+    """An element of the ODCS document the contract does not carry."""
+
+    path: str
+    text: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "text": self.text, "reason": self.reason}
+
+    def line(self) -> str:
+        return f"{self.path}: {self.reason}: {self.text}"
+
+
+@dataclass
+class Imported:
+    """One schema object as a contract: its YAML, the mapping that renames columns, the losses."""
+
+    object: str
+    contract: str
+    text: str
+    mapping: str | None = None
+    losses: list[Loss] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "object": self.object,
+            "contract": self.contract,
+            "mapping": self.mapping is not None,
+            "lost": [loss.to_json() for loss in self.losses],
+        }
+
+
+def shown(value: Any) -> str:
+    """An element as one line of text, at most 200 characters."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= _TEXT_SHOWN else text[: _TEXT_SHOWN - 3] + "..."
+
+
+def identifier(name: str) -> str:
+    """``Transaction Date`` → ``transaction_date``; an identifier stays as written."""
+    if IDENTIFIER.match(name):
+        return name
+    ascii_text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    out = re.sub(r"[^a-z0-9]+", "_", ascii_text.lower()).strip("_") or "column"
+    return f"_{out}" if out[0].isdigit() else out
+
+
+def load_document(text: str) -> dict[str, Any]:
+    """The ODCS document as a plain tree, or a one-line :class:`InputError`."""
+    try:
+        tree, _ = load_yaml(text, "<odcs>")
+    except TscontractError as exc:
+        raise InputError(f"not an ODCS document: {exc.one_line()}") from None
+    if not isinstance(tree, dict) or tree.get("kind") != "DataContract":
+        raise InputError("not an ODCS document: kind is not DataContract")
+    if not str(tree.get("apiVersion", "")).startswith("v3."):
+        raise InputError(f"ODCS apiVersion {tree.get('apiVersion')!r} is not v3.x")
+    objects = tree.get("schema")
+    if not isinstance(objects, list) or not objects or not all(isinstance(o, dict) for o in objects):
+        raise InputError("the ODCS document has no schema objects to import")
+    return tree
+
+
+def object_names(tree: dict[str, Any]) -> list[str]:
+    return [str(o.get("name") or o.get("physicalName") or f"schema[{i}]") for i, o in enumerate(tree["schema"])]
+
+
+def import_document(
+    text: str,
+    object_name: str | None = None,
+    key: list[str] | None = None,
+    time_column: str | None = None,
+) -> list[Imported]:
+    """One :class:`Imported` per schema object (or the one named), each loadable by tscontract."""
+
+    tree = load_document(text)
+    names = object_names(tree)
+    if object_name is not None:
+        if object_name not in names:
+            raise InputError(f"no schema object {object_name!r} in the document; it has: {', '.join(names)}")
+        chosen = [names.index(object_name)]
+    else:
+        chosen = list(range(len(names)))
+    single = len(names) == 1
+    results = []
+    for index in chosen:
+        try:
+            results.append(ObjectImport(tree, index, single, key, time_column).run())
+        except InputError as exc:
+            if len(names) > 1:
+                raise InputError(f"schema object {names[index]!r}: {exc}") from None
+            raise
+    return results
+
+
+def verified(build: Any, losses: list[Loss]) -> str:
+    """Contract YAML that loads: a generated clause the loader refuses becomes a loss, then retry."""
+    from tscontract.contract.loader import parse_contract
+
+    for _ in range(_MAX_RETRIES):
+        text, generated = build()
+        try:
+            parse_contract(text, "<imported>")
+            return str(text)
+        except SourceError as exc:
+            refused = [e for e in exc.all_errors() if isinstance(e, SourceError) and e.section in generated]
+            if not refused:
+                raise InputError(f"the imported contract does not load: {exc.one_line()}") from None
+            for error in refused:
+                assert isinstance(error, SourceError) and error.section is not None
+                origin = generated.pop(error.section)
+                origin.dropped = True
+                losses.append(
+                    Loss(origin.path, origin.written, f"tscontract refuses {origin.clause!r}: {error.message}")
+                )
+    raise InputError("the imported contract does not load")  # pragma: no cover - bounded retries
+
+
+def semver(value: Any, losses: list[Loss]) -> str:
+    text = str(value) if value is not None else ""
+    if SEMVER.match(text):
+        return text
+    losses.append(Loss("version", shown(value), "not semantic versioning (MAJOR.MINOR.PATCH): written as 0.0.0"))
+    return "0.0.0"
+
+
+def number_text(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | Decimal):
+        return None
+    return format(Decimal(value), "f")
+
+
+# ---------------------------------------------------------------- one schema object
+
+_ROUND_TRIP_SECTIONS = {
+    "series": "series",
+    "time": "time",
+    "units": "units",
+    "revisionPolicy": "revision_policy",
+    "completeness": "completeness",
+    "freshness": "freshness",
+    "provenanceRequired": "provenance_required",
+}
+_ROUND_TRIP_FIELD = ("unit", "dimension", "nullable", "value", "default", "aliases", "deprecated", "note")
+# quality entries the export writes, each derived from a contract clause that the import restores
+_CARRIED = re.compile(
+    r"^(invariants\[\d+\]|key\.unique|source\.rows|time\.\w+|completeness|freshness|catalog\.\w+"
+    r"|field\.\w+\.(value|constraint)|plausibility\..+)$"
+)
+_NO_PLACE = {
+    "servers": "servers: tscontract validates the data it is given",
+    "roles": "access roles: no place in a tscontract contract",
+    "price": "pricing: no place in a tscontract contract",
+    "support": "support channels: no place in a tscontract contract",
+    "tags": "tags: no place in a tscontract contract",
+    "authoritativeDefinitions": "links: no place in a tscontract contract",
+    "relationships": "relationships (foreign keys): no tscontract clause",
+    "partitioned": "partitioning: no place in a tscontract contract",
+    "partitionKeyPosition": "partitioning: no place in a tscontract contract",
+    "classification": "classification: no place in a tscontract contract",
+    "encryptedName": "encryption: no place in a tscontract contract",
+    "transformSourceObjects": "lineage: no place in a tscontract contract",
+    "transformLogic": "lineage: no place in a tscontract contract",
+    "transformDescription": "lineage: no place in a tscontract contract",
+    "examples": "examples: no place in a tscontract contract",
+    "criticalDataElement": "no place in a tscontract contract",
+    "status": "status: no place in a tscontract contract",
+    "physicalName": "the table name: tscontract validates the files or table it is given",
+}
+_ZERO_KEYS = ("mustBe", "mustBeLessThan", "mustBeLessOrEqualTo", "mustBeLessThanOrEqualTo")
+_THRESHOLD_KEYS = (
+    *_ZERO_KEYS,
+    "mustNotBe",
+    "mustBeGreaterThan",
+    "mustBeGreaterOrEqualTo",
+    "mustBeGreaterThanOrEqualTo",
+    "mustBeBetween",
+    "mustNotBeBetween",
+)
+
+
+@dataclass
+class _Clause:
+    """A clause the import writes, and the ODCS element it comes from."""
+
+    path: str
+    written: str
+    clause: str
+    column: str | None = None  # a field constraint (else an invariant)
+    severity: str = "error"
+    dropped: bool = False
+
+
+class ObjectImport:
+    """One schema object of a parsed ODCS document as a contract."""
+
+    def __init__(
+        self, tree: dict[str, Any], index: int, single: bool, key: list[str] | None, time_column: str | None
+    ) -> None:
+        self.tree = tree
+        self.index = index
+        self.record: dict[str, Any] = tree["schema"][index]
+        self.single = single
+        self.key_option = key
+        self.time_option = time_column
+        self.losses: list[Loss] = []
+        self.consumed: set[tuple[Any, ...]] = set()
+        self.clauses: list[_Clause] = []
+        self.fields: dict[str, dict[str, Any]] = {}
+        self.columns: dict[str, str] = {}  # field -> data column, where they differ
+        self.drop: list[str] = []
+        self.names: dict[str, str] = {}  # ODCS property name -> field name
+        self.base: tuple[Any, ...] = ("schema", index)
+        self.unique: list[tuple[tuple[Any, ...], str]] = []  # (property path, field) with unique: true
+        self.own = False  # a document this package's export wrote
+
+    # ------------------------------------------------------------ bookkeeping
+    def take(self, *path: Any) -> None:
+        self.consumed.add(path)
+
+    def lose(self, path: tuple[Any, ...], reason: str, value: Any = None) -> None:
+        self.consumed.add(path)
+        self.losses.append(Loss(self.render(path), shown(self.at(path) if value is None else value), reason))
+
+    def at(self, path: tuple[Any, ...]) -> Any:
+        node: Any = self.tree
+        for part in path:
+            node = node[part]
+        return node
+
+    def render(self, path: tuple[Any, ...]) -> str:
+        text, node, parent = "", self.tree, None
+        for part in path:
+            if isinstance(part, int):
+                item = node[part]
+                name = item.get("name") if isinstance(item, dict) and parent in ("schema", "properties") else None
+                text += f"[{name}]" if isinstance(name, str) else f"[{part}]"
+            else:
+                text += part if not text else f".{part}"
+            parent, node = part, node[part]
+        return text
+
+    def leftovers(self) -> None:
+        """Every element nothing took, listed at the highest level where nothing below it was taken."""
+        touched = {path[:i] for path in self.consumed for i in range(len(path) + 1)}
+
+        def walk(node: Any, path: tuple[Any, ...]) -> None:
+            if path in self.consumed:
+                return
+            if path in touched and isinstance(node, dict | list):
+                items = node.items() if isinstance(node, dict) else enumerate(node)
+                for k, v in items:
+                    walk(v, (*path, k))
+                return
+            if node in (None, [], {}, ""):
+                return
+            last = next((p for p in reversed(path) if isinstance(p, str)), "")
+            self.losses.append(
+                Loss(self.render(path), shown(node), _NO_PLACE.get(last, "no place in a tscontract contract"))
+            )
+
+        for k, v in self.tree.items():
+            if k != "schema":
+                walk(v, (k,))
+        walk(self.record, self.base)
+
+    # ------------------------------------------------------------ the object
+    def run(self) -> Imported:
+        tree, record = self.tree, self.record
+        for k in ("apiVersion", "kind", "id"):
+            self.take(k)
+        self.take("schema")
+        for i in range(len(tree["schema"])):
+            if i != self.index:
+                self.take("schema", i)
+        self.take(*self.base, "name")
+        if record.get("logicalType") == "object":
+            self.take(*self.base, "logicalType")
+        if str(record.get("physicalType", "")).lower() in ("table", "view", "topic", "file", "object"):
+            self.take(*self.base, "physicalType")
+        object_name = object_names(tree)[self.index]
+        section = self.round_trip(self.base, ("key", *_ROUND_TRIP_SECTIONS))
+        top = self.round_trip((), ("source", "note", "evolution"))
+        self.own = "key" in section
+        if self.own:  # a document this package wrote: what it derived from the contract comes back
+            self.take("status")
+            self.take("slaProperties")
+            for k in ("physicalName", "physicalType", "dataGranularityDescription"):
+                self.take(*self.base, k)
+        contract: dict[str, Any] = {"contract": self.contract_name(object_name)}
+        self.take("version")
+        contract["version"] = semver(tree.get("version"), self.losses)
+        owner = self.owner()
+        if owner:
+            contract["owner"] = owner
+        contract.update(self.texts())
+        for k in ("source", "note", "evolution"):
+            if k in top:
+                contract[k] = top[k] if k != "note" or "note" not in contract else f"{top[k]}\n{contract[k]}"
+        self.properties(section)
+        key, time = self.key_and_time(section)
+        provenance = section.get("provenanceRequired") or []
+        self.nullability(key, time.get("column"), provenance)
+        self.quality(self.base, None, key)
+        for i, prop in enumerate(record.get("properties") or []):
+            if isinstance(prop, dict) and self.names.get(str(prop.get("name"))) in self.fields:
+                self.quality((*self.base, "properties", i), self.names[str(prop.get("name"))], key)
+        freshness = section.get("freshness") or self.freshness(time.get("column"))
+        self.leftovers()
+
+        def build() -> tuple[str, dict[str, _Clause]]:
+            return self.render_contract(contract, section, key, time, freshness, provenance, object_name)
+
+        text = verified(build, self.losses)
+        return Imported(object_name, contract["contract"], text, self.render_mapping(contract["contract"]), self.losses)
+
+    def contract_name(self, object_name: str) -> str:
+        document_name = self.tree.get("name")
+        if self.single and isinstance(document_name, str) and document_name:
+            self.take("name")
+            wanted = document_name
+        else:
+            wanted = object_name
+        name = identifier(wanted) if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", wanted) else wanted
+        return name if name[0].isalpha() else f"c{name}"
+
+    def round_trip(self, base: tuple[Any, ...], names: tuple[str, ...]) -> dict[str, Any]:
+        """customProperties this package's export writes, taken back."""
+        found = {}
+        element = self.at(base) if base else self.tree
+        for i, item in enumerate(element.get("customProperties") or []):
+            if isinstance(item, dict) and item.get("property") in names:
+                found[item["property"]] = item.get("value")
+                self.take(*base, "customProperties", i)
+        return found
+
+    def owner(self) -> str | None:
+        team = self.tree.get("team")
+        members = team.get("members") if isinstance(team, dict) else team
+        for i, member in enumerate(members if isinstance(members, list) else []):
+            if isinstance(member, dict) and "owner" in str(member.get("role", "")).lower() and member.get("username"):
+                where = ("team", "members", i) if isinstance(team, dict) else ("team", i)
+                self.take(*where, "username")
+                self.take(*where, "role")
+                return str(member["username"])
+        if isinstance(team, dict) and isinstance(team.get("name"), str):
+            self.take("team", "name")
+            return team["name"]
+        return None
+
+    def texts(self) -> dict[str, str]:
+        """description: the object's, else the purpose; the other texts as the note."""
+        out: dict[str, str] = {}
+        notes = []
+        described = self.tree.get("description")
+        purpose = None
+        if isinstance(described, str):
+            purpose = described
+            self.take("description")
+        elif isinstance(described, dict):
+            for k in ("purpose", "usage", "limitations"):
+                if isinstance(described.get(k), str):
+                    self.take("description", k)
+                    if k == "purpose":
+                        purpose = described[k]
+                    else:
+                        notes.append(f"{k}: {described[k]}")
+        own = self.record.get("description")
+        if isinstance(own, str) and own:
+            self.take(*self.base, "description")
+            out["description"] = own
+            if purpose:
+                notes.insert(0, f"purpose: {purpose}")
+        elif purpose:
+            out["description"] = purpose
+        for k, label in (("businessName", "business name"), ("dataGranularityDescription", "granularity")):
+            if isinstance(self.record.get(k), str) and (*self.base, k) not in self.consumed:
+                self.take(*self.base, k)
+                notes.append(f"{label}: {self.record[k]}")
+        if notes:
+            out["note"] = "\n".join(notes)
+        return out
+
+    # ------------------------------------------------------------ fields
+    def properties(self, section: dict[str, Any]) -> None:
+        props = self.record.get("properties")
+        if not isinstance(props, list) or not props:
+            raise InputError("the schema object has no properties: a contract declares at least one field")
+        self.take(*self.base, "properties")
+        used: set[str] = set()
+        for i, prop in enumerate(props):
+            path = (*self.base, "properties", i)
+            if not isinstance(prop, dict) or not isinstance(prop.get("name") or prop.get("physicalName"), str):
+                self.lose(path, "a property without a name")
+                continue
+            written = str(prop.get("name") or prop.get("physicalName"))
+            self.take(*path, "name")
+            column = str(prop.get("physicalName") or written)
+            custom = self.round_trip(path, ("impliedBy", *_ROUND_TRIP_FIELD))
+            if custom.get("impliedBy") == "provenance_required":
+                self.take(*path)
+                continue
+            from tscontract.export.odcs_types import is_nested
+
+            if is_nested(prop):
+                self.lose(path, "nested property (object/array): tscontract fields are scalar; the mapping drops it")
+                self.drop.append(column)
+                continue
+            name = identifier(written)
+            while name in used:
+                name += "_"
+            used.add(name)
+            self.names[written] = name
+            if "physicalName" in prop:
+                self.take(*path, "physicalName")
+            if column != name:
+                self.columns[name] = column
+            self.fields[name] = self.field(prop, path, name, custom)
+
+    def field(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, custom: dict[str, Any]) -> dict[str, Any]:
+        from tscontract.export.odcs_types import field_type
+
+        dtype, reason, length = field_type(prop)
+        self.take(*path, "physicalType")
+        self.take(*path, "logicalType")
+        if reason:
+            self.losses.append(
+                Loss(
+                    self.render((*path, "physicalType" if "physicalType" in prop else "logicalType")),
+                    shown(prop.get("physicalType") or prop.get("logicalType")),
+                    reason,
+                )
+            )
+        entry: dict[str, Any] = {"type": dtype}
+        for k in _ROUND_TRIP_FIELD:
+            if k in custom:
+                entry[k] = custom[k]
+        if isinstance(prop.get("description"), str):
+            self.take(*path, "description")
+            entry["description"] = prop["description"]
+        if isinstance(prop.get("businessName"), str) and "note" not in entry:
+            self.take(*path, "businessName")
+            entry["note"] = f"business name: {prop['businessName']}"
+        if length is not None:
+            self.clauses.append(
+                _Clause(
+                    self.render((*path, "physicalType")), str(prop.get("physicalType")), f"length({name}) <= {length}"
+                )
+            )
+        for i, quality in enumerate(prop.get("quality") or []):
+            if isinstance(quality, dict) and str(quality.get("name", "")) == f"field.{name}.constraint":
+                entry["constraint"] = quality.get("description")
+                self.take(*path, "quality", i)
+        self.type_options(prop, path, name, dtype)
+        if prop.get("unique") is True:
+            self.unique.append((path, name))
+        elif prop.get("unique") is False:
+            self.take(*path, "unique")
+        return entry
+
+    def type_options(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, dtype: str) -> None:
+        options = prop.get("logicalTypeOptions")
+        if not isinstance(options, dict):
+            return
+        where = (*path, "logicalTypeOptions")
+        self.take(*where)
+        if self.own and dtype == str(prop.get("physicalType", "")).strip():  # the export restates the type
+            for k in ("minimum", "maximum", "multipleOf", "pattern"):
+                self.take(*where, k)
+        fmt = options.get("format")
+        if fmt is not None and (
+            fmt in ("i8", "i16", "i32", "i64", "f32", "f64", "yyyy-MM-dd")
+            or (dtype.startswith("timestamp") and "HH" in str(fmt))
+            or (dtype.startswith("timestamp") and dtype.endswith("_utc") and str(fmt).endswith("'Z'"))
+        ):
+            self.take(*where, "format")
+        if options.get("timezone") is not None and dtype.startswith("timestamp"):
+            self.take(*where, "timezone")
+        if str(options.get("defaultTimezone", "")).upper() in ("UTC", "Z", "ETC/UTC"):
+            self.take(*where, "defaultTimezone")
+        self.bounds(options, where, name)
+        for k, op in (("minLength", ">="), ("maxLength", "<=")):
+            n = options.get(k)
+            if (*where, k) not in self.consumed and isinstance(n, int) and not isinstance(n, bool):
+                self.take(*where, k)
+                self.clauses.append(_Clause(self.render((*where, k)), f"{k}: {n}", f"length({name}) {op} {n}"))
+        if (*where, "pattern") not in self.consumed and "pattern" in options:
+            self.lose((*where, "pattern"), f"regular expression: {PENDING}")
+
+    def bounds(self, options: dict[str, Any], where: tuple[Any, ...], name: str) -> None:
+        """minimum/maximum (exclusive as a flag, v3.0, or as the bound itself, v3.1) → comparisons."""
+        found: list[tuple[str, str, str]] = []  # (key, operator, literal)
+        for key, flag, inclusive, strict in (
+            ("minimum", "exclusiveMinimum", ">=", ">"),
+            ("maximum", "exclusiveMaximum", "<=", "<"),
+        ):
+            for k, op in ((key, inclusive), (flag, strict)):
+                if (*where, k) in self.consumed or k not in options:
+                    continue
+                value = options[k]
+                if isinstance(value, bool):
+                    if k == flag and isinstance(options.get(key), int | Decimal | str):
+                        self.take(*where, k)  # read with its bound
+                    elif value is False:
+                        self.take(*where, k)
+                    continue
+                literal = number_text(value)
+                if literal is None and isinstance(value, str):
+                    literal = "'" + value.replace("'", "''") + "'"
+                if literal is None:
+                    continue
+                exclusive = k == flag or options.get(flag) is True
+                found.append((k, strict if exclusive else op, literal))
+        for k, op, literal in found:
+            self.take(*where, k)
+            written = f"{k}: {options[k]}" + (f", {k.replace('imum', '')} exclusive" if op in ("<", ">") else "")
+            self.clauses.append(_Clause(self.render((*where, k)), written, f"{name} {op} {literal}", column=name))
+
+    # ------------------------------------------------------------ key and time
+    def resolve(self, written: str, option: str) -> str:
+        if written in self.fields:
+            return written
+        if written in self.names:
+            return self.names[written]
+        raise InputError(f"{option} {written!r} is not a property of the object; its fields: {', '.join(self.fields)}")
+
+    def key_and_time(self, section: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+        props = [p for p in self.record.get("properties") or [] if isinstance(p, dict)]
+        instants = [n for n, f in self.fields.items() if str(f["type"]).startswith("timestamp")]
+        if self.key_option:
+            key = [self.resolve(k, "--key") for k in self.key_option]
+        elif section.get("key"):
+            key = list(section["key"])
+        else:
+            ranked = sorted(
+                (p for p in props if p.get("primaryKey") is True and str(p.get("name")) in self.names),
+                key=lambda p: (
+                    p["primaryKeyPosition"]
+                    if isinstance(p.get("primaryKeyPosition"), int) and p["primaryKeyPosition"] > 0
+                    else 10**6
+                ),
+            )
+            key = [self.names[str(p["name"])] for p in ranked]
+        for i, prop in enumerate(self.record.get("properties") or []):
+            if isinstance(prop, dict) and str(prop.get("name")) in self.names:  # the key, or --key instead
+                self.take(*self.base, "properties", i, "primaryKey")
+                self.take(*self.base, "properties", i, "primaryKeyPosition")
+        if self.time_option:
+            column = self.resolve(self.time_option, "--time-column")
+            if column not in instants:
+                raise InputError(
+                    f"--time-column {self.time_option!r} is {self.fields[column]['type']}, not an instant"
+                    f"{'; instants: ' + ', '.join(instants) if instants else ''}"
+                )
+            time: dict[str, Any] = {"column": column}
+        elif isinstance(section.get("time"), dict):
+            time = section["time"]
+        else:
+            in_key = [c for c in key if c in instants]
+            chosen = in_key if len(in_key) == 1 else instants if len(instants) == 1 else []
+            if not chosen:
+                if not instants:
+                    dates = [n for n, f in self.fields.items() if f["type"] == "date"]
+                    hint = f" (date columns, not instants: {', '.join(dates)})" if dates else ""
+                    raise InputError(
+                        "no time column: a tscontract contract describes a time series and the object has no "
+                        f"timestamp property{hint}; give --time-column C"
+                    )
+                raise InputError(f"no time column: give --time-column C (candidates: {', '.join(instants)})")
+            time = {"column": chosen[0]}
+        column = time["column"]
+        if not key:
+            others = [
+                n for n, f in self.fields.items() if n != column and not str(f["type"]).startswith(("float", "bool"))
+            ]
+            candidates = [column, *others[:6]]
+            raise InputError(
+                f"no primary key: give --key COLUMNS (the key must include the time column {column}; "
+                f"candidates: {', '.join(candidates)})"
+            )
+        if column not in key:
+            raise InputError(
+                f"the primary key ({', '.join(key)}) does not include the time column {column}: "
+                f"give --key (e.g. --key {','.join([*key, column])}) or --time-column"
+            )
+        return key, time
+
+    def nullability(self, key: list[str], time_column: str | None, provenance: list[str]) -> None:
+        for i, prop in enumerate(self.record.get("properties") or []):
+            name = self.names.get(str(prop.get("name"))) if isinstance(prop, dict) else None
+            if name not in self.fields or "required" not in prop:
+                continue
+            self.take(*self.base, "properties", i, "required")
+            entry = self.fields[name]
+            if "nullable" in entry:
+                continue
+            never_null = name in key or name == time_column or name in provenance
+            if bool(prop["required"]) != never_null:
+                if never_null:
+                    self.lose(
+                        (*self.base, "properties", i, "required"),
+                        "a key or time column is never null in tscontract: required: false is not kept",
+                    )
+                else:
+                    entry["nullable"] = not prop["required"]
+
+    # ------------------------------------------------------------ quality
+    def quality(self, where: tuple[Any, ...], name: str | None, key: list[str]) -> None:
+        element = self.at(where)
+        for i, q in enumerate(element.get("quality") or []):
+            path = (*where, "quality", i)
+            if path in self.consumed:
+                continue
+            if not isinstance(q, dict):
+                self.lose(path, "not a quality rule")
+                continue
+            self.rule(q, path, name, key)
+        for path, column in self.unique:
+            if path[: len(where)] == where and name == column:
+                if key == [column]:
+                    self.take(*path, "unique")
+                else:
+                    self.lose((*path, "unique"), f"unique on a column that is not the key: {PENDING}")
+
+    def rule(self, q: dict[str, Any], path: tuple[Any, ...], name: str | None, key: list[str]) -> None:
+        kind = str(q.get("type") or ("library" if q.get("metric") or q.get("rule") else "")).lower()
+        label = str(q.get("name", ""))
+        if kind in ("sql", "custom") and _CARRIED.match(label):
+            if label.startswith("invariants["):
+                self.take(*path)
+                self.clauses.append(
+                    _Clause(
+                        self.render(path), label, str(q.get("description")), severity=str(q.get("severity", "error"))
+                    )
+                )
+                self.clauses[-1].written = "round-trip"
+            else:
+                self.take(*path)
+            return
+        if kind == "sql":
+            self.lose(path, f"SQL check: {PENDING}")
+            return
+        if kind == "text":
+            self.lose(path, "a rule in words: nothing to execute")
+            return
+        if kind == "custom":
+            self.lose(path, f"custom rule for engine {q.get('engine')!r}: tscontract does not run it")
+            return
+        if kind != "library":
+            self.lose(path, f"quality rule of type {q.get('type')!r}: unknown")
+            return
+        metric = str(q.get("metric") or q.get("rule") or "")
+        arguments = q.get("arguments") if isinstance(q.get("arguments"), dict) else {}
+        thresholds = [k for k in _THRESHOLD_KEYS if k in q]
+        none_allowed = (
+            len(thresholds) == 1
+            and thresholds[0] in _ZERO_KEYS
+            and (
+                (thresholds[0] == "mustBeLessThan" and q[thresholds[0]] == 1)
+                or (thresholds[0] != "mustBeLessThan" and q[thresholds[0]] == 0)
+            )
+        )
+        if thresholds == [] and metric in ("nullCheck", "uniqueCheck"):
+            none_allowed = True
+        if metric in ("nullValues", "nullCheck") and name is not None and none_allowed:
+            self.take(*path)
+            if self.fields[name].get("nullable") is not False:
+                self.fields[name]["nullable"] = False
+            return
+        if metric in ("duplicateValues", "duplicateCount", "uniqueCheck", "unique") and none_allowed:
+            columns = [name] if name else [self.names.get(str(c), str(c)) for c in arguments.get("properties") or []]
+            if columns and sorted(columns) == sorted(key):
+                self.take(*path)
+                return
+            self.lose(path, f"unique values off the key: {PENDING}")
+            return
+        valid = q.get("validValues", arguments.get("validValues"))
+        if metric == "invalidValues" and name is not None and none_allowed and isinstance(valid, list) and valid:
+            literals = [number_text(v) or "'" + str(v).replace("'", "''") + "'" for v in valid if v is not None]
+            self.take(*path)
+            self.clauses.append(
+                _Clause(
+                    self.render(path),
+                    shown(q),
+                    f"{name} in ({', '.join(literals)})",
+                    column=name,
+                    severity=str(q.get("severity", "error")).lower(),
+                )
+            )
+            return
+        if metric == "rowCount":
+            self.lose(path, f"row-count bounds: {PENDING}")
+        elif not none_allowed and thresholds:
+            self.lose(path, f"a threshold other than none ({', '.join(thresholds)}): {PENDING}")
+        elif metric == "invalidValues" and "pattern" in {**arguments, **q}:
+            self.lose(path, f"regular expression: {PENDING}")
+        else:
+            self.lose(path, f"library rule {metric!r}: no tscontract clause for it")
+
+    def freshness(self, time_column: str | None) -> dict[str, Any] | None:
+        units = {
+            "ms": "ms",
+            "s": "s",
+            "sec": "s",
+            "second": "s",
+            "seconds": "s",
+            "m": "m",
+            "min": "m",
+            "minute": "m",
+            "minutes": "m",
+            "h": "h",
+            "hr": "h",
+            "hour": "h",
+            "hours": "h",
+            "d": "d",
+            "day": "d",
+            "days": "d",
+            "w": "w",
+            "week": "w",
+            "weeks": "w",
+        }
+        for i, sla in enumerate(self.tree.get("slaProperties") or []):
+            if not isinstance(sla, dict) or sla.get("property") not in ("latency", "freshness"):
+                continue
+            unit = units.get(str(sla.get("unit", "")).lower())
+            value = sla.get("value")
+            if unit and isinstance(value, int) and not isinstance(value, bool):
+                self.take("slaProperties", i, "property")
+                self.take("slaProperties", i, "value")
+                self.take("slaProperties", i, "unit")
+                if sla.get("element"):
+                    self.take("slaProperties", i, "element")
+                return {"max_age": f"{value}{unit}"}
+        return None
+
+    # ------------------------------------------------------------ output
+    def render_contract(
+        self,
+        contract: dict[str, Any],
+        section: dict[str, Any],
+        key: list[str],
+        time: dict[str, Any],
+        freshness: Any,
+        provenance: list[str],
+        object_name: str,
+    ) -> tuple[str, dict[str, _Clause]]:
+        from tscontract.export.odcs import _CONTRACT_ORDER, _dump
+
+        fields = {n: dict(f) for n, f in self.fields.items()}
+        generated: dict[str, _Clause] = {}
+        invariants: list[Any] = []
+        live = [c for c in self.clauses if not c.dropped]
+        per_column: dict[str, int] = {}
+        for c in live:
+            if c.column:
+                per_column[c.column] = per_column.get(c.column, 0) + 1
+        for c in live:
+            field_entry = fields.get(c.column or "")
+            if (
+                c.column
+                and field_entry is not None
+                and "constraint" not in field_entry
+                and per_column[c.column] == 1
+                and c.severity == "error"
+            ):
+                field_entry["constraint"] = c.clause[len(c.column) + 1 :]
+                generated[f"fields.{c.column}.constraint"] = c
+                continue
+            at = f"invariants[{len(invariants)}]"
+            invariants.append(c.clause if c.severity != "warning" else {"clause": c.clause, "severity": "warning"})
+            if c.written != "round-trip":
+                generated[at] = c
+                generated[f"{at}.clause"] = c
+        order = ("type", "nullable", "unit", "dimension", "value", "default", "constraint", "aliases", "deprecated")
+        fields = {n: {k: f[k] for k in (*order, "description", "note") if k in f} for n, f in fields.items()}
+        body = {
+            **contract,
+            "series": section.get("series"),
+            "key": key,
+            "time": time,
+            "fields": fields,
+            "units": section.get("units"),
+            "invariants": invariants,
+            "revision_policy": section.get("revisionPolicy"),
+            "completeness": section.get("completeness"),
+            "freshness": freshness,
+            "provenance_required": provenance,
+        }
+        ordered = {k: body[k] for k in _CONTRACT_ORDER if body.get(k) not in (None, [], {})}
+        header = f"# imported from ODCS {self.tree.get('apiVersion')} document {self.tree.get('id', '')}".rstrip()
+        header += f", schema object {object_name}\n"
+        if self.columns or self.drop:
+            header += "# the data's own column names are in the mapping written beside this file\n"
+        if self.losses:
+            header += "# not carried over (no place in tscontract, or read as stated):\n"
+            header += "".join(f"#   {loss.line()}\n" for loss in self.losses)
+        return header + _dump(ordered), generated
+
+    def render_mapping(self, contract: str) -> str | None:
+        from tscontract.export.odcs import _dump
+
+        if not self.columns and not self.drop:
+            return None
+        mapping: dict[str, Any] = {
+            "mapping": f"{contract}_odcs",
+            "transform_version": "odcs-import",
+            "description": "the data's column names (ODCS physicalName) for the contract's fields",
+        }
+        if self.columns:
+            mapping["columns"] = {name: {"from": column} for name, column in self.columns.items()}
+        if self.drop:
+            mapping["drop"] = list(self.drop)
+        return _dump(mapping)
+
+
+def write_imported(results: list[Imported], out: Any) -> list[dict[str, str]]:
+    """Write each contract (and its mapping); without ``out`` nothing is written (one contract, on stdout).
+
+    ``out`` is a directory when there are several contracts or it is one already; else the contract
+    file, its mapping beside it as ``<stem>.mapping.yaml``.
+    """
+    from pathlib import Path
+
+    from tscontract.errors import display_path
+
+    if out is None:
+        if len(results) > 1:
+            names = ", ".join(r.object for r in results)
+            raise InputError(f"the document has {len(results)} schema objects ({names}): give --object NAME or -o DIR")
+        (result,) = results
+        if result.mapping is not None:
+            result.losses.append(
+                Loss("schema", "mapping", "the data's column names are kept in a mapping file: give -o to write it")
+            )
+        return [{}]
+    out = Path(out)
+    directory = len(results) > 1 or out.is_dir()
+    target_dir = out if directory else out.parent
+    if not target_dir.parent.is_dir() if directory else not target_dir.is_dir():
+        raise InputError(f"--out {display_path(out)}: directory {display_path(target_dir)} does not exist")
+    if directory:
+        if out.exists() and not out.is_dir():
+            raise InputError(f"--out {display_path(out)}: the document has several schema objects; give a directory")
+        out.mkdir(exist_ok=True)
+    written = []
+    for result in results:
+        contract_file = out / f"{result.contract}.yaml" if directory else out
+        files = {"contract_file": contract_file}
+        if result.mapping is not None:
+            files["mapping_file"] = contract_file.with_name(f"{contract_file.stem}.mapping.yaml")
+        for kind, path in files.items():
+            try:
+                path.write_text(result.text if kind == "contract_file" else str(result.mapping), encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"cannot write {display_path(path)}: {exc.strerror}") from None
+        written.append({k: display_path(v) for k, v in files.items()})
+    return written

@@ -1,0 +1,143 @@
+"""ODCS documents written elsewhere: every schema object imports or is refused in one line, and
+whatever has no place in tscontract is listed with its path, its text and the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from tscontract import parse_contract
+from tscontract.errors import InputError
+from tscontract.export.odcs import import_odcs
+from tscontract.export.odcs_import import PENDING, identifier, import_document
+
+FOREIGN = """\
+apiVersion: v3.0.2
+kind: DataContract
+id: 53581432-6c55-4ba2-a65f-72344a91553a
+name: payments
+version: 1.1.0
+status: active
+description:
+  purpose: Views built on top of the seller tables.
+team:
+  - username: daustin
+    role: Owner
+schema:
+  - name: tbl
+    physicalName: tbl_1
+    physicalType: table
+    properties:
+      - name: txn_ts
+        logicalType: date
+        logicalTypeOptions: {format: "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"}
+        physicalType: timestamp
+        required: true
+        primaryKey: true
+        primaryKeyPosition: 2
+      - name: Receiver Id
+        physicalName: rcvr_id
+        primaryKey: true
+        primaryKeyPosition: 1
+        logicalType: string
+        physicalType: varchar(18)
+        required: true
+      - name: amount
+        logicalType: number
+        physicalType: numeric(12,2)
+        required: false
+        description: Amount in the receiver's currency
+        logicalTypeOptions: {minimum: 0, maximum: 1000000, exclusiveMaximum: true}
+        quality:
+          - rule: nullCheck
+            type: library
+            mustBe: 0
+      - name: attempts
+        logicalType: integer
+        logicalTypeOptions: {format: i32, minimum: 1}
+        required: true
+      - name: currency
+        logicalType: string
+        quality:
+          - metric: invalidValues
+            arguments: {validValues: [EUR, USD, null]}
+            mustBe: 0
+          - metric: invalidValues
+            arguments: {pattern: "^[A-Z]{3}$"}
+            mustBe: 0
+    quality:
+      - type: sql
+        name: row_count
+        query: SELECT COUNT(*) FROM tbl_1
+        mustBeGreaterThan: 1000
+"""
+
+
+def test_import_of_a_document_written_elsewhere():
+    (imported,) = import_document(FOREIGN)
+    lost = {loss.path: loss for loss in imported.losses}
+    assert lost["schema[tbl].quality[0]"].reason == f"SQL check: {PENDING}"
+    assert "SELECT COUNT(*) FROM tbl_1" in lost["schema[tbl].quality[0]"].text
+    assert lost["schema[tbl].properties[currency].quality[1]"].reason == f"regular expression: {PENDING}"
+    assert "no time zone" in lost["schema[tbl].properties[txn_ts].physicalType"].reason
+    assert lost["status"].text == "active" and lost["schema[tbl].physicalName"].text == "tbl_1"
+    contract = parse_contract(imported.text)
+    assert contract.contract == "payments" and contract.owner == "daustin"
+    assert contract.key == ("receiver_id", "txn_ts") and contract.time.column == "txn_ts"
+    assert contract.fields["txn_ts"].type.text == "timestamp_us_utc"
+    assert contract.fields["amount"].type.scale == 2 and contract.fields["amount"].nullable is False
+    assert contract.fields["attempts"].type.text == "int32" and contract.fields["attempts"].nullable is False
+    assert contract.fields["attempts"].constraint == ">= 1"
+    assert contract.fields["receiver_id"].nullable is None  # a key column: never null without saying so
+    assert contract.fields["amount"].description == "Amount in the receiver's currency"
+    assert contract.fields["currency"].constraint == "in ('EUR', 'USD')"
+    assert [c.text for c in contract.invariants] == ["length(receiver_id) <= 18", "amount >= 0", "amount < 1000000"]
+    # the data names the key column rcvr_id: the mapping reads it from there
+    assert imported.mapping is not None and "receiver_id:\n    from: rcvr_id\n" in imported.mapping
+    # the file says what was not carried
+    assert "#   schema[tbl].quality[0]: SQL check: no tscontract clause yet" in imported.text
+
+
+def test_key_and_time_options_and_refusals():
+    no_key = FOREIGN.replace("primaryKey: true", "primaryKey: false")
+    with pytest.raises(InputError, match=r"no primary key: give --key COLUMNS .*candidates: txn_ts, receiver_id"):
+        import_document(no_key)
+    (imported,) = import_document(no_key, key=["Receiver Id", "txn_ts"])
+    assert parse_contract(imported.text).key == ("receiver_id", "txn_ts")
+    no_time = FOREIGN.replace("physicalType: timestamp", "physicalType: date").replace("HH:mm:ss.SSSXXX", "")
+    with pytest.raises(
+        InputError, match=r"no time column: .* no timestamp property .*date columns, not instants: txn_ts"
+    ):
+        import_document(no_time)
+    with pytest.raises(InputError, match=r"'amount' is numeric\(12,2\), not an instant; instants: txn_ts"):
+        import_document(FOREIGN, time_column="amount")
+    with pytest.raises(InputError, match="--key 'nope' is not a property"):
+        import_document(FOREIGN, key=["nope"])
+
+
+def test_refusals_are_one_line():
+    with pytest.raises(InputError, match="DataContract"):
+        import_document("kind: Something\napiVersion: v3.0.2\n")
+    with pytest.raises(InputError, match="v3"):
+        import_document("kind: DataContract\napiVersion: v2.2.2\n")
+    two = FOREIGN + "  - name: other\n    properties: [{name: x, logicalType: string}]\n"
+    with pytest.raises(InputError, match=r"2 schema objects \(tbl, other\): name one"):
+        import_odcs(two)
+    with pytest.raises(InputError, match="schema object 'other': no time column"):
+        import_document(two)
+    assert [i.object for i in import_document(two, object_name="tbl")] == ["tbl"]
+    with pytest.raises(InputError, match="no schema object 'x' in the document; it has: tbl, other"):
+        import_document(two, object_name="x")
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("Transaction Date", "transaction_date"),
+        ("shipment_id", "shipment_id"),
+        ("1st value", "_1st_value"),
+        ("Größe (kg)", "groe_kg"),
+        ("customerId", "customerId"),
+    ],
+)
+def test_display_names_become_identifiers(written, expected):
+    assert identifier(written) == expected
