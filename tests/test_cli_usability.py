@@ -16,6 +16,7 @@ COMMANDS = [
     ["lint"],
     ["validate"],
     ["profile"],
+    ["init"],
     ["export"],
     ["import"],
     ["diff"],

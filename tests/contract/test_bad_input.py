@@ -275,3 +275,12 @@ def test_cross_section_errors_are_all_reported_in_file_order():
     assert "symbl" in errors[0].message and "lowest" in errors[1].message and "volumes" in errors[2].message
     lines = [e.location.line for e in errors]
     assert lines == sorted(lines) and len(set(lines)) == 3
+
+
+def test_an_sql_timestamp_type_name_is_a_positioned_error_not_a_crash():
+    text = OHLCV_SEED.read_text()
+    assert "timestamp_ms_utc" in text
+    with pytest.raises(ContractError) as info:
+        parse_contract(text.replace("timestamp_ms_utc", "timestamptz", 1), "c.yaml")
+    assert "unknown timestamp type 'timestamptz'" in str(info.value)
+    assert info.value.location is not None  # type: ignore[attr-defined]

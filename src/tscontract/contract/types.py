@@ -63,12 +63,12 @@ class DataType:
         return data
 
 
-def _timestamp(name: str) -> DataType | None:
+def _timestamp(name: str) -> DataType:
     # timestamp_ms_utc / timestamp_us_utc ...; a timestamp without _utc is refused:
     # the contract's timezone rule is a UTC instant and naive times must fail loudly.
     parts = name.split("_")
-    if parts[0] != "timestamp":
-        return None
+    if parts[0] != "timestamp":  # timestamptz, timestamp(3)...: SQL's names, not the contract's
+        raise ClauseSyntaxError(f"unknown timestamp type {name!r}; use timestamp_<s|ms|us|ns>_utc")
     if len(parts) == 3 and parts[1] in TIME_UNITS and parts[2] == "utc":
         return DataType(text=name, kind="timestamp", time_unit=parts[1])  # type: ignore[arg-type]
     if (len(parts) == 2 and parts[1] in TIME_UNITS) or name == "timestamp":
@@ -99,9 +99,7 @@ def parse_type(text: str) -> DataType:
     name = str(tree.children[0])
     lowered = name.lower()
     if lowered.startswith("timestamp"):
-        found = _timestamp(lowered)
-        assert found is not None
-        return found
+        return _timestamp(lowered)
     if lowered in ("decimal", "numeric"):
         raise ClauseSyntaxError(f"type {name!r} needs precision and scale, e.g. decimal(18,8)")
     if lowered == "enum":
