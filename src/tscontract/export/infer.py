@@ -345,9 +345,8 @@ def _unique(con: Any, key: list[str]) -> bool:
 
 
 def _typed_time(draft: Draft) -> str:
-    column = next(c for c in draft.columns if c.name == draft.time_column)
-    t = ident(draft.time_column)
-    return t if not column.note.startswith("UTC instants") else f"CAST({t} AS TIMESTAMPTZ)"
+    """The time column as instants: text (CSV) is cast, a file's instants stay as they are."""
+    return f"CAST({ident(draft.time_column)} AS TIMESTAMPTZ)"
 
 
 def _cadence(con: Any, draft: Draft) -> None:
