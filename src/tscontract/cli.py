@@ -448,7 +448,9 @@ def export_command(
 
 @app.command("import")
 def import_command(
-    source_format: Annotated[str, typer.Argument(metavar="FORMAT", help="odcs")],
+    source_format: Annotated[
+        str, typer.Argument(metavar="FORMAT", help="odcs, avro, protobuf, jsonschema, dbt or ddl")
+    ],
     document: Path,
     out: Annotated[
         Path | None,
@@ -466,17 +468,23 @@ def import_command(
     ] = False,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
-    """Turn an Open Data Contract Standard v3 document into tscontract contracts; list what has no place."""
+    """Turn an ODCS v3 document, an Avro/Protobuf/JSON Schema, a dbt model YAML or SQL DDL into draft
+    contracts; list what has no place."""
     from tscontract.contract.loader import read_text
     from tscontract.errors import InputError
+    from tscontract.export.imports import FORMATS, import_file
     from tscontract.export.odcs_import import import_document, write_imported
 
-    if source_format != "odcs":
-        raise InputError(f"unknown import format {source_format!r}; available: odcs")
+    if source_format != "odcs" and source_format not in FORMATS:
+        raise InputError(f"unknown import format {source_format!r}; available: odcs, {', '.join(FORMATS)}")
     if out is not None and not out.is_dir():
         _output_file(out, "--out")
     keys = [k.strip() for k in key.split(",") if k.strip()] if key else None
-    results = import_document(read_text(document, "ODCS document"), object_name, keys, time_column)
+    if source_format == "odcs":
+        results = import_document(read_text(document, "ODCS document"), object_name, keys, time_column)
+    else:
+        text = read_text(document, f"{source_format} document")
+        results = import_file(source_format, text, document.name, object_name, keys, time_column)
     written = write_imported(results, out)
     lost = sum(len(r.losses) for r in results)
     if fmt is OutputFormat.json:

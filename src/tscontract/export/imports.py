@@ -1,0 +1,26 @@
+"""``tscontract import FORMAT FILE``: which module reads which format."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from tscontract.export.odcs_import import Imported
+
+# format -> (module, function); every function takes (text, origin, object_name, key, time_column)
+FORMATS: dict[str, tuple[str, str]] = {
+    "avro": ("tscontract.export.import_avro", "import_avro"),
+    "protobuf": ("tscontract.export.import_proto", "import_proto"),
+    "jsonschema": ("tscontract.export.import_jsonschema", "import_jsonschema"),
+    "dbt": ("tscontract.export.import_dbt", "import_dbt"),
+    "ddl": ("tscontract.export.import_ddl", "import_ddl"),
+}
+
+
+def import_file(
+    fmt: str, text: str, origin: str, object_name: str | None, key: list[str] | None, time_column: str | None
+) -> list[Imported]:
+    """One draft contract per record/message/model/table of the document (or the one named)."""
+    module, function = FORMATS[fmt]
+    importer: Any = getattr(import_module(module), function)
+    return list(importer(text, origin, object_name, key, time_column))
