@@ -18,6 +18,7 @@ unknown logical types when reading, and should use the underlying Avro type").
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -248,11 +249,18 @@ class _Resolver:
         return issues
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> _Schema:
+    """A schema text parsed once: a transitive check reads the new text once per older version and
+    direction, and every older text again at the next registration (resolution never changes it)."""
+    return _Schema(text)
+
+
 def check_read(reader: str, writer: str, reader_is_new: bool = True) -> list[Issue]:
     """Why data written with schema ``writer`` cannot be read with ``reader`` (empty: it can).
 
     Both are ``.avsc`` JSON text. Warnings (``Issue.warning``) do not break compatibility.
     """
     del reader_is_new  # resolution depends only on which side reads
-    resolver = _Resolver(_Schema(reader), _Schema(writer))
+    resolver = _Resolver(_parsed(reader), _parsed(writer))
     return resolver.resolve(resolver.reader.root, resolver.writer.root, "")

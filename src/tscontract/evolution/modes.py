@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -69,6 +70,13 @@ def _read_check(fmt: str) -> ReadCheck:
     raise ValueError(f"unknown schema format {fmt!r}; known: {', '.join(FORMATS)}")
 
 
+@functools.lru_cache(maxsize=2048)
+def _pair(fmt: str, reader: str, writer: str, reader_is_new: bool) -> tuple[Issue, ...]:
+    """One pairwise verdict, memoised: a registry re-checks the same pairs (a lost race, a test
+    request before the register, the same history under another subject). Issues are frozen."""
+    return tuple(_read_check(fmt)(reader, writer, reader_is_new))
+
+
 def check(mode: Mode | str, new: str, olds: list[str], fmt: str) -> CompatResult:
     """Is schema text ``new`` compatible with the history ``olds`` (newest first) under ``mode``?
 
@@ -76,7 +84,7 @@ def check(mode: Mode | str, new: str, olds: list[str], fmt: str) -> CompatResult
     ``jsonschema``. Each reason reads ``olds[i] (<direction>): <path>: <what>``.
     """
     mode = Mode(str(mode.value if isinstance(mode, Mode) else mode).upper())
-    read = _read_check(fmt)
+    _read_check(fmt)  # an unknown format is an error even with nothing to compare
     if mode is Mode.NONE or not olds:
         return CompatResult(True)
     targets = list(enumerate(olds)) if mode.value.endswith("_TRANSITIVE") else [(0, olds[0])]
@@ -89,7 +97,7 @@ def check(mode: Mode | str, new: str, olds: list[str], fmt: str) -> CompatResult
     for index, old in targets:
         for direction in directions:
             reader, writer = (new, old) if direction == "new reads old" else (old, new)
-            for issue in read(reader, writer, direction == "new reads old"):
+            for issue in _pair(fmt, reader, writer, direction == "new reads old"):
                 text = f"olds[{index}] ({direction}): {issue}"
                 (result.warnings if issue.warning else result.reasons).append(text)
     result.warnings = list(dict.fromkeys(result.warnings))

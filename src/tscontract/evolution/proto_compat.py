@@ -20,6 +20,7 @@ singular <-> repeated for string, bytes and messages, a removed name not reserve
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -276,9 +277,15 @@ def check_read(reader: str, writer: str, reader_is_new: bool = True) -> list[Iss
     return compare(new_text, old_text)
 
 
+@functools.lru_cache(maxsize=256)
+def _index(text: str) -> _Index:
+    """A ``.proto`` text compiled and indexed once (protoc, files in a temporary directory); read-only after."""
+    return _Index(compile_proto(text))
+
+
 def compare(new: str, old: str) -> list[Issue]:
     """Findings for ``.proto`` text ``new`` replacing ``old``: messages by full name, fields by number."""
-    new_index, old_index = _Index(compile_proto(new)), _Index(compile_proto(old))
+    new_index, old_index = _index(new), _index(old)
     comparer = _Comparer(new_index, old_index)
     issues: list[Issue] = []
     if new_index.package != old_index.package:

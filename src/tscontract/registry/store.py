@@ -146,6 +146,9 @@ class RegistryStore:
     """The registry's persistent state in one SQLite file (created on first use)."""
 
     _find_schema_sql = "SELECT id FROM schemas WHERE schema_type = ? AND schema_text = ? AND refs = ?"
+    # an indexed read of a local SQLite file in WAL mode takes microseconds and never waits for a
+    # writer: the server answers it on its event loop instead of paying a thread hop
+    inline_reads = True
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = str(db_path)
@@ -550,6 +553,7 @@ class PostgresRegistryStore(RegistryStore):
         "SELECT id FROM schemas WHERE schema_type = ? AND md5(schema_text) = md5(?) AND md5(refs) = md5(?)"
         " AND schema_text = ? AND refs = ?"
     )
+    inline_reads = False  # a round trip to a server: reads take a thread
 
     def __init__(self, url: str) -> None:
         import psycopg
