@@ -8,7 +8,7 @@ import pytest
 from tscontract import parse_contract
 from tscontract.errors import InputError
 from tscontract.export.odcs import import_odcs
-from tscontract.export.odcs_import import PENDING, identifier, import_document
+from tscontract.export.odcs_import import identifier, import_document
 
 FOREIGN = """\
 apiVersion: v3.0.2
@@ -75,9 +75,6 @@ schema:
 def test_import_of_a_document_written_elsewhere():
     (imported,) = import_document(FOREIGN)
     lost = {loss.path: loss for loss in imported.losses}
-    assert lost["schema[tbl].quality[0]"].reason == f"SQL check: {PENDING}"
-    assert "SELECT COUNT(*) FROM tbl_1" in lost["schema[tbl].quality[0]"].text
-    assert lost["schema[tbl].properties[currency].quality[1]"].reason == f"regular expression: {PENDING}"
     assert "no time zone" in lost["schema[tbl].properties[txn_ts].physicalType"].reason
     assert lost["status"].text == "active" and lost["schema[tbl].physicalName"].text == "tbl_1"
     contract = parse_contract(imported.text)
@@ -89,12 +86,23 @@ def test_import_of_a_document_written_elsewhere():
     assert contract.fields["attempts"].constraint == ">= 1"
     assert contract.fields["receiver_id"].nullable is None  # a key column: never null without saying so
     assert contract.fields["amount"].description == "Amount in the receiver's currency"
-    assert contract.fields["currency"].constraint == "in ('EUR', 'USD')"
-    assert [c.text for c in contract.invariants] == ["length(receiver_id) <= 18", "amount >= 0", "amount < 1000000"]
+    # two rules on currency: both invariants (a field has one constraint)
+    assert [c.text for c in contract.invariants] == [
+        "length(receiver_id) <= 18",
+        "amount >= 0",
+        "amount < 1000000",
+        "currency in ('EUR', 'USD')",
+        "currency matches '^[A-Z]{3}$'",
+    ]
+    # the sql rule reads the table by its physicalName: {object}
+    (rows,) = contract.sql_checks
+    assert (rows.sql, rows.must_be_greater_than) == ("SELECT COUNT(*) FROM {object}", 1000)
+    assert rows.name == "row_count"
     # the data names the key column rcvr_id: the mapping reads it from there
     assert imported.mapping is not None and "receiver_id:\n    from: rcvr_id\n" in imported.mapping
     # the file says what was not carried
-    assert "#   schema[tbl].quality[0]: SQL check: no tscontract clause yet" in imported.text
+    assert "#   schema[tbl].physicalName: the table name: " in imported.text
+    assert not [p for p in lost if ".quality[" in p]
 
 
 def test_key_and_time_options_and_refusals():

@@ -33,8 +33,8 @@ from typing import Any
 from tscontract.contract.model import IDENTIFIER, SEMVER
 from tscontract.contract.source import load_yaml
 from tscontract.errors import InputError, SourceError, TscontractError
+from tscontract.export import odcs_rules
 
-PENDING = "no tscontract clause yet: issue 14 rules"
 _TEXT_SHOWN = 200
 _MAX_RETRIES = 50
 
@@ -147,17 +147,26 @@ def verified(build: Any, losses: list[Loss]) -> str:
             parse_contract(text, "<imported>")
             return str(text)
         except SourceError as exc:
-            refused = [e for e in exc.all_errors() if isinstance(e, SourceError) and e.section in generated]
+            refused = {}
+            for error in exc.all_errors():
+                origin = _origin(error, generated) if isinstance(error, SourceError) else None
+                if origin is not None and id(origin) not in refused:
+                    refused[id(origin)] = (origin, error)
             if not refused:
                 raise InputError(f"the imported contract does not load: {exc.one_line()}") from None
-            for error in refused:
-                assert isinstance(error, SourceError) and error.section is not None
-                origin = generated.pop(error.section)
+            for origin, error in refused.values():
                 origin.dropped = True
                 losses.append(
                     Loss(origin.path, origin.written, f"tscontract refuses {origin.clause!r}: {error.message}")
                 )
     raise InputError("the imported contract does not load")  # pragma: no cover - bounded retries
+
+
+def _origin(error: SourceError, generated: dict[str, _Clause]) -> _Clause | None:
+    """The generated clause an error is in: its section, or the longest generated section above it."""
+    section = error.section or ""
+    above = [k for k in generated if section == k or section.startswith((f"{k}.", f"{k}["))]
+    return generated[max(above, key=len)] if above else None
 
 
 def semver(value: Any, losses: list[Loss]) -> str:
@@ -210,17 +219,26 @@ _NO_PLACE = {
     "criticalDataElement": "no place in a tscontract contract",
     "status": "status: no place in a tscontract contract",
     "physicalName": "the table name: tscontract validates the files or table it is given",
+    "schedule": "scheduling: tscontract checks each batch it is given",
+    "scheduler": "scheduling: tscontract checks each batch it is given",
+    "businessImpact": "business impact: no place in a tscontract contract",
+    "method": "no place in a tscontract contract",
 }
-_ZERO_KEYS = ("mustBe", "mustBeLessThan", "mustBeLessOrEqualTo", "mustBeLessThanOrEqualTo")
-_THRESHOLD_KEYS = (
-    *_ZERO_KEYS,
-    "mustNotBe",
-    "mustBeGreaterThan",
-    "mustBeGreaterOrEqualTo",
-    "mustBeGreaterThanOrEqualTo",
-    "mustBeBetween",
-    "mustNotBeBetween",
-)
+_SLA_NO_PLACE = {
+    "retention": "retention: tscontract judges batches, it keeps no data for a period",
+    "availability": "availability of a service: no place in a tscontract contract",
+    "generalAvailability": "release dates: no place in a tscontract contract",
+    "endOfSupport": "release dates: no place in a tscontract contract",
+    "endOfLife": "release dates: no place in a tscontract contract",
+    "frequency": "delivery frequency: tscontract's cadence is the spacing of points in the data, not of deliveries",
+    "timeOfAvailability": "time of availability: no tscontract clause (freshness judges the newest point's age)",
+    "errorRate": "error rate of a service: no place in a tscontract contract",
+}
+_NULL_METRICS = ("nullValues", "nullCheck")
+_DUPLICATE_METRICS = ("duplicateValues", "duplicateCount", "uniqueCheck", "unique")
+# the keys of a quality rule a native clause carries; the others (schedule, businessImpact ...) are listed
+_RULE_KEYS = ("type", "metric", "rule", "arguments", "unit", "severity", "dimension", "description", "name")
+_RULE_KEYS_SQL = ("query",)
 
 
 @dataclass
@@ -233,6 +251,17 @@ class _Clause:
     column: str | None = None  # a field constraint (else an invariant)
     severity: str = "error"
     dropped: bool = False
+    max_failing: str | None = None
+    description: str | None = None
+    note: str | None = None  # the rule's dimension
+
+    def options(self) -> dict[str, Any]:
+        """severity, max_failing, description, note: the keys a clause section writes beside its rule."""
+        out: dict[str, Any] = {"severity": self.severity} if self.severity != "error" else {}
+        for k in ("max_failing", "description", "note"):
+            if getattr(self, k):
+                out[k] = getattr(self, k)
+        return out
 
 
 class ObjectImport:
@@ -256,6 +285,11 @@ class ObjectImport:
         self.names: dict[str, str] = {}  # ODCS property name -> field name
         self.base: tuple[Any, ...] = ("schema", index)
         self.unique: list[tuple[tuple[Any, ...], str]] = []  # (property path, field) with unique: true
+        self.uniques: dict[str, _Clause] = {}  # field -> its unique clause (unique: true, duplicateValues)
+        self.row_count: dict[str, int] = {}
+        self.row_count_origin: _Clause | None = None
+        self.sql_checks: list[tuple[dict[str, Any], _Clause]] = []
+        self.field_notes: dict[str, list[str]] = {}  # rules folded into nullable: false, their texts
         self.own = False  # a document this package's export wrote
 
     # ------------------------------------------------------------ bookkeeping
@@ -447,7 +481,11 @@ class ObjectImport:
             from tscontract.export.odcs_types import is_nested
 
             if is_nested(prop):
-                self.lose(path, "nested property (object/array): tscontract fields are scalar; the mapping drops it")
+                self.lose(
+                    path,
+                    "nested property (object/array/struct/json): tscontract fields are scalar and a mapping reads "
+                    "flat columns, so it is not checked; the mapping drops the column",
+                )
                 self.drop.append(column)
                 continue
             name = identifier(written)
@@ -529,7 +567,14 @@ class ObjectImport:
                 self.take(*where, k)
                 self.clauses.append(_Clause(self.render((*where, k)), f"{k}: {n}", f"length({name}) {op} {n}"))
         if (*where, "pattern") not in self.consumed and "pattern" in options:
-            self.lose((*where, "pattern"), f"regular expression: {PENDING}")
+            try:
+                clause = odcs_rules.matches_clause(name, options["pattern"])
+            except odcs_rules.Refused as exc:
+                self.lose((*where, "pattern"), str(exc))
+            else:
+                self.take(*where, "pattern")
+                written = f"pattern: {options['pattern']}"
+                self.clauses.append(_Clause(self.render((*where, "pattern")), written, clause, column=name))
 
     def bounds(self, options: dict[str, Any], where: tuple[Any, ...], name: str) -> None:
         """minimum/maximum (exclusive as a flag, v3.0, or as the bound itself, v3.1) → comparisons."""
@@ -661,10 +706,9 @@ class ObjectImport:
             self.rule(q, path, name, key)
         for path, column in self.unique:
             if path[: len(where)] == where and name == column:
-                if key == [column]:
-                    self.take(*path, "unique")
-                else:
-                    self.lose((*path, "unique"), f"unique on a column that is not the key: {PENDING}")
+                self.take(*path, "unique")
+                if key != [column] and column not in self.uniques:
+                    self.uniques[column] = _Clause(self.render((*path, "unique")), "unique: true", "unique: true")
 
     def rule(self, q: dict[str, Any], path: tuple[Any, ...], name: str | None, key: list[str]) -> None:
         kind = str(q.get("type") or ("library" if q.get("metric") or q.get("rule") else "")).lower()
@@ -681,65 +725,141 @@ class ObjectImport:
             else:
                 self.take(*path)
             return
-        if kind == "sql":
-            self.lose(path, f"SQL check: {PENDING}")
-            return
         if kind == "text":
             self.lose(path, "a rule in words: nothing to execute")
             return
         if kind == "custom":
             self.lose(path, f"custom rule for engine {q.get('engine')!r}: tscontract does not run it")
             return
-        if kind != "library":
+        if kind not in ("sql", "library"):
             self.lose(path, f"quality rule of type {q.get('type')!r}: unknown")
             return
         metric = str(q.get("metric") or q.get("rule") or "")
-        arguments = q.get("arguments") if isinstance(q.get("arguments"), dict) else {}
-        thresholds = [k for k in _THRESHOLD_KEYS if k in q]
-        none_allowed = (
-            len(thresholds) == 1
-            and thresholds[0] in _ZERO_KEYS
-            and (
-                (thresholds[0] == "mustBeLessThan" and q[thresholds[0]] == 1)
-                or (thresholds[0] != "mustBeLessThan" and q[thresholds[0]] == 0)
-            )
+        severity, severity_reason = odcs_rules.severity(q.get("severity"))
+        dimension = q.get("dimension")
+        origin = _Clause(
+            self.render(path),
+            shown(q),
+            "",
+            column=name,
+            severity=severity,
+            description=q["description"] if isinstance(q.get("description"), str) else None,
+            note=f"ODCS dimension: {dimension}" if isinstance(dimension, str) and dimension else None,
         )
-        if thresholds == [] and metric in ("nullCheck", "uniqueCheck"):
-            none_allowed = True
-        if metric in ("nullValues", "nullCheck") and name is not None and none_allowed:
-            self.take(*path)
-            if self.fields[name].get("nullable") is not False:
-                self.fields[name]["nullable"] = False
+        try:
+            if kind == "sql":
+                self.sql_rule(q, origin, name)
+            else:
+                self.library_rule(q, path, metric, origin, name, key)
+        except odcs_rules.Refused as exc:
+            what = "SQL check" if kind == "sql" else f"library rule {metric!r}"
+            self.lose(path, f"{what}: {exc}")
             return
-        if metric in ("duplicateValues", "duplicateCount", "uniqueCheck", "unique") and none_allowed:
+        for k in (*_RULE_KEYS, *_RULE_KEYS_SQL, "validValues", "pattern", *odcs_rules.THRESHOLDS):
+            if k in q:
+                self.take(*path, k)
+        if severity_reason:
+            self.losses.append(Loss(self.render((*path, "severity")), shown(q["severity"]), severity_reason))
+
+    def library_rule(
+        self,
+        q: dict[str, Any],
+        path: tuple[Any, ...],
+        metric: str,
+        origin: _Clause,
+        name: str | None,
+        key: list[str],
+    ) -> None:
+        """A library rule as a native clause; :class:`odcs_rules.Refused` when it has no exact one."""
+        arguments = q.get("arguments") if isinstance(q.get("arguments"), dict) else {}
+        if metric == "rowCount":
+            self.add_row_count(odcs_rules.row_count(q), origin)
+            return
+        if metric not in (*_NULL_METRICS, *_DUPLICATE_METRICS, "invalidValues"):
+            raise odcs_rules.Refused("no tscontract clause for it")
+        share = odcs_rules.failing_rows(q)
+        origin.max_failing = share
+        if metric in _DUPLICATE_METRICS:
             columns = [name] if name else [self.names.get(str(c), str(c)) for c in arguments.get("properties") or []]
             if columns and sorted(columns) == sorted(key):
-                self.take(*path)
+                if share is not None or origin.severity != "error":
+                    raise odcs_rules.Refused("the key tolerates no repeated keys (key.unique is an error, no share)")
+                self.fold_text(None, origin)
                 return
-            self.lose(path, f"unique values off the key: {PENDING}")
+            if len(columns) != 1 or columns[0] not in self.fields:
+                raise odcs_rules.Refused(f"unique values of {', '.join(columns) or 'no column'} off the key")
+            origin.clause = "unique: true"
+            self.uniques[columns[0]] = origin
+            return
+        if name is None:
+            raise odcs_rules.Refused(f"{metric} on the object, not on a property")
+        if metric in _NULL_METRICS:
+            if share is None and origin.severity == "error":
+                self.fields[name]["nullable"] = False
+                self.fold_text(name, origin)
+                return
+            origin.clause = f"{name} is not null"
+            self.clauses.append(origin)
             return
         valid = q.get("validValues", arguments.get("validValues"))
-        if metric == "invalidValues" and name is not None and none_allowed and isinstance(valid, list) and valid:
+        pattern = q.get("pattern", arguments.get("pattern"))
+        if valid is not None and pattern is not None:
+            raise odcs_rules.Refused("validValues and pattern in one rule")
+        if isinstance(valid, list) and any(v is not None for v in valid):
             literals = [number_text(v) or "'" + str(v).replace("'", "''") + "'" for v in valid if v is not None]
-            self.take(*path)
-            self.clauses.append(
-                _Clause(
-                    self.render(path),
-                    shown(q),
-                    f"{name} in ({', '.join(literals)})",
-                    column=name,
-                    severity=str(q.get("severity", "error")).lower(),
-                )
-            )
-            return
-        if metric == "rowCount":
-            self.lose(path, f"row-count bounds: {PENDING}")
-        elif not none_allowed and thresholds:
-            self.lose(path, f"a threshold other than none ({', '.join(thresholds)}): {PENDING}")
-        elif metric == "invalidValues" and "pattern" in {**arguments, **q}:
-            self.lose(path, f"regular expression: {PENDING}")
+            origin.clause = f"{name} in ({', '.join(literals)})"
+        elif pattern is not None:
+            origin.clause = odcs_rules.matches_clause(name, pattern)
         else:
-            self.lose(path, f"library rule {metric!r}: no tscontract clause for it")
+            raise odcs_rules.Refused("invalidValues without validValues or a pattern")
+        self.clauses.append(origin)
+
+    def fold_text(self, name: str | None, origin: _Clause) -> None:
+        """A rule folded into nullable: false or the key keeps its words in the field's (or contract's) note."""
+        text = "; ".join(t for t in (origin.description, origin.note) if t)
+        if text:
+            self.field_notes.setdefault(name or "", []).append(f"{origin.path}: {text}")
+
+    def add_row_count(self, bounds: dict[str, int], origin: _Clause) -> None:
+        if self.row_count_origin is not None and self.row_count_origin.severity != origin.severity:
+            raise odcs_rules.Refused(f"a second row count at another severity than {self.row_count_origin.path}")
+        merged = dict(self.row_count)
+        if "min" in bounds:
+            merged["min"] = max(bounds["min"], merged.get("min", bounds["min"]))
+        if "max" in bounds:
+            merged["max"] = min(bounds["max"], merged.get("max", bounds["max"]))
+        if merged.get("min", 0) > merged.get("max", merged.get("min", 0)):
+            raise odcs_rules.Refused(
+                f"contradicts the row count of {self.row_count_origin and self.row_count_origin.path}"
+            )
+        if self.row_count_origin is None:
+            origin.clause = "row_count"
+            self.row_count_origin = origin
+        else:  # the rules hold together: one row_count with both bounds
+            for k in ("description", "note"):
+                if getattr(origin, k) and getattr(origin, k) != getattr(self.row_count_origin, k):
+                    joined = "; ".join(t for t in (getattr(self.row_count_origin, k), getattr(origin, k)) if t)
+                    setattr(self.row_count_origin, k, joined)
+        self.row_count = merged
+
+    def sql_rule(self, q: dict[str, Any], origin: _Clause, name: str | None) -> None:
+        from tscontract.contract.types import parse_type
+
+        physical = self.record.get("physicalName")
+        tables = {str(t).lower() for t in (object_names(self.tree)[self.index], physical) if t}
+        columns = {field.lower(): field for field in self.fields}
+        columns.update({column.lower(): field for field, column in self.columns.items()})
+        types = {n: parse_type(str(f["type"])) for n, f in self.fields.items()}
+        entry = odcs_rules.sql_check(q, tables, columns, name, types)
+        taken = {e["name"] for e, _ in self.sql_checks}
+        wanted = identifier(str(q["name"])) if isinstance(q.get("name"), str) and q["name"] else None
+        index = origin.path.rsplit("[", 1)[-1].rstrip("]")
+        base = wanted if wanted and IDENTIFIER.match(wanted) else f"{name + '_' if name else ''}quality_{index}"
+        check_name = base
+        while check_name in taken:
+            check_name += "_"
+        origin.clause = f"sql_checks: {check_name}"
+        self.sql_checks.append(({"name": check_name, **entry}, origin))
 
     def freshness(self, time_column: str | None) -> dict[str, Any] | None:
         units = {
@@ -764,18 +884,40 @@ class ObjectImport:
             "weeks": "w",
         }
         for i, sla in enumerate(self.tree.get("slaProperties") or []):
+            if ("slaProperties",) in self.consumed:  # a document this package wrote: its own latency
+                break
+            if isinstance(sla, dict) and sla.get("property") in _SLA_NO_PLACE:
+                self.lose(("slaProperties", i), _SLA_NO_PLACE[sla["property"]])
             if not isinstance(sla, dict) or sla.get("property") not in ("latency", "freshness"):
                 continue
             unit = units.get(str(sla.get("unit", "")).lower())
             value = sla.get("value")
-            if unit and isinstance(value, int) and not isinstance(value, bool):
-                self.take("slaProperties", i, "property")
-                self.take("slaProperties", i, "value")
-                self.take("slaProperties", i, "unit")
-                if sla.get("element"):
-                    self.take("slaProperties", i, "element")
-                return {"max_age": f"{value}{unit}"}
+            if not unit or not isinstance(value, int) or isinstance(value, bool):
+                continue
+            element = sla.get("element") or self.tree.get("slaDefaultElement")
+            column = self.sla_column(str(element)) if element else time_column
+            if column is None:
+                self.lose(
+                    ("slaProperties", i),
+                    f"{sla['property']} of {element}: not an instant column of this object (freshness reads one)",
+                )
+                continue
+            for k in ("property", "value", "unit", "element", "driver"):
+                self.take("slaProperties", i, k)
+            if not sla.get("element") and element:
+                self.take("slaDefaultElement")
+            return {"max_age": f"{value}{unit}", **({"column": column} if column != time_column else {})}
         return None
+
+    def sla_column(self, element: str) -> str | None:
+        """The instant field an SLA ``element`` (``table.column`` or ``column``) names, if of this object."""
+        table, _, written = element.rpartition(".")
+        names = {str(n).lower() for n in (object_names(self.tree)[self.index], self.record.get("physicalName")) if n}
+        if table and table.lower() not in names:
+            return None
+        by_column = {column.lower(): name for name, column in self.columns.items()}
+        name = self.names.get(written) or by_column.get(written.lower()) or written
+        return name if str(self.fields.get(name, {}).get("type", "")).startswith("timestamp") else None
 
     # ------------------------------------------------------------ output
     def render_contract(
@@ -791,6 +933,16 @@ class ObjectImport:
         from tscontract.export.odcs import _CONTRACT_ORDER, _dump
 
         fields = {n: dict(f) for n, f in self.fields.items()}
+        for name, texts in self.field_notes.items():
+            if name in fields:
+                fields[name]["note"] = "\n".join(
+                    [*([fields[name]["note"]] if fields[name].get("note") else []), *texts]
+                )
+        if "" in self.field_notes:
+            contract = {
+                **contract,
+                "note": "\n".join([*([contract["note"]] if contract.get("note") else []), *self.field_notes[""]]),
+            }
         generated: dict[str, _Clause] = {}
         invariants: list[Any] = []
         live = [c for c in self.clauses if not c.dropped]
@@ -805,17 +957,42 @@ class ObjectImport:
                 and field_entry is not None
                 and "constraint" not in field_entry
                 and per_column[c.column] == 1
-                and c.severity == "error"
+                and not c.options()
+                and c.clause.startswith(f"{c.column} ")
+                and not c.clause.endswith(" is not null")
             ):
                 field_entry["constraint"] = c.clause[len(c.column) + 1 :]
                 generated[f"fields.{c.column}.constraint"] = c
                 continue
             at = f"invariants[{len(invariants)}]"
-            invariants.append(c.clause if c.severity != "warning" else {"clause": c.clause, "severity": "warning"})
+            invariants.append({"clause": c.clause, **c.options()} if c.options() else c.clause)
             if c.written != "round-trip":
                 generated[at] = c
-                generated[f"{at}.clause"] = c
-        order = ("type", "nullable", "unit", "dimension", "value", "default", "constraint", "aliases", "deprecated")
+        for name, c in self.uniques.items():
+            if not c.dropped and name in fields:
+                fields[name]["unique"] = c.options() or True
+                generated[f"fields.{name}.unique"] = c
+        row_count = None
+        if self.row_count_origin is not None and not self.row_count_origin.dropped:
+            row_count = {**self.row_count, **self.row_count_origin.options()}
+            generated["row_count"] = self.row_count_origin
+        sql_checks = []
+        for entry, c in self.sql_checks:
+            if not c.dropped:
+                generated[f"sql_checks[{len(sql_checks)}]"] = c
+                sql_checks.append({**entry, **c.options()})
+        order = (
+            "type",
+            "nullable",
+            "unit",
+            "dimension",
+            "value",
+            "default",
+            "constraint",
+            "unique",
+            "aliases",
+            "deprecated",
+        )
         fields = {n: {k: f[k] for k in (*order, "description", "note") if k in f} for n, f in fields.items()}
         body = {
             **contract,
@@ -825,12 +1002,18 @@ class ObjectImport:
             "fields": fields,
             "units": section.get("units"),
             "invariants": invariants,
+            "row_count": row_count,
+            "sql_checks": sql_checks,
             "revision_policy": section.get("revisionPolicy"),
             "completeness": section.get("completeness"),
             "freshness": freshness,
             "provenance_required": provenance,
         }
-        ordered = {k: body[k] for k in _CONTRACT_ORDER if body.get(k) not in (None, [], {})}
+        sections = list(_CONTRACT_ORDER)
+        for k in ("sql_checks", "row_count"):  # rule sections, after the invariants
+            if k not in sections:
+                sections.insert(sections.index("invariants") + 1, k)
+        ordered = {k: body[k] for k in sections if body.get(k) not in (None, [], {})}
         header = f"# imported from ODCS {self.tree.get('apiVersion')} document {self.tree.get('id', '')}".rstrip()
         header += f", schema object {object_name}\n"
         if self.columns or self.drop:

@@ -1,0 +1,283 @@
+"""ODCS quality rules as tscontract clauses: thresholds, row counts, regular expressions, SQL rules.
+
+Each function reads one part of a rule and returns what the contract writes, or raises
+:class:`Refused` with the reason the rule has no exact tscontract form (the import lists it).
+
+- failing-row thresholds (``nullValues``, ``missingValues``, ``invalidValues``, ``duplicateValues``):
+  none allowed (``mustBe: 0``, ``mustBeLessThan: 1``), or with ``unit: percent`` a share at most
+  ``mustBeLessOrEqualTo``/``mustBeBetween [0, x]`` → ``max_failing: "x%"``. A share strictly below
+  (``mustBeLessThan``) and a tolerated count of rows have no exact form.
+- ``rowCount`` bounds → ``row_count: {min, max}`` (whole rows: ``> 1000`` is ``min: 1001``).
+- a ``pattern`` is found anywhere in the value (ODCS and JSON Schema search); ``matches`` matches
+  the whole value, so an unanchored side gets ``(?s:.*)``. Refused where DuckDB and Spark disagree.
+- ``sql`` rules: ``{object}``, ``${object}``, ``{model}`` and the object's table name (or name)
+  read the batch; ``{field}``/``{column}`` is the property; physical column names become field
+  names. The query must bind in DuckDB over the contract's typed columns and return one value.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any
+
+import sqlglot
+import sqlglot.expressions as exp
+from sqlglot.errors import ParseError, TokenError
+
+from tscontract.contract.grammar import ClauseSyntaxError
+from tscontract.contract.regex import check_regex
+from tscontract.contract.sql_checks import OBJECT, OBJECT_TABLE, bound_to, sql_check_query
+from tscontract.contract.types import DataType
+
+GREATER_EQUAL = ("mustBeGreaterOrEqualTo", "mustBeGreaterThanOrEqualTo")
+LESS_EQUAL = ("mustBeLessOrEqualTo", "mustBeLessThanOrEqualTo")
+THRESHOLDS = (
+    "mustBe",
+    "mustNotBe",
+    "mustBeLessThan",
+    *LESS_EQUAL,
+    "mustBeGreaterThan",
+    *GREATER_EQUAL,
+    "mustBeBetween",
+    "mustNotBeBetween",
+)
+_ERROR = ("error", "critical", "high", "blocker", "fatal")
+_WARNING = ("warning", "warn")
+_OBJECT_PLACEHOLDERS = ("${object}", "${model}", "{model}", "${table}", "{table}")
+_FIELD_PLACEHOLDERS = ("${field}", "{field}", "${column}", "{column}", "${property}", "{property}")
+
+
+class Refused(ValueError):
+    """The rule (or this part of it) has no exact tscontract form; the message is the reason."""
+
+
+def severity(value: Any) -> tuple[str, str | None]:
+    """(tscontract severity, the reason when it is not the one written)."""
+    if value is None:
+        return "error", None
+    text = str(value).strip().lower()
+    if text in _ERROR:
+        return "error", None
+    if text in _WARNING:
+        return "warning", None
+    return "warning", f"severity {value!r} is read as warning (tscontract has error and warning)"
+
+
+def number(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or not isinstance(value, int | Decimal | float):
+        return None
+    return Decimal(str(value))
+
+
+def thresholds(rule: dict[str, Any]) -> list[str]:
+    return [k for k in THRESHOLDS if k in rule]
+
+
+def failing_rows(rule: dict[str, Any]) -> str | None:
+    """How many failing rows a count metric tolerates: None (none), or a share ``"5%"``."""
+    stated = thresholds(rule)
+    if not stated:
+        return None  # v3.0 nullCheck / uniqueCheck: none allowed
+    if len(stated) != 1:
+        raise Refused(f"several thresholds ({', '.join(stated)})")
+    (key,) = stated
+    value = rule[key]
+    percent = str(rule.get("unit", "rows")).lower() in ("percent", "%", "percentage")
+    if key == "mustBeBetween" and isinstance(value, list) and len(value) == 2 and number(value[0]) == 0:
+        key, value = LESS_EQUAL[0], value[1]
+    limit = number(value)
+    if limit is None:
+        raise Refused(f"{key}: {value!r} is not a number")
+    if (
+        (key == "mustBe" and limit == 0)
+        or (key in LESS_EQUAL and limit == 0)
+        or (key == "mustBeLessThan" and limit <= 1 and not percent)
+    ):
+        return None
+    if key == "mustBeLessThan" and percent and limit <= 0:
+        raise Refused("a share below 0% can never hold")
+    if not percent:
+        raise Refused(
+            f"a tolerated count of failing rows ({key}: {value}): max_failing is a share of rows (unit: percent)"
+        )
+    if key in LESS_EQUAL and 0 < limit <= 100:
+        return f"{format(limit.normalize(), 'f')}%"
+    if key == "mustBeLessThan":
+        raise Refused(f"a share strictly below {value}%: max_failing tolerates the share itself (at most)")
+    raise Refused(f"{key} on a share of failing rows: only an upper bound has a tscontract form (max_failing)")
+
+
+def row_count(rule: dict[str, Any]) -> dict[str, int]:
+    """``rowCount`` thresholds as ``{min, max}`` of whole rows."""
+    stated = thresholds(rule)
+    if len(stated) != 1:
+        raise Refused("a row count states one threshold" if not stated else f"several thresholds ({', '.join(stated)})")
+    (key,) = stated
+    value = rule[key]
+    if str(rule.get("unit", "rows")).lower() not in ("rows", "row"):
+        raise Refused(f"a row count in {rule.get('unit')!r}: row_count counts rows")
+    if key == "mustBeBetween":
+        if not (isinstance(value, list) and len(value) == 2 and all(number(v) is not None for v in value)):
+            raise Refused(f"mustBeBetween {value!r} is not [low, high]")
+        low, high = (number(v) for v in value)
+        assert low is not None and high is not None
+        return {"min": _ceil(low), "max": _floor(high)}
+    limit = number(value)
+    if limit is None:
+        raise Refused(f"{key}: {value!r} is not a number")
+    if key == "mustBe":
+        if limit != limit.to_integral_value():
+            raise Refused(f"a row count of {value} rows can never hold")
+        return {"min": int(limit), "max": int(limit)}
+    if key == "mustBeGreaterThan":
+        return {"min": _floor(limit) + 1}
+    if key in GREATER_EQUAL:
+        return {"min": _ceil(limit)}
+    if key == "mustBeLessThan":
+        return {"max": _ceil(limit) - 1}
+    if key in LESS_EQUAL:
+        return {"max": _floor(limit)}
+    raise Refused(f"{key} on a row count: row_count states a range (min, max)")
+
+
+def _ceil(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding="ROUND_CEILING"))
+
+
+def _floor(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding="ROUND_FLOOR"))
+
+
+def matches_clause(column: str, pattern: Any) -> str:
+    """``column matches '...'`` matching wherever the ODCS pattern would be found in the value."""
+    if not isinstance(pattern, str) or not pattern:
+        raise Refused(f"pattern {pattern!r} is not a regular expression")
+    try:
+        parsed = sre_parse.parse(pattern)
+    except re.error as exc:
+        raise Refused(f"not a valid regular expression: {exc.msg}") from None
+    branches = any(op == sre_constants.BRANCH for op, _ in parsed)
+    start = not branches and pattern.startswith("^")
+    escapes = len(pattern[:-1]) - len(pattern[:-1].rstrip("\\"))  # backslashes before a final $
+    end = not branches and pattern.endswith("$") and escapes % 2 == 0
+    body = f"(?:{pattern})" if branches else pattern
+    whole = ("" if start else "(?s:.*)") + body + ("" if end else "(?s:.*)")
+    try:
+        check_regex(whole)
+    except ClauseSyntaxError as exc:
+        raise Refused(f"tscontract refuses the regular expression {pattern!r}: {exc.message}") from None
+    if "'" not in whole:
+        return f"{column} matches '{whole}'"
+    if '"' not in whole:
+        return f'{column} matches "{whole}"'
+    raise Refused("a pattern holding both quote characters cannot be written in a clause")
+
+
+def sql_check(
+    rule: dict[str, Any],
+    tables: set[str],
+    columns: dict[str, str],
+    field: str | None,
+    types: dict[str, DataType],
+) -> dict[str, Any]:
+    """A ``sql`` rule as a ``sql_checks`` entry's ``sql`` and expectation (name, severity added by the caller).
+
+    ``tables``: lower-cased names the batch goes by (object name, physicalName); ``columns``: lower-cased
+    data column → field name; ``field``: the property the rule is on.
+    """
+    query = rule.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise Refused("a sql rule without a query")
+    text = query.strip().rstrip(";").strip()
+    for placeholder in _OBJECT_PLACEHOLDERS:
+        text = text.replace(placeholder, OBJECT)
+    for placeholder in _FIELD_PLACEHOLDERS:
+        if placeholder in text:
+            if field is None:
+                raise Refused(f"{placeholder} in a rule that is not on a property")
+            text = text.replace(placeholder, field)
+    try:
+        statements = sqlglot.parse(text.replace(OBJECT, OBJECT_TABLE), read="duckdb")
+    except (ParseError, TokenError) as exc:
+        raise Refused(f"the SQL does not parse: {str(exc).splitlines()[0]}") from None
+    if len(statements) != 1 or not isinstance(statements[0], exp.Select):
+        raise Refused("a SQL check is one SELECT statement returning one number")
+    tree = statements[0]
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    for table in tree.find_all(exp.Table):
+        if table.name in ctes or table.name == OBJECT_TABLE:
+            continue
+        if table.name.lower() not in tables:
+            raise Refused(f"reads table {table.sql()!r}, which is not this object ({', '.join(sorted(tables))})")
+        table.set("this", exp.to_identifier(OBJECT_TABLE))
+        table.set("db", None)
+        table.set("catalog", None)
+    for column in tree.find_all(exp.Column):
+        renamed = columns.get(column.name.lower())
+        if renamed is not None and column.name != renamed:
+            column.set("this", exp.to_identifier(renamed))
+        if column.table and column.table.lower() in tables:
+            column.set("table", exp.to_identifier(OBJECT_TABLE))
+    sql = tree.sql(dialect="duckdb").replace(OBJECT_TABLE, OBJECT)
+    try:
+        parsed = sql_check_query(sql)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+    value = parsed.expressions[0]
+    if parsed.args.get("group") or not (any(value.find_all(exp.AggFunc)) or parsed.args.get("limit")):
+        raise Refused("the query returns a value per row (or group), not one value: aggregate it (count, max ...)")
+    _bind(parsed, types)
+    entry: dict[str, Any] = {"sql": sql}
+    entry.update(_expectation(rule, parsed))
+    return entry
+
+
+def _expectation(rule: dict[str, Any], query: exp.Select) -> dict[str, Any]:
+    stated = thresholds(rule)
+    if len(stated) != 1:
+        raise Refused("a sql rule states one threshold" if not stated else f"several thresholds ({', '.join(stated)})")
+    (key,) = stated
+    value = rule[key]
+    if key == "mustBeBetween":
+        bounds = [number(v) for v in value] if isinstance(value, list) and len(value) == 2 else []
+        if len(bounds) != 2 or None in bounds:
+            raise Refused(f"mustBeBetween {value!r} is not [low, high]")
+        return {"must_be_between": bounds}
+    limit = number(value)
+    if limit is None:
+        raise Refused(f"{key}: {value!r} is not a number")
+    simple = {"mustBe": "must_be", "mustBeLessThan": "must_be_less_than", "mustBeGreaterThan": "must_be_greater_than"}
+    if key in simple:
+        return {simple[key]: limit}
+    whole = isinstance(query.expressions[0].unalias(), exp.Count)
+    if key in GREATER_EQUAL and whole:  # a count is whole: >= n is > ceil(n) - 1
+        return {"must_be_greater_than": Decimal(_ceil(limit) - 1)}
+    if key in LESS_EQUAL and whole:
+        return {"must_be_less_than": Decimal(_floor(limit) + 1)}
+    if key in (*GREATER_EQUAL, *LESS_EQUAL):
+        raise Refused(f"{key} on a value that need not be whole: sql_checks state must_be, <, > or between")
+    raise Refused(f"{key}: sql_checks state must_be, must_be_less_than, must_be_greater_than, must_be_between")
+
+
+def _bind(query: exp.Select, types: dict[str, DataType]) -> None:
+    """Run the query in DuckDB over an empty table of the contract's typed columns: it binds, one column."""
+    import duckdb
+
+    from tscontract.engines.columns import sql_type
+
+    con = duckdb.connect()
+    try:
+        columns = ", ".join(f'"{name}" {sql_type(dtype)}' for name, dtype in types.items())
+        con.execute(f"CREATE TABLE {OBJECT_TABLE} ({columns})")
+        result = con.execute(bound_to(query, OBJECT_TABLE))
+        width = len(result.description or [])
+        result.fetchall()
+    except duckdb.Error as exc:
+        raise Refused(f"DuckDB refuses the query over the contract's columns: {str(exc).splitlines()[0]}") from None
+    finally:
+        con.close()
+    if width != 1:
+        raise Refused("a SQL check returns one value")

@@ -1,0 +1,302 @@
+"""ODCS quality rules become tscontract's own clauses (matches, unique, row_count, max_failing,
+sql_checks, severity), and the imported contract judges real batches with them; a rule with no exact
+form is listed with its reason, never approximated."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from tscontract import parse_contract
+from tscontract.engines import validate
+from tscontract.export import odcs_rules
+from tscontract.export.odcs_import import Imported, import_document
+from tscontract.gate.mapping import load_mapping
+
+TRADES = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: trades-eu
+name: trades
+version: 2.0.0
+schema:
+  - name: trades
+    physicalName: trades_eu
+    physicalType: table
+    properties:
+      - name: trade_ts
+        physicalType: timestamptz
+        primaryKey: true
+        primaryKeyPosition: 2
+      - name: symbol
+        physicalName: sym
+        physicalType: text
+        primaryKey: true
+        primaryKeyPosition: 1
+        logicalTypeOptions: {pattern: '^[A-Z.]{1,6}$'}
+      - name: trade_id
+        logicalType: string
+        unique: true
+      - name: venue
+        logicalType: string
+        quality:
+          - metric: invalidValues
+            arguments: {validValues: [XETR, XPAR, XAMS]}
+            mustBeLessOrEqualTo: 10
+            unit: percent
+            severity: warn
+            dimension: conformity
+            description: at most one trade in ten off the three venues
+      - name: price
+        physicalType: numeric(12,4)
+        quality:
+          - metric: nullValues
+            mustBeLessOrEqualTo: 20
+            unit: percent
+          - type: sql
+            name: positive_price
+            query: SELECT count(*) FROM ${object} WHERE {field} <= 0
+            mustBe: 0
+      - name: isin
+        logicalType: string
+        logicalTypeOptions: {pattern: 'DE[0-9A-Z]{10}'}
+      - name: remark
+        logicalType: string
+        logicalTypeOptions: {pattern: '(?<=x)y'}
+        quality:
+          - metric: nullValues
+            mustBeLessThan: 5
+          - metric: duplicateValues
+            mustBeLessThan: 2
+            unit: percent
+    quality:
+      - metric: rowCount
+        mustBeBetween: [3, 1000000]
+        schedule: "0 20 * * *"
+        scheduler: cron
+      - type: sql
+        query: "SELECT COUNT(*) FROM trades_eu WHERE sym = 'XXX'"
+        mustBeLessOrEqualTo: 0
+        severity: info
+      - type: sql
+        query: SELECT max(price) FROM {model}
+        mustBeLessOrEqualTo: 5000
+      - type: sql
+        query: SELECT price FROM trades_eu
+        mustBeGreaterThan: 0
+      - type: sql
+        query: SELECT count(*) FROM orders
+        mustBe: 0
+      - metric: rowCount
+        mustNotBe: 0
+"""
+
+HEADER = "trade_ts,sym,trade_id,venue,price,isin,remark"
+GOOD = [
+    "2026-11-30T09:00:00Z,SAP,T1,XETR,120.5000,DE0007164600,",
+    "2026-11-30T09:00:00Z,BMW,T2,XETR,80.1000,DE0005190003,",
+    "2026-11-30T09:01:00Z,SAP,T3,XPAR,,DE0007164600,",
+    "2026-11-30T09:01:00Z,AIR.PA,T4,XPAR,101.0000,FR0000130007 DE000A1EWWW0,",
+    "2026-11-30T09:02:00Z,SAP,T5,XAMS,121.0000,DE0007164600,",
+]
+
+
+@pytest.fixture(scope="module")
+def imported() -> Imported:
+    (result,) = import_document(TRADES)
+    return result
+
+
+def lost(result: Imported) -> dict[str, str]:
+    return {loss.path: loss.reason for loss in result.losses}
+
+
+def test_rules_become_native_clauses(imported):
+    contract = parse_contract(imported.text)
+    assert contract.fields["symbol"].constraint == "matches '^[A-Z.]{1,6}$'"  # anchored: as written
+    # unanchored: found anywhere in the value, as ODCS (JSON Schema) searches
+    assert contract.fields["isin"].constraint == "matches '(?s:.*)DE[0-9A-Z]{10}(?s:.*)'"
+    assert contract.fields["trade_id"].unique is True
+    invariants = {c.text: c for c in contract.invariants}
+    venue = invariants["venue in ('XETR', 'XPAR', 'XAMS')"]
+    assert (venue.severity, venue.max_failing.text) == ("warning", "10%")
+    written = {i["clause"]: i for i in YAML(typ="safe").load(imported.text)["invariants"] if isinstance(i, dict)}
+    assert written["venue in ('XETR', 'XPAR', 'XAMS')"] == {
+        "clause": "venue in ('XETR', 'XPAR', 'XAMS')",
+        "severity": "warning",
+        "max_failing": "10%",
+        "description": "at most one trade in ten off the three venues",
+        "note": "ODCS dimension: conformity",
+    }
+    assert invariants["price is not null"].max_failing.text == "20%"
+    assert (contract.row_count.min, contract.row_count.max) == (3, 1000000)
+    checks = {c.name: c for c in contract.sql_checks}
+    assert checks["positive_price"].sql == "SELECT COUNT(*) FROM {object} WHERE price <= 0"
+    assert checks["positive_price"].must_be == 0
+    # the table's physical name and the data's column name (sym) read as {object} and the field
+    unknown = checks["quality_1"]
+    assert unknown.sql == "SELECT COUNT(*) FROM {object} WHERE symbol = 'XXX'"
+    assert unknown.must_be_less_than == 1 and unknown.severity == "warning"  # a count <= 0 is < 1
+
+
+def test_rules_without_an_exact_form_are_listed(imported):
+    losses = lost(imported)
+    base = "schema[trades]"
+    assert losses[f"{base}.properties[remark].logicalTypeOptions.pattern"].startswith(
+        "tscontract refuses the regular expression '(?<=x)y': a lookahead or lookbehind"
+    )
+    assert "tolerated count of failing rows (mustBeLessThan: 5)" in losses[f"{base}.properties[remark].quality[0]"]
+    assert "strictly below 2%" in losses[f"{base}.properties[remark].quality[1]"]
+    assert losses[f"{base}.quality[0].schedule"].startswith("scheduling")
+    assert (
+        losses[f"{base}.quality[1].severity"] == "severity 'info' is read as warning (tscontract has error and warning)"
+    )
+    assert "need not be whole" in losses[f"{base}.quality[2]"]
+    assert "a value per row" in losses[f"{base}.quality[3]"]
+    assert losses[f"{base}.quality[4]"] == (
+        "SQL check: reads table 'orders', which is not this object (trades, trades_eu)"
+    )
+    assert "mustNotBe" in losses[f"{base}.quality[5]"]
+    # nothing else about the rules is listed
+    rules = {p for p in losses if ".quality[" in p or "pattern" in p}
+    assert rules == {
+        f"{base}.properties[remark].logicalTypeOptions.pattern",
+        f"{base}.properties[remark].quality[0]",
+        f"{base}.properties[remark].quality[1]",
+        f"{base}.quality[0].schedule",
+        f"{base}.quality[0].scheduler",
+        f"{base}.quality[1].severity",
+        f"{base}.quality[2]",
+        f"{base}.quality[3]",
+        f"{base}.quality[4]",
+        f"{base}.quality[5]",
+    }
+
+
+def batch(tmp_path: Path, rows: list[str], name: str) -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join([HEADER, *rows]) + "\n")
+    return path
+
+
+def test_the_imported_rules_judge_real_batches(imported, tmp_path):
+    contract = tmp_path / "trades.yaml"
+    contract.write_text(imported.text)
+    assert imported.mapping is not None
+    (tmp_path / "trades.mapping.yaml").write_text(imported.mapping)
+    mapping = load_mapping(tmp_path / "trades.mapping.yaml")
+
+    def run(rows: list[str], name: str) -> dict:
+        report = validate(contract, batch(tmp_path, rows, name), mapping=mapping).to_json()
+        return {c["id"]: c for c in report["checks"]}
+
+    good = run(GOOD, "good.csv")
+    assert all(c["status"] == "passed" for c in good.values()), [c for c in good.values() if c["status"] != "passed"]
+    # one price in five is null: 20%, the share the rule tolerates; the failing row is still counted
+    assert good["invariants[1]"]["clause"] == "price is not null" and good["invariants[1]"]["failed_rows"] == 1
+    bad = [
+        *GOOD[:3],
+        "2026-11-30T09:03:00Z,sap,T1,BATS,-1.0000,US0378331005,",  # lower case, repeated id, price <= 0
+        "2026-11-30T09:04:00Z,XXX,T6,XETR,,DE0007164600,",
+    ]
+    checks = run(bad, "bad.csv")
+    failed = {i for i, c in checks.items() if c["status"] == "failed"}
+    assert {
+        "field.symbol.constraint",
+        "field.isin.constraint",
+        "field.trade_id.unique",
+        "sql_checks.positive_price",
+        "sql_checks.quality_1",
+    } <= failed
+    assert checks["sql_checks.quality_1"]["severity"] == "warning"
+    # one venue in five (20%) off the list: more than the 10% tolerated, a warning
+    assert (checks["invariants[0]"]["status"], checks["invariants[0]"]["severity"]) == ("failed", "warning")
+    assert checks["field.trade_id.unique"]["examples"][0]["rows"] == [1, 4]
+    few = run(GOOD[:2], "few.csv")
+    assert few["batch.row_count"]["status"] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ({"mustBe": 0}, None),
+        ({"mustBeLessThan": 1}, None),
+        ({"mustBeLessOrEqualTo": 0, "unit": "percent"}, None),
+        ({"mustBeLessOrEqualTo": Decimal("0.10"), "unit": "percent"}, "0.1%"),
+        ({"mustBeBetween": [0, 5], "unit": "percent"}, "5%"),
+        ({}, None),
+    ],
+)
+def test_failing_row_thresholds(rule, expected):
+    assert odcs_rules.failing_rows(rule) == expected
+
+
+@pytest.mark.parametrize(
+    ("rule", "reason"),
+    [
+        ({"mustBeLessThan": 5, "unit": "percent"}, "strictly below 5%"),
+        ({"mustBeLessOrEqualTo": 3}, "tolerated count of failing rows"),
+        ({"mustBeGreaterThan": 3, "unit": "percent"}, "only an upper bound"),
+        ({"mustBe": 0, "mustBeLessThan": 2}, "several thresholds"),
+    ],
+)
+def test_failing_row_thresholds_without_a_form(rule, reason):
+    with pytest.raises(odcs_rules.Refused, match=reason):
+        odcs_rules.failing_rows(rule)
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ({"mustBeGreaterThan": 1000}, {"min": 1001}),
+        ({"mustBeGreaterOrEqualTo": 1}, {"min": 1}),
+        ({"mustBeLessThan": Decimal("10.5")}, {"max": 10}),
+        ({"mustBeLessOrEqualTo": 10}, {"max": 10}),
+        ({"mustBe": 7}, {"min": 7, "max": 7}),
+        ({"mustBeBetween": [Decimal("1.5"), 9]}, {"min": 2, "max": 9}),
+    ],
+)
+def test_row_count_bounds_are_whole_rows(rule, expected):
+    assert odcs_rules.row_count(rule) == expected
+
+
+@pytest.mark.parametrize(
+    ("pattern", "clause"),
+    [
+        ("^[A-Z]{3}$", "c matches '^[A-Z]{3}$'"),
+        ("^[A-Z]{3}", "c matches '^[A-Z]{3}(?s:.*)'"),
+        ("[0-9]$", "c matches '(?s:.*)[0-9]$'"),
+        ("^a|b$", "c matches '(?s:.*)(?:^a|b$)(?s:.*)'"),  # the anchors belong to one branch each
+        ("it's", 'c matches "(?s:.*)it\'s(?s:.*)"'),
+        ("^a\\$", "c matches '^a\\$(?s:.*)'"),  # an escaped $ is a dollar sign, not the end
+    ],
+)
+def test_patterns_are_searched_like_odcs(pattern, clause):
+    assert odcs_rules.matches_clause("c", pattern) == clause
+
+
+def test_severities():
+    assert odcs_rules.severity("Error") == ("error", None)
+    assert odcs_rules.severity("warn") == ("warning", None)
+    assert odcs_rules.severity(None) == ("error", None)
+    assert odcs_rules.severity("info")[1] == "severity 'info' is read as warning (tscontract has error and warning)"
+
+
+def test_sla_properties():
+    sla = """\
+slaProperties:
+  - {property: retention, value: 3, unit: y, element: trades_eu.trade_ts}
+  - {property: freshness, value: 1, unit: d, element: trades.isin}
+  - {property: latency, value: 15, unit: m, element: trades_eu.trade_ts, driver: operational}
+"""
+    (result,) = import_document(TRADES + sla)
+    assert parse_contract(result.text).freshness.max_age.text == "15m"  # on the time column, trade_ts
+    losses = lost(result)
+    assert losses["slaProperties[0]"] == "retention: tscontract judges batches, it keeps no data for a period"
+    assert losses["slaProperties[1]"] == (
+        "freshness of trades.isin: not an instant column of this object (freshness reads one)"
+    )
+    assert not [p for p in losses if p.startswith("slaProperties[2]")]
