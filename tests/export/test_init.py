@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -108,3 +110,88 @@ def test_refusals_are_one_line(tmp_path):
     assert first.returncode == 0
     again = run_cli("init", OHLCV / "data" / "good.csv", "-o", out)
     assert again.returncode == 2 and "exists; --force" in again.stderr and len(again.stderr.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- exchange sessions
+
+NEW_YORK, LONDON = ZoneInfo("America/New_York"), ZoneInfo("Europe/London")
+THANKSGIVING, BLACK_FRIDAY = date(2026, 11, 26), date(2026, 11, 27)
+
+
+def _bars(
+    path, first: date, last: date, symbols: dict[str, tuple[ZoneInfo, time, time]], skip_minutes: int = 0
+) -> None:
+    """5-minute bars as a vendor delivers them, written from the venue's published hours (not from a
+    calendar library): New York 09:30-16:00 with Thanksgiving closed and the day after closing at
+    13:00; London 08:00-16:30. US clocks change on 1 November, UK clocks on 25 October."""
+    header = "symbol,bar_start,close_usd,volume,source_id,ingest_run_id,transform_version,revision\n"
+    lines = []
+    for symbol, (zone, opens, closes) in symbols.items():
+        day = first
+        while day <= last:
+            if day.weekday() < 5 and not (zone is NEW_YORK and day == THANKSGIVING):
+                close = time(13, 0) if zone is NEW_YORK and day == BLACK_FRIDAY else closes
+                bar = datetime.combine(day, opens, zone) + timedelta(minutes=skip_minutes if day == first else 0)
+                end = datetime.combine(day, close, zone)
+                i = 0
+                while bar < end:
+                    stamp = bar.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+                    lines.append(f"{symbol},{stamp},{229.5 + i % 7 / 100:.4f},{100 + i % 13},vendorA,run-1,v1,0\n")
+                    bar += timedelta(minutes=5)
+                    i += 1
+            day += timedelta(days=1)
+    path.write_text(header + "".join(lines))
+
+
+def test_bars_inside_exchange_sessions_get_the_session_cadence_and_calendar(tmp_path):
+    sample = tmp_path / "bars.csv"
+    ny = (NEW_YORK, time(9, 30), time(16, 0))
+    _bars(sample, date(2026, 10, 29), date(2026, 11, 30), {"AAPL": ny, "MSFT": ny})
+    text = sample.read_text()
+    assert "2026-10-30T13:30:00.000Z" in text and "2026-11-02T14:30:00.000Z" in text  # the DST change
+    assert "2026-11-26T" not in text and "2026-11-27T17:55:00.000Z" in text  # holiday, early close
+    done, out, catalog = init(tmp_path, sample)
+    assert done.returncode == 0, done.stderr
+    contract = load_contract(out)
+    assert contract.time.cadence.text == "5m within session; no bars outside session"
+    assert contract.time.calendar == "XNYS" and not catalog.exists()
+    note = out.read_text().split("calendar: XNYS   # ")[1].splitlines()[0]
+    # the evidence: every bar inside, every session whole; XNAS keeps the same sessions; Toronto
+    # (same hours, open on US Thanksgiving and all day after it) is next
+    assert note.startswith("XNYS: 3360 of 3360 bars inside its regular sessions, 44 of 44 sessions whole (2 series)")
+    assert "XNAS fits equally" in note and "next best XTSE: 3360 of 3360 bars inside, 42 of 46 sessions whole" in note
+    lint = run_cli("lint", out, "--format", "json")
+    assert not [f for f in json.loads(lint.stdout)["findings"] if f["severity"] == "error"], lint.stdout
+    checked = run_cli("validate", out, sample, "--now", "2026-11-30T21:05:00Z")
+    assert checked.returncode == 0, checked.stdout[-3000:]
+    late = tmp_path / "late.csv"  # a bar after the early close of the day after Thanksgiving
+    late.write_text(text + "AAPL,2026-11-27T18:30:00.000Z,229.5000,100,vendorA,run-1,v1,0\n")
+    failed = run_cli("validate", out, late, "--now", "2026-11-30T21:05:00Z", "--format", "json")
+    statuses = {c["id"]: c["status"] for c in json.loads(failed.stdout)["checks"]}
+    assert failed.returncode == 1 and statuses["time.session"] == "failed"
+
+
+def test_series_on_different_venues_get_their_calendars_in_the_catalog(tmp_path):
+    sample = tmp_path / "bars.csv"
+    venues = {"AAPL": (NEW_YORK, time(9, 30), time(16, 0)), "VOD": (LONDON, time(8, 0), time(16, 30))}
+    _bars(sample, date(2026, 10, 22), date(2026, 11, 4), venues)
+    done, out, catalog = init(tmp_path, sample)
+    assert done.returncode == 0, done.stderr
+    contract = load_contract(out)
+    assert contract.time.cadence.text == "5m within session; no bars outside session"
+    assert contract.time.calendar is None
+    series = load_catalog(catalog).series
+    assert (series["AAPL"].calendar, series["VOD"].calendar) == ("XNYS", "XLON")
+    checked = run_cli("validate", out, sample, "--catalog", catalog, "--now", "2026-11-04T21:05:00Z")
+    assert checked.returncode == 0, checked.stdout[-3000:]
+
+
+def test_a_partial_first_session_stays_irregular_with_the_calendar_in_the_note(tmp_path):
+    sample = tmp_path / "bars.csv"
+    _bars(sample, date(2026, 11, 2), date(2026, 11, 6), {"AAPL": (NEW_YORK, time(9, 30), time(16, 0))}, 30)
+    draft = infer([sample], name="bars")
+    assert draft.cadence == "irregular" and draft.calendar is None
+    # the sample starts at 10:00: cadence within session would report the first session's edge as a hole
+    assert "closest exchange calendar XNYS: 384 of 384 bars inside its regular sessions, 4 of 5 sessions whole" in (
+        draft.cadence_note
+    )

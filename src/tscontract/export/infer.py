@@ -111,6 +111,8 @@ class Draft:
     precision: str
     cadence: str | None
     cadence_note: str
+    calendar: str | None = None  # time.calendar: the exchange calendar whose sessions hold every bar
+    calendar_note: str = ""
     catalog: dict[str, dict[str, Any]] = field(default_factory=dict)
     invariants: list[tuple[str, str]] = field(default_factory=list)  # (clause, what it was inferred from)
     provenance: list[str] = field(default_factory=list)
@@ -129,6 +131,8 @@ class Draft:
         ]
         if self.cadence is not None:
             lines.append(f"  cadence: {self.cadence}   # {self.cadence_note}")
+        if self.calendar is not None:
+            lines.append(f"  calendar: {self.calendar}   # {self.calendar_note}")
         lines.append("fields:")
         for column in self.columns:
             parts = [f"type: {column.type}", f"nullable: {'true' if column.nullable else 'false'}"]
@@ -367,11 +371,15 @@ def _cadence(con: Any, draft: Draft) -> None:
     spread = max(int(x) for _, _, x, _ in rows)
     gaps = sum(int(g) for _, _, _, g in rows)
     if gaps:  # intervals far from the median: sessions, outages or an irregular series
+        if len(set(medians.values())) == 1 and _sessions(con, draft, next(iter(medians.values()))):
+            return
         draft.cadence = "irregular"
         draft.cadence_note = (
             f"median interval {', '.join(sorted({_duration(m) for m in medians.values()}))}, but {gaps} interval(s) "
             "differ from it by more than 10% (sessions? write e.g. '60s within session' with a calendar)"
+            + (f"; {draft.calendar_note}" if draft.calendar_note else "")
         )
+        draft.calendar_note = ""
         return
     tolerance = f"; tolerance +/-{_duration(spread)}" if spread else ""
     if len(set(medians.values())) == 1:
@@ -385,6 +393,126 @@ def _cadence(con: Any, draft: Draft) -> None:
     draft.cadence_note = f"median interval per series differs ({len(set(medians.values()))} intervals)"
     for series_id, interval in medians.items():
         draft.catalog.setdefault(series_id, {})["cadence"] = _duration(interval)
+
+
+# calendars tried when bars stop and start again: the venues most market data comes from (regular sessions)
+SESSION_CANDIDATES = (
+    "XNYS",
+    "XNAS",
+    "XTSE",
+    "XLON",
+    "XETR",
+    "XPAR",
+    "XSWX",
+    "XTKS",
+    "XHKG",
+    "XASX",
+    "XSHG",
+    "XBOM",
+)
+_SESSIONS_TABLE = "__tsc_init_sessions"
+
+
+def _sessions(con: Any, draft: Draft, interval: int) -> bool:
+    """Whether exchange sessions explain the gaps: a calendar whose regular sessions hold every bar of
+    every series, each session of the sample's span whole (first bar less than one interval after the
+    open, the last at most one interval before the close) and regular inside. Sets the cadence and
+    the calendar (or per series calendars in the catalog) with the evidence; else leaves a note."""
+    from tscontract.engines import calendars
+    from tscontract.engines.relations import small_table
+    from tscontract.errors import InputError as CalendarMissing
+
+    if interval <= 0 or interval >= 86_400_000:
+        return False
+    t = _typed_time(draft)
+    span = con.execute(f"SELECT min({t}), max({t}) FROM {SOURCE_VIEW}").fetchone()
+    try:
+        rows = calendars.sessions(SESSION_CANDIDATES, span[0], span[1])
+    except CalendarMissing as exc:
+        draft.calendar_note = f"exchange sessions not tested: {exc}"
+        return False
+    small_table(con, _SESSIONS_TABLE, calendars.COLUMNS, rows)
+    series = ident(draft.series_column) if draft.series_column else "'*'"
+    fits = con.execute(
+        f"""
+        WITH bars AS (SELECT DISTINCT {series} AS s, {t} AS u FROM {SOURCE_VIEW} WHERE {t} IS NOT NULL),
+        span AS (SELECT s, min(u) AS lo, max(u) AS hi, count(*) AS n FROM bars GROUP BY s),
+        hit AS (
+            SELECT b.s, c.calendar, c.open, c.close, b.u,
+                epoch_ms(b.u) - epoch_ms(lag(b.u) OVER (PARTITION BY b.s, c.calendar, c.open ORDER BY b.u)) AS d
+            FROM bars b JOIN {_SESSIONS_TABLE} c ON b.u >= c.open AND b.u < c.close),
+        per_session AS (
+            SELECT s, calendar, open, count(*) AS k,
+                bool_and(d IS NULL OR abs(d - {interval}) <= {interval} / 10) AS regular,
+                coalesce(max(abs(d - {interval})), 0) AS deviation,
+                epoch_ms(min(u)) - epoch_ms(open) < {interval} AND epoch_ms(close) - epoch_ms(max(u)) <= {interval}
+                    AS whole
+            FROM hit GROUP BY s, calendar, open, close),
+        expected AS (
+            SELECT sp.s, sp.n, c.calendar, c.open FROM span sp
+            JOIN {_SESSIONS_TABLE} c ON c.close > sp.lo AND c.open <= sp.hi)
+        SELECT e.s, e.calendar, any_value(e.n), coalesce(sum(p.k), 0), count(*),
+            count(*) FILTER (WHERE p.whole AND p.regular), coalesce(max(p.deviation), 0)
+        FROM expected e LEFT JOIN per_session p USING (s, calendar, open)
+        GROUP BY e.s, e.calendar
+        """
+    ).fetchall()
+    order = {name: i for i, name in enumerate(SESSION_CANDIDATES)}
+    by_series: dict[str, dict[str, tuple[int, int, int, int]]] = {}
+    tolerance: dict[tuple[str, str], int] = {}
+    for s, calendar, n, inside, sessions, whole, deviation in fits:
+        by_series.setdefault(str(s), {})[calendar] = (int(n), int(inside), int(sessions), int(whole))
+        tolerance[(str(s), calendar)] = int(deviation)
+
+    def fits_whole(fit: tuple[int, int, int, int]) -> bool:
+        return fit[1] == fit[0] and fit[3] == fit[2]
+
+    def rank(fit: tuple[int, int, int, int], name: str) -> tuple[float, float, int]:
+        return (-fit[1] / fit[0], -fit[3] / fit[2], order[name])
+
+    if not by_series:
+        return False
+    # one calendar for every series when one fits them all, else each series its own
+    totals = {c: tuple(sum(f[c][i] for f in by_series.values() if c in f) for i in range(4)) for c in order}
+    common = [c for c in order if all(c in f and fits_whole(f[c]) for f in by_series.values())]
+    if common:
+        calendar = common[0]
+        draft.calendar = calendar
+        draft.calendar_note = _session_evidence(calendar, totals, common[1:], rank, len(by_series))
+        chosen = dict.fromkeys(by_series, calendar)
+    else:
+        chosen = {}
+        for s, found in sorted(by_series.items()):
+            best = min(found, key=lambda c: rank(found[c], c))
+            if not fits_whole(found[best]):
+                who = "" if s == "*" else f"{s}: "
+                draft.calendar_note = f"{who}closest exchange calendar " + _session_evidence(best, found, [], rank, 1)
+                return False
+            chosen[s] = best
+            draft.catalog.setdefault(s, {})["calendar"] = best
+    spread = max(tolerance[(s, c)] for s, c in chosen.items())
+    rule = f"{_duration(interval)} within session; no bars outside session"
+    draft.cadence = rule + (f"; tolerance +/-{_duration(spread)}" if spread else "")
+    draft.cadence_note = f"median interval {_duration(interval)} inside sessions; the gaps are between sessions" + (
+        "" if common else " (each series' calendar in the catalog)"
+    )
+    return True
+
+
+def _session_evidence(
+    calendar: str, fits: dict[str, tuple[int, int, int, int]], ties: list[str], rank: Any, series: int
+) -> str:
+    """``XNYS: 3360 of 3360 bars inside its regular sessions, 44 of 44 sessions whole; ...``."""
+    n, inside, sessions, whole = fits[calendar]
+    text = f"{calendar}: {inside} of {n} bars inside its regular sessions, {whole} of {sessions} sessions whole"
+    text += f" ({series} series)" if series > 1 else ""
+    if ties:
+        text += f"; {', '.join(ties)} fit{'s' if len(ties) == 1 else ''} equally ({calendar} listed first)"
+    others = sorted((c for c in fits if c != calendar and c not in ties and fits[c][0]), key=lambda c: rank(fits[c], c))
+    if others:
+        o = fits[others[0]]
+        text += f"; next best {others[0]}: {o[1]} of {o[0]} bars inside, {o[3]} of {o[2]} sessions whole"
+    return text
 
 
 def _duration(ms: int) -> str:
