@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build (or reuse) the isolated environments the export proofs run the real tools in
-# (pandera, Great Expectations, dbt-duckdb, soda-core): each conflicts with the others or
+# (pandera, Great Expectations, dbt-duckdb, soda-core, datacontract-cli): each conflicts with the others or
 # with the core's pins, so each gets its own venv from tools/requirements/NAME.txt.
 # Environments are cached outside the checkout, keyed by the requirements' hash, and
 # linked at .venvs/NAME for the tests. A venv is built where it stays (console scripts

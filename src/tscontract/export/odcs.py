@@ -1,19 +1,33 @@
-"""ODCS: the contract as an Open Data Contract Standard v3 document, and back.
+"""ODCS: the contract as an Open Data Contract Standard v3.1 document, and back.
 
-Export: ``apiVersion: v3.0.2``, ``kind: DataContract``; one ``schema`` object
-(the record) whose ``properties`` are the fields. ODCS's own vocabulary says
-what it can: ``logicalType`` / ``logicalTypeOptions`` (integer width, decimal
-scale as ``multipleOf`` and range, enum members as a pattern, instant format),
-``physicalType`` (the contract's type text, verbatim), ``required`` (not
-nullable), ``primaryKey`` / ``primaryKeyPosition`` (the key), ``team`` (the
-owner) and ``slaProperties`` (freshness as latency). Row clauses that SQL can
-run alone become ``quality`` entries of ``type: sql`` (``SELECT COUNT(*) ...
-WHERE NOT (<clause>)``, ``mustBe: 0``) with the clause as written in
-``description``; clauses only tscontract runs (catalog lookups, cadence,
-sessions, completeness, freshness) are ``type: custom, engine: tscontract``.
-Everything ODCS has no field for — units, dimensions, the time rules, revision
-policy, completeness, freshness, evolution, provenance — is in
-``customProperties``, as written, so :func:`import_odcs` gives the contract back.
+Export: ``apiVersion: v3.1.0``, ``kind: DataContract``; one ``schema`` object (the record)
+whose ``properties`` are the fields. ODCS's own vocabulary says what it can, in the forms
+datacontract-cli runs (``datacontract test``):
+
+- ``logicalType`` / ``logicalTypeOptions``: integer and float widths as ``format``, instants as
+  ``timestamp`` with ``timezone: true``, ``defaultTimezone: Etc/UTC`` and their text format;
+  ``physicalType`` the SQL type (DuckDB's spelling, which PostgreSQL also reads):
+  ``VARCHAR``, ``BIGINT``, ``DECIMAL(18,8)``, ``DOUBLE``, ``TIMESTAMP(3) WITH TIME ZONE`` ...;
+  enum members as a library ``invalidValues`` rule with ``validValues`` (the property's
+  ``customProperties`` keep the tscontract ``type``).
+- ``required`` (not nullable), ``primaryKey`` / ``primaryKeyPosition`` (the key, whose
+  uniqueness datacontract-cli checks), ``unique`` (``unique: true``), ``team`` (the owner),
+  ``slaProperties`` (a fixed freshness as latency).
+- a field constraint that is one ``matches`` → ``logicalTypeOptions.pattern`` (anchored: ODCS
+  finds a pattern anywhere, ``matches`` matches the whole value).
+- row clauses → ``quality`` of ``type: sql`` over ``{object}`` (``SELECT COUNT(*) FROM {object}
+  WHERE NOT (<clause>)``, ``mustBe: 0``; DuckDB SQL) with the clause as written in
+  ``description``; a ``max_failing`` share → the failing percentage, ``unit: percent``,
+  ``mustBeLessOrEqualTo``; ``severity`` as written.
+- ``unique`` with a severity or a share, ``row_count`` → library ``duplicateValues`` /
+  ``rowCount`` rules; ``sql_checks`` → ``sql`` rules, their ``{object}`` query as written.
+- clauses only tscontract runs (catalog lookups, cadence, sessions, completeness, freshness,
+  instants' zone and precision in text) are ``type: custom, engine: tscontract``.
+
+Every quality rule's ``name`` is the check id (``id`` the same with ``_`` for other characters,
+which datacontract-cli reports as ``qualityId``). Everything ODCS has no field for — units,
+dimensions, the time rules, revision policy, completeness, freshness, evolution, provenance —
+is in ``customProperties``, as written, so :func:`import_odcs` gives the contract back.
 
 Import: :func:`import_odcs` (one schema object) and
 :mod:`tscontract.export.odcs_import` (every object, the mapping of physical names, the
@@ -28,17 +42,18 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+import sqlglot.expressions as exp
 from pydantic import BaseModel
 from ruamel.yaml import YAML
 
 from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
-from tscontract.contract.model import Contract
+from tscontract.contract.model import Contract, SqlCheck
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
 from tscontract.plan.checks import Check, CheckPlan
 
-API_VERSION = "v3.0.2"
+API_VERSION = "v3.1.0"
 ENGINE = "tscontract"
 _OPTIONS = ("status",)
 _DIMENSION = {
@@ -46,6 +61,10 @@ _DIMENSION = {
     "constraint": "conformity",
     "fixed_value": "conformity",
     "unique_key": "uniqueness",
+    "unique": "uniqueness",
+    "row_count": "completeness",
+    "sql_check": "consistency",
+    "type": "conformity",
     "cadence": "completeness",
     "session": "conformity",
     "completeness": "completeness",
@@ -56,6 +75,20 @@ _DIMENSION = {
     "scale_shift": "accuracy",
 }
 _DATE_FORMAT = {"s": "", "ms": ".SSS", "us": ".SSSSSS", "ns": ".SSSSSSSSS"}
+_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+_SQL_TYPES = {
+    "string": "VARCHAR",
+    "enum": "VARCHAR",
+    "bool": "BOOLEAN",
+    "date": "DATE",
+    "bytes": "BLOB",
+    "float32": "REAL",
+    "float64": "DOUBLE",
+    "int8": "TINYINT",
+    "int16": "SMALLINT",
+    "int32": "INTEGER",
+    "int64": "BIGINT",
+}
 # sections ODCS has no field for, as customProperties of the schema object (contract key -> property)
 _SECTIONS = {
     "series": "series",
@@ -95,6 +128,9 @@ _CONTRACT_ORDER = (
     "evolution",
     "provenance_required",
 )
+# stated by the properties: present, typed, required; an instant's zone and precision by the type
+_BY_PROPERTIES = ("required_columns", "type", "not_null", "utc_instant", "time_precision")
+_CUSTOM_REASON = "carried for tscontract (quality type custom, customProperties); ODCS tools do not run it"
 
 
 # ---------------------------------------------------------------- export
@@ -107,35 +143,52 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
         raise InputError(f"unknown odcs export option(s): {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
     contract = plan.contract
     result = ExportResult("odcs", contract.contract, contract.version)
-    table = contract.contract if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", contract.contract) else f'"{contract.contract}"'
     properties = {name: _property(contract, name) for name in contract.fields}
     record_quality: list[dict[str, Any]] = []
 
+    def add(check: Check, entry: dict[str, Any], column: str | None = None) -> None:
+        if column is None:
+            record_quality.append(entry)
+        else:
+            properties[column].setdefault("quality", []).append(entry)
+        result.exported.append(check.id)
+
     for check in plan.checks:
-        if check.kind in ("required_columns", "type", "not_null", "utc_instant", "time_precision"):
-            result.exported.append(check.id)  # properties, logicalType/physicalType, required, date format
-        elif check.kind == "unknown_columns":
+        kind = check.kind
+        if kind in _BY_PROPERTIES:
+            dtype = contract.fields[check.columns[0]].type if kind == "type" else None
+            if dtype is not None and dtype.kind == "enum":
+                add(check, _members(check, dtype), check.columns[0])
+            else:
+                result.exported.append(check.id)
+        elif kind == "unknown_columns":
             result.skip(check, "ODCS lists the properties but has no way to close the schema to others")
-        elif check.kind == "unique_key":
-            record_quality.append(_sql(check, _duplicates_query(table, contract.key)))
+        elif kind == "unique_key":
+            result.exported.append(check.id)  # primaryKey / primaryKeyPosition: the key's uniqueness
+        elif kind == "unique":
+            column = check.columns[0]
+            if check.severity == "error" and check.params.get("max_failing") is None:
+                properties[column]["unique"] = True
+                result.exported.append(check.id)
+            else:
+                add(check, _library(check, "duplicateValues"), column)
+        elif kind == "row_count":
+            add(check, _row_count(check, contract))
+        elif kind == "sql_check":
+            add(check, _sql_check(check))
+        elif kind == "constraint" and _pattern(check) is not None:
+            properties[check.columns[0]].setdefault("logicalTypeOptions", {})["pattern"] = _pattern(check)
             result.exported.append(check.id)
         elif check.predicate is not None and not check.params.get("needs_catalog"):
-            query = f"SELECT COUNT(*) FROM {table} WHERE NOT ({check.predicate.sql()})"
-            entry = _sql(check, query)
-            if check.kind == "invariant":
-                record_quality.append(entry)
-            else:
-                properties[check.columns[0]].setdefault("quality", []).append(entry)
-            result.exported.append(check.id)
+            column = None if kind == "invariant" else check.columns[0]
+            add(check, _row_rule(check), column)
         else:
             entry = _custom(check)
-            if check.kind == "constraint":
+            if kind == "constraint":
                 properties[check.columns[0]].setdefault("quality", []).append(entry)
             else:
                 record_quality.append(entry)
-            result.skip(
-                check, "carried for tscontract (quality type custom, customProperties); ODCS tools do not run it"
-            )
+            result.skip(check, _CUSTOM_REASON)
 
     schema_object: dict[str, Any] = {
         "name": contract.contract,
@@ -162,7 +215,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     if contract.description:
         document["description"] = {"purpose": contract.description}
     if contract.owner:
-        document["team"] = [{"username": contract.owner, "role": "owner"}]
+        document["team"] = {"members": [{"username": contract.owner, "role": "owner"}]}
     document["schema"] = [schema_object]
     if contract.freshness is not None and contract.freshness.max_age.fixed:
         document["slaProperties"] = [_latency(contract)]
@@ -182,7 +235,7 @@ def _property(contract: Contract, name: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": name, "physicalName": name, "logicalType": logical}
     if options:
         entry["logicalTypeOptions"] = options
-    entry["physicalType"] = spec.type.text
+    entry["physicalType"] = physical_type(spec.type)
     entry["required"] = not contract.is_nullable(name)
     if name in contract.key:
         entry["primaryKey"] = True
@@ -195,10 +248,24 @@ def _property(contract: Contract, name: str) -> dict[str, Any]:
         custom = [(prop, _plain(getattr(spec, key))) for key, prop in _FIELD_PROPERTIES.items() if key != "value"]
         if spec.has_value:
             custom.insert(3, ("value", _plain(spec.value)))
+        if spec.type.kind == "enum":  # VARCHAR and a rule say it to ODCS tools; the type, to tscontract
+            custom.insert(0, ("type", spec.type.text))
     properties = _custom_properties(custom, keep_values=spec.has_value)
     if properties:
         entry["customProperties"] = properties
     return entry
+
+
+def physical_type(dtype: DataType) -> str:
+    """The column's SQL type as DuckDB spells it (PostgreSQL reads it too, BLOB and TINYINT aside)."""
+    kind = dtype.kind
+    if kind == "timestamp":
+        return f"TIMESTAMP({_FRACTION_DIGITS[dtype.time_unit or 'ms']}) WITH TIME ZONE"
+    if kind == "decimal":
+        return f"DECIMAL({dtype.precision},{dtype.scale or 0})"
+    if kind in ("int", "float"):
+        return _SQL_TYPES[f"{kind}{dtype.bits or 64}"]
+    return _SQL_TYPES[kind]
 
 
 def _logical_type(dtype: DataType) -> tuple[str, dict[str, Any]]:
@@ -208,47 +275,125 @@ def _logical_type(dtype: DataType) -> tuple[str, dict[str, Any]]:
     if kind == "float":
         return "number", {"format": f"f{dtype.bits or 64}"}
     if kind == "decimal":
-        precision, scale = dtype.precision or 0, dtype.scale or 0
-        largest = Decimal(10) ** (precision - scale) - Decimal(1).scaleb(-scale)
-        return "number", {"multipleOf": Decimal(1).scaleb(-scale), "minimum": -largest, "maximum": largest}
+        return "number", {}  # precision and scale: the physicalType DECIMAL(p,s)
     if kind == "bool":
         return "boolean", {}
     if kind == "timestamp":
-        return "date", {"format": f"yyyy-MM-dd'T'HH:mm:ss{_DATE_FORMAT[dtype.time_unit or 'ms']}'Z'"}
+        text = f"yyyy-MM-dd'T'HH:mm:ss{_DATE_FORMAT[dtype.time_unit or 'ms']}'Z'"
+        return "timestamp", {"format": text, "timezone": True, "defaultTimezone": "Etc/UTC"}
     if kind == "date":
         return "date", {"format": "yyyy-MM-dd"}
-    if kind == "enum":
-        return "string", {"pattern": "^(" + "|".join(re.escape(m) for m in dtype.members) + ")$"}
     return "string", {}
 
 
-def _sql(check: Check, query: str) -> dict[str, Any]:
+def _pattern(check: Check) -> str | None:
+    """A field constraint that is one ``matches``: its regular expression as an ODCS pattern."""
+    node = check.predicate
+    if not isinstance(node, exp.RegexpFullMatch) or check.params.get("needs_catalog"):
+        return None
+    if not isinstance(node.this, exp.Column) or node.this.name != check.columns[0]:
+        return None
+    return anchored(str(node.expression.this))
+
+
+def anchored(regex: str) -> str:
+    """``regex`` matching the whole value where a pattern is searched for: as written when it is anchored."""
+    escapes = len(regex[:-1]) - len(regex[:-1].rstrip("\\"))
+    if regex.startswith("^") and regex.endswith("$") and escapes % 2 == 0 and "|" not in regex:
+        return regex
+    return f"^(?:{regex})$"
+
+
+def _rule(check: Check, kind: str) -> dict[str, Any]:
     return {
+        "id": quality_id(check.id),
         "name": check.id,
-        "type": "sql",
+        "type": kind,
         "description": check.clause,
         "dimension": _DIMENSION.get(check.kind, "conformity"),
         "severity": check.severity,
-        "query": query,
-        "mustBe": 0,
     }
+
+
+def quality_id(check_id: str) -> str:
+    """A check id as an ODCS stable id (letters, digits, ``_`` and ``-``): ``invariants[0]`` -> ``invariants_0``."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", check_id).strip("_")
+
+
+def _row_rule(check: Check) -> dict[str, Any]:
+    """A row clause as SQL: the failing rows, or with ``max_failing`` their percentage of the rows."""
+    assert check.predicate is not None
+    failing = f"NOT ({check.predicate.sql(dialect='duckdb')})"
+    entry = _rule(check, "sql")
+    share = check.params.get("max_failing")
+    if share is None:
+        entry["query"] = f"SELECT COUNT(*) FROM {{object}} WHERE {failing}"
+        entry["mustBe"] = 0
+        return entry
+    entry["query"] = (
+        f"SELECT COALESCE(100.0 * SUM(CASE WHEN {failing} THEN 1 ELSE 0 END) / NULLIF(COUNT(*), 0), 0) FROM {{object}}"
+    )
+    entry["unit"] = "percent"
+    entry["mustBeLessOrEqualTo"] = share.ratio * 100
+    return entry
+
+
+def _library(check: Check, metric: str) -> dict[str, Any]:
+    entry = _rule(check, "library")
+    entry["metric"] = metric
+    share = check.params.get("max_failing")
+    if share is None:
+        entry["mustBe"] = 0
+    else:
+        entry["unit"] = "percent"
+        entry["mustBeLessOrEqualTo"] = share.ratio * 100
+    return entry
+
+
+def _members(check: Check, dtype: DataType) -> dict[str, Any]:
+    entry = _rule(check, "library")
+    entry["description"] = f"type: {dtype.text}"
+    entry["metric"] = "invalidValues"
+    entry["arguments"] = {"validValues": list(dtype.members)}
+    entry["mustBe"] = 0
+    return entry
+
+
+def _row_count(check: Check, contract: Contract) -> dict[str, Any]:
+    bounds = contract.row_count
+    assert bounds is not None
+    entry = _rule(check, "library")
+    entry["metric"] = "rowCount"
+    if bounds.min is not None and bounds.max is not None:
+        entry["mustBeBetween"] = [bounds.min, bounds.max]
+    elif bounds.min is not None:
+        entry["mustBeGreaterOrEqualTo"] = bounds.min
+    else:
+        entry["mustBeLessOrEqualTo"] = bounds.max
+    return entry
+
+
+def _sql_check(check: Check) -> dict[str, Any]:
+    rule: SqlCheck = check.params["rule"]
+    entry = _rule(check, "sql")
+    entry["description"] = rule.description or check.clause
+    entry["query"] = rule.sql.strip()
+    if rule.must_be is not None:
+        entry["mustBe"] = rule.must_be
+    elif rule.must_be_less_than is not None:
+        entry["mustBeLessThan"] = rule.must_be_less_than
+    elif rule.must_be_greater_than is not None:
+        entry["mustBeGreaterThan"] = rule.must_be_greater_than
+    else:
+        entry["mustBeBetween"] = list(rule.must_be_between or ())
+    return entry
 
 
 def _custom(check: Check) -> dict[str, Any]:
-    return {
-        "name": check.id,
-        "type": "custom",
-        "description": check.clause,
-        "dimension": _DIMENSION.get(check.kind, "conformity"),
-        "severity": check.severity,
-        "engine": ENGINE,
-        "implementation": check.clause,
-    }
-
-
-def _duplicates_query(table: str, key: tuple[str, ...]) -> str:
-    columns = ", ".join(key)
-    return f"SELECT COUNT(*) FROM (SELECT {columns} FROM {table} GROUP BY {columns} HAVING COUNT(*) > 1) AS duplicates"
+    entry = _rule(check, "custom")
+    entry["engine"] = ENGINE
+    entry["implementation"] = check.clause
+    return entry
 
 
 def _latency(contract: Contract) -> dict[str, Any]:
