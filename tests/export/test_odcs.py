@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES
-from tscontract import load_contract, parse_contract
+from tscontract import load_catalog, load_contract, parse_contract
 from tscontract.contract.serialize import contract_to_json
 from tscontract.engines.columns import sql_type
 from tscontract.export import export
@@ -438,3 +438,19 @@ def test_not_exported():
     for dataset, result in ((OHLCV, ohlcv), (SENSOR, sensor)):
         accounted = result.exported + [n.check_id for n in result.not_exported]
         assert sorted(accounted) == sorted(c.id for c in build_plan(load_contract(dataset / "contract.yaml")).checks)
+
+
+def test_catalog_clauses_are_sql_with_the_catalog_inlined():
+    """Exported with its catalog, a catalog clause is a sql rule over VALUES (ODCS tools run it); the import
+    still gives the clause back as written."""
+    contract = load_contract(OHLCV / "contract.yaml")
+    result = export("odcs", contract, load_catalog(OHLCV / "catalog.yaml"))
+    assert [n.check_id for n in result.not_exported] == ["schema.strict", "source.rows", "time.cadence", "time.session"]
+    document = YAML(typ="safe").load(io.StringIO(result.artifacts[0].content))
+    series = {q["name"]: q for q in document["schema"][0]["quality"]}["catalog.series"]
+    assert series["type"] == "sql" and series["query"].startswith("SELECT COUNT(*) FROM {object} WHERE NOT (")
+    assert "'AAPL'" in series["query"]
+    back = parse_contract(import_odcs(result.artifacts[0].content), "imported.yaml")
+    assert comparable(back) == comparable(contract)
+    sensor = export("odcs", load_contract(SENSOR / "contract.yaml"), load_catalog(SENSOR / "catalog.yaml"))
+    assert [n.check_id for n in sensor.not_exported] == ["schema.strict", "source.rows", "time.cadence"]

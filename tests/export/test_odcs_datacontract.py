@@ -1,8 +1,9 @@
 """The ODCS export, proven with the real datacontract-cli (its own venv, tools/requirements/datacontract.txt).
 
 ``datacontract lint`` accepts the export of both seed contracts. ``datacontract test`` runs the
-export (with a ``servers`` entry added, as a user adds theirs) on the bundled examples' good and bad
-files as CSV and as Parquet (a ``local`` server, read by DuckDB) and on a PostgreSQL table, and on
+export (with a ``servers`` entry added, as a user adds theirs; the examples' exported with their
+catalog, inlined) on the bundled examples' good and bad files (and the kPa incident) as CSV and as
+Parquet (a ``local`` server, read by DuckDB) and as a PostgreSQL table, and on
 the trade-print fixture of issue 14's rules (regex, unique, row count, share thresholds, SQL
 checks). Every check datacontract-cli runs is traced to the tscontract check it comes from (the
 quality rule's ``id``, or the property it belongs to), and the verdicts agree check by check:
@@ -10,7 +11,7 @@ good files pass in both, bad files fail in both on the same rules. What datacont
 not run is asserted too (types in files, the clauses only tscontract runs).
 
 Parquet and PostgreSQL hold typed values: a bad row whose value has no place in the column type
-(a naive instant, a sub-millisecond one, a sixth decimal) is left out of those two, and both tools
+(a naive instant, a sub-millisecond one, a fifth decimal where four are declared) is left out of those two, and both tools
 judge the rows that are there.
 """
 
@@ -30,7 +31,7 @@ from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES, ROOT, SEED
 from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
-from tscontract import load_contract, validate
+from tscontract import load_catalog, load_contract, validate
 from tscontract.export import export
 from tscontract.export.odcs import quality_id
 from tscontract.plan.checks import build_plan
@@ -107,8 +108,8 @@ def load_yaml(text: str) -> dict:
     return YAML(typ="safe").load(io.StringIO(text))
 
 
-def odcs_document(contract) -> dict:
-    (artifact,) = export("odcs", contract).artifacts
+def odcs_document(contract, catalog=None) -> dict:
+    (artifact,) = export("odcs", contract, catalog).artifacts
     return load_yaml(artifact.content)
 
 
@@ -148,6 +149,7 @@ def tracer(plan):
     return trace
 
 
+_SENSOR_FILES = (("good", "good"), ("bad", "bad"), ("kpa", "bad_kpa"))  # kpa: the kPa incident
 _WORST = {"passed": 0, "warning": 1, "failed": 2}
 
 
@@ -279,7 +281,7 @@ def proof(tmp_path_factory, postgres_url):
         ),
         "sensor": (
             EXAMPLES / "plant_sensor" / "contract.yaml",
-            {x: EXAMPLES / "plant_sensor" / "data" / f"{x}.csv" for x in ("good", "bad")},
+            {x: EXAMPLES / "plant_sensor" / "data" / f"{y}.csv" for x, y in _SENSOR_FILES},
         ),
         "trades": (
             trades_contract(trades),
@@ -291,11 +293,12 @@ def proof(tmp_path_factory, postgres_url):
     jobs, reports, plans, documents = [], {}, {}, {}
     for name, (contract_path, files) in datasets.items():
         contract = load_contract(contract_path)
-        plans[name] = build_plan(contract)
-        documents[name] = document = odcs_document(contract)
+        catalog = contract_path.parent / "catalog.yaml" if name != "trades" else None
+        loaded = load_catalog(catalog) if catalog else None
+        plans[name] = build_plan(contract, loaded)
+        documents[name] = document = odcs_document(contract, loaded)  # catalog clauses inlined
         for label, csv in files.items():
             run = f"{name}-{label}"
-            catalog = contract_path.parent / "catalog.yaml" if name != "trades" else None
             reports[f"{run}-csv"] = report = validate(contract_path, csv, catalog=catalog, now=NOW)
             typed = typed_rows(plans[name], csv, report, tmp / f"{run}.typed.csv")
             parquet = to_parquet(document, typed, tmp / f"{run}.parquet")
@@ -326,9 +329,9 @@ def proof(tmp_path_factory, postgres_url):
 RUNS = [
     f"{name}-{label}-{fmt}"
     for name in ("ohlcv", "sensor", "trades")
-    for label in ("good", "bad")
+    for label in ("good", "bad", "kpa")
     for fmt in ("csv", "parquet", "postgres")
-    if not (name == "trades" and fmt == "postgres")
+    if not (name == "trades" and fmt == "postgres") and (label != "kpa" or name == "sensor")
 ]
 
 
@@ -358,7 +361,7 @@ def test_bad_files_fail_in_both_on_the_same_rules(proof):
     """The rules each bad file breaks, as both tools see them (the rows with typed values)."""
     failing = {}
     for run in RUNS:
-        if "-bad-" in run:
+        if "-bad-" in run or "-kpa-" in run:
             ran, _ = verdicts(proof["results"][run], tracer(proof["plans"][run.split("-")[0]]))
             failing[run] = sorted(k for k, v in ran.items() if v == "failed")
     ohlcv = [
@@ -371,11 +374,23 @@ def test_bad_files_fail_in_both_on_the_same_rules(proof):
         "key.unique",
         "provenance.source_id",
     ]
-    sensor = ["field.quality.type", "invariants[0]", "key.unique", "provenance.calibration_id"]
+    sensor = [
+        "catalog.calibration",
+        "catalog.series",
+        "field.quality.type",
+        "field.unit.constraint",
+        "invariants[0]",
+        "invariants[1]",
+        "invariants[2]",
+        "key.unique",
+        "provenance.calibration_id",
+    ]
+    kpa = ["field.unit.constraint", "invariants[1]", "invariants[2]"]  # pressures in kPa, the catalog says bar
     trades = ["field.symbol.constraint", "field.trade_id.unique", "sql_checks.no_free_trades"]
     for fmt in ("csv", "parquet", "postgres"):
         assert failing[f"ohlcv-bad-{fmt}"] == ohlcv
         assert failing[f"sensor-bad-{fmt}"] == sensor
+        assert failing[f"sensor-kpa-{fmt}"] == kpa
     for fmt in ("csv", "parquet"):
         assert failing[f"trades-bad-{fmt}"] == trades
         ran, _ = verdicts(proof["results"][f"trades-bad-{fmt}"], tracer(proof["plans"]["trades"]))

@@ -21,7 +21,9 @@ datacontract-cli runs (``datacontract test``):
   ``mustBeLessOrEqualTo``; ``severity`` as written.
 - ``unique`` with a severity or a share, ``row_count`` → library ``duplicateValues`` /
   ``rowCount`` rules; ``sql_checks`` → ``sql`` rules, their ``{object}`` query as written.
-- clauses only tscontract runs (catalog lookups, cadence, sessions, completeness, freshness,
+- catalog clauses, exported with a catalog, are ``sql`` rules with the catalog as of the export
+  inlined as ``VALUES`` (without one they are ``custom``).
+- clauses only tscontract runs (cadence, sessions, completeness, freshness, the closed schema,
   instants' zone and precision in text) are ``type: custom, engine: tscontract``.
 
 Every quality rule's ``name`` is the check id (``id`` the same with ``_`` for other characters,
@@ -49,8 +51,10 @@ from ruamel.yaml import YAML
 from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
 from tscontract.contract.model import Contract, SqlCheck
 from tscontract.contract.types import DataType
+from tscontract.engines.columns import sql_string
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
+from tscontract.export.dbt import holds_sql
 from tscontract.plan.checks import Check, CheckPlan
 
 API_VERSION = "v3.1.0"
@@ -181,7 +185,10 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
             result.exported.append(check.id)
         elif check.predicate is not None and not check.params.get("needs_catalog"):
             column = None if kind == "invariant" else check.columns[0]
-            add(check, _row_rule(check), column)
+            add(check, _row_rule(check, check.predicate.sql(dialect="duckdb")), column)
+        elif _catalog_holds(plan, check) is not None:  # the catalog as of the export, inlined as VALUES
+            column = check.columns[0] if kind == "constraint" else None
+            add(check, _row_rule(check, str(_catalog_holds(plan, check))), column)
         else:
             entry = _custom(check)
             if kind == "constraint":
@@ -320,10 +327,21 @@ def quality_id(check_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", check_id).strip("_")
 
 
-def _row_rule(check: Check) -> dict[str, Any]:
+def _catalog_holds(plan: CheckPlan, check: Check) -> str | None:
+    """SQL true for a row a catalog clause accepts, with the catalog inlined; None without a catalog."""
+    if plan.catalog is None or check.kind not in ("constraint", "invariant", "catalog_series", "calibration_in_force"):
+        return None
+    if check.kind == "catalog_series":
+        if not check.columns:
+            return None
+        members = ", ".join(sql_string(s) for s in plan.catalog.series)
+        return f"coalesce(({check.columns[0]} IN ({members})), true)"
+    return holds_sql(plan, check)
+
+
+def _row_rule(check: Check, holds: str) -> dict[str, Any]:
     """A row clause as SQL: the failing rows, or with ``max_failing`` their percentage of the rows."""
-    assert check.predicate is not None
-    failing = f"NOT ({check.predicate.sql(dialect='duckdb')})"
+    failing = f"NOT ({holds})"
     entry = _rule(check, "sql")
     share = check.params.get("max_failing")
     if share is None:
