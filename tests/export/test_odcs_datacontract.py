@@ -11,8 +11,8 @@ good files pass in both, bad files fail in both on the same rules. What datacont
 not run is asserted too (types in files, the clauses only tscontract runs).
 
 Parquet and PostgreSQL hold typed values: a bad row whose value has no place in the column type
-(a naive instant, a sub-millisecond one, a fifth decimal where four are declared) is left out of those two, and both tools
-judge the rows that are there.
+(a naive instant, a sub-millisecond one, a fifth decimal where four are declared) is left out of
+those two, and both tools judge the rows that are there.
 """
 
 from __future__ import annotations
