@@ -405,6 +405,7 @@ class _RowTransformer(Transformer):
         self._subject = subject
         self.kind: RowClauseKind = "expression"
         self.catalog: CatalogRef | None = None
+        self.max_failing: Share | None = None
 
     def _the_subject(self) -> exp.Expression:
         assert self._subject is not None
@@ -542,11 +543,20 @@ class _RowTransformer(Transformer):
     def not_(self, operand: exp.Expression) -> exp.Expression:
         return exp.not_(operand)
 
-    def invariant(self, predicate: exp.Expression) -> exp.Expression:
+    def invariant(self, predicate: exp.Expression, tolerated: Share | None = None) -> exp.Expression:
+        self.max_failing = tolerated
         return predicate
 
-    def field_constraint(self, predicate: exp.Expression) -> exp.Expression:
+    def field_constraint(self, predicate: exp.Expression, tolerated: Share | None = None) -> exp.Expression:
+        self.max_failing = tolerated
         return predicate
+
+    def tolerated(self, share: Token) -> Share:
+        """``; at most 0.1% of rows``: the inline form of ``max_failing: "0.1%"``."""
+        try:
+            return parse_share(str(share))
+        except ValueError as exc:
+            raise ClauseSyntaxError(str(exc), share.start_pos or 0) from None
 
 
 def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | None) -> RowClause:
@@ -571,6 +581,7 @@ def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | 
         subject=subject,
         catalog=transformer.catalog,
         columns=columns,
+        max_failing=transformer.max_failing,
     )
 
 

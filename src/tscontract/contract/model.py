@@ -252,6 +252,12 @@ class Invariant(_Section):
             raise ValueError("an invariant is a clause as text, or {clause: ..., severity: error|warning}")
         return value
 
+    @model_validator(mode="after")
+    def _one_share(self) -> Invariant:
+        if self.max_failing is not None and self.clause.max_failing is not None:
+            raise ValueError("max_failing is written twice: in the clause ('; at most ... of rows') and as max_failing")
+        return self
+
 
 class RowCount(_Section):
     """``row_count: {min: 1, max: 1000000}``: how many rows one batch has (both bounds inclusive)."""
@@ -468,7 +474,10 @@ class Contract(_Section):
     @field_validator("invariants")
     @classmethod
     def _clauses(cls, value: list[Invariant]) -> list[RowClause]:
-        return [replace(i.clause, severity=i.severity, max_failing=i.max_failing) for i in value]
+        # the share as max_failing, or written in the clause ('; at most 0.1% of rows'), never both
+        return [
+            replace(i.clause, severity=i.severity, max_failing=i.max_failing or i.clause.max_failing) for i in value
+        ]
 
     @field_validator("sql_checks")
     @classmethod

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tscontract.contract.clauses import Share
 from tscontract.contract.lint import LintReport
 from tscontract.contract.model import Contract
 
+_INLINE_SHARE = re.compile(r";\s*at\s+most\s+\S+\s+of\s+rows\s*$", re.IGNORECASE)
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
@@ -40,6 +44,14 @@ def render_lint(report: LintReport, console: Console) -> None:
     )
 
 
+def _options(severity: str, max_failing: Share | None) -> str:
+    """`` (severity: warning, max_failing: 1%)``: what a rule states beside its clause; empty for the defaults."""
+    parts = [f"severity: {severity}"] if severity != "error" else []
+    if max_failing is not None:
+        parts.append(f"max_failing: {max_failing.text}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def render_contract(contract: Contract, console: Console) -> None:
     console.print(
         f"[bold]{escape(contract.contract)}[/] {escape(contract.version)}  owner: {escape(contract.owner or '-')}"
@@ -54,6 +66,9 @@ def render_contract(contract: Contract, console: Console) -> None:
             extra = f"value = {spec.value!r}"
         if spec.implied:
             extra = "(provenance)"
+        unique = spec.unique_rule
+        if unique is not None:
+            extra = "; ".join(p for p in (extra, "unique" + _options(unique.severity, unique.max_failing)) if p)
         cells = (
             name,
             spec.type.text,
@@ -65,8 +80,14 @@ def render_contract(contract: Contract, console: Console) -> None:
         table.add_row(*(escape(cell) for cell in cells))
     console.print(table)
     for clause in contract.invariants:
-        warning = " (severity: warning)" if clause.severity == "warning" else ""
-        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}{warning}"), soft_wrap=True)
+        inline = _INLINE_SHARE.search(clause.text) is not None  # '; at most 1% of rows' is in the text
+        options = _options(clause.severity, None if inline else clause.max_failing)
+        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}{options}"), soft_wrap=True)
+    if contract.row_count is not None:
+        console.print(escape(contract.row_count.as_text() + _options(contract.row_count.severity, None)))
+    for check in contract.sql_checks:
+        line = f"sql check {check.name}: {' '.join(check.sql.split())}  ({check.expectation()})"
+        console.print(escape(line + _options(check.severity, None)), soft_wrap=True)
     if contract.time.cadence is not None:
         console.print(escape(f"cadence: {contract.time.cadence.text}"))
     if contract.duplicates is not None:
