@@ -195,3 +195,43 @@ def test_a_partial_first_session_stays_irregular_with_the_calendar_in_the_note(t
     assert "closest exchange calendar XNYS: 384 of 384 bars inside its regular sessions, 4 of 5 sessions whole" in (
         draft.cadence_note
     )
+
+
+# ---------------------------------------------------------------- plausibility bounds and sets
+
+
+def test_plausibility_bounds_warn_on_the_spike_and_text_sets_become_enums(tmp_path):
+    sample = tmp_path / "boilers.csv"
+    lines = ["sensor,ts,pressure_kpa,status,feed,source_id,ingest_run_id,transform_version,revision"]
+    start = datetime(2026, 3, 29, 0, 0, tzinfo=UTC)
+    for sensor, base in (("boiler-1", 101.3), ("boiler-2", 240.0)):
+        for i in range(200):
+            value = 140.2 if (sensor, i) == ("boiler-1", 150) else base + ((i * 37) % 17 - 8) / 10  # one spike
+            status = "MAINT" if i % 17 == 0 else "OK"
+            feed = "gas/LNG" if i % 2 else "gas/pipeline"
+            stamp = (start + timedelta(seconds=30 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            lines.append(f"{sensor},{stamp},{value:.2f},{status},{feed},scada-1,run-9,v2,0")
+    sample.write_text("\n".join(lines) + "\n")
+    draft = infer([sample], name="boilers")
+    entry = draft.catalog["boiler-1"]
+    # hard: the range widened by itself; plausible: 1st-99th percentile widened by half their spread
+    assert entry["hard_bounds"] == ["60.8", "179.9"]  # [100.5, 140.2] widened by 39.7
+    assert entry["plausibility_bounds"] == ["99.7", "102.9"]
+    assert draft.catalog["boiler-2"]["plausibility_bounds"] == ["238.4", "241.6"]
+    by_name = {c.name: c for c in draft.columns}
+    assert by_name["status"].type == "enum[MAINT, OK]" and "2 distinct values in 400" in by_name["status"].note
+    assert by_name["feed"].type == "string" and by_name["feed"].constraint == "in ('gas/LNG', 'gas/pipeline')"
+    assert by_name["source_id"].type == "string"  # provenance: never a set
+    out = tmp_path / "boilers.yaml"
+    assert run_cli("init", sample, "-o", out).returncode == 0
+    catalog = tmp_path / "catalog.yaml"
+    lint = run_cli("lint", out, "--catalog", catalog, "--format", "json")
+    assert not [f for f in json.loads(lint.stdout)["findings"] if f["severity"] == "error"], lint.stdout
+    checked = run_cli("validate", out, sample, "--catalog", catalog, "--now", NOW, "--format", "json")
+    assert checked.returncode == 0  # the spike is a warning, not a failure
+    report = json.loads(checked.stdout)
+    (plausible,) = [c for c in report["checks"] if "plausibility_bounds" in c["clause"]]
+    assert (plausible["status"], plausible["severity"], plausible["failed_rows"]) == ("failed", "warning", 1)
+    bad = tmp_path / "bad.csv"
+    bad.write_text(sample.read_text().replace(",MAINT,gas/LNG,", ",TRIP,gas/LNG,", 1))
+    assert run_cli("validate", out, bad, "--catalog", catalog, "--now", NOW).returncode == 1

@@ -1,7 +1,7 @@
 """``tscontract init``: a draft contract and catalog inferred from a sample, each clause with its evidence.
 
-Everything is measured in DuckDB over the sample, one aggregate pass per question, never a loop over
-rows:
+Everything is measured in DuckDB over the sample, one aggregate pass per question (every column's
+statistics in one), never a loop over rows:
 
 - **types**: a file's physical types where it has them (Parquet, Arrow); for text (CSV, JSON lines)
   the literal digits: integers, decimals with precision and scale from the widest integer part and
@@ -14,10 +14,17 @@ rows:
   that, with the time column, identifies a row.
 - **key**: series and time, plus ``revision`` where one exists and the pair repeats; verified unique.
 - **cadence**: the median interval per series; one interval for all series in the contract, else
-  per series in the catalog; a tolerance when intervals spread (the largest deviation seen).
+  per series in the catalog; a tolerance when intervals spread (the largest deviation seen). When
+  gaps split the bars, exchange sessions: the candidate calendars' regular sessions are joined to
+  the bars; a calendar holding every bar, every session of the span whole, gives ``<interval> within
+  session; no bars outside session`` and ``time.calendar`` (per series in the catalog when venues
+  differ); else ``irregular`` with the closest calendar in the note.
 - **units** from name suffixes (``_degc``, ``_kpa``, ``_bar``, ``_m3_h``...), checked by pint.
 - **bounds** per series in the catalog: hard bounds from the sample's minimum and maximum, widened
-  by its range.
+  by its range; plausibility bounds (a warning) from the 1st and 99th percentiles, widened by half
+  their spread.
+- **sets**: a text column with at most 12 distinct values, each seen five times on average, is
+  ``enum[...]`` (values that are names) or ``in (...)``.
 
 The draft is a starting point for a person: each inferred clause carries a ``note`` saying what
 it was inferred from.
@@ -97,6 +104,9 @@ class Column:
     nullable: bool
     note: str
     unit: str | None = None
+    members: list[str] | None = None  # a text column's distinct values, when few
+    values: int = 0  # non-null values
+    constraint: str | None = None
 
 
 @dataclass
@@ -114,7 +124,8 @@ class Draft:
     calendar: str | None = None  # time.calendar: the exchange calendar whose sessions hold every bar
     calendar_note: str = ""
     catalog: dict[str, dict[str, Any]] = field(default_factory=dict)
-    invariants: list[tuple[str, str]] = field(default_factory=list)  # (clause, what it was inferred from)
+    # (clause, what it was inferred from[, severity])
+    invariants: list[tuple[str, ...]] = field(default_factory=list)
     provenance: list[str] = field(default_factory=list)
 
     def contract_yaml(self) -> str:
@@ -139,13 +150,17 @@ class Draft:
             if column.unit is not None:
                 unit = column.unit if re.fullmatch(r"[A-Za-z]+", column.unit) else f'"{column.unit}"'
                 parts.append(f"unit: {unit}")
+            if column.constraint is not None:
+                parts.append(f"constraint: {_quoted(column.constraint)}")
             parts.append(f"note: {_quoted(column.note)}")
             lines.append(f"  {column.name}: {{{', '.join(parts)}}}")
         if self.provenance:
             lines.append(f"provenance_required: [{', '.join(self.provenance)}]")
         if self.invariants:
             lines.append("invariants:")
-            lines += [f"  - {{clause: {_quoted(clause)}, note: {_quoted(note)}}}" for clause, note in self.invariants]
+            for clause, note, *severity in self.invariants:
+                level = f", severity: {severity[0]}" if severity else ""
+                lines.append(f"  - {{clause: {_quoted(clause)}{level}, note: {_quoted(note)}}}")
         return "\n".join(lines) + "\n"
 
     def catalog_yaml(self) -> str | None:
@@ -189,25 +204,72 @@ def infer(
         rows = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()[0]
         if not rows:
             raise InputError("the sample holds no rows: nothing to infer from")
-        columns = [_column(con, n, t, source.text, rows) for n, t in source.columns.items()]
+        stats = _profile(con, source.columns, source.text)
+        columns = [_column(n, t, source.text, rows, stats[n]) for n, t in source.columns.items()]
         draft = _draft(con, name, columns, rows, time_column, series_column)
     finally:
         con.close()
     return draft
 
 
-def _column(con: Any, name: str, physical: str, text: bool, rows: int) -> Column:
-    c = ident(name)
-    nulls = con.execute(f"SELECT count(*) - count({c}) FROM {SOURCE_VIEW}").fetchone()[0]
+ENUM_MAX = 12  # a text column with at most this many distinct values, each repeated, is read as a set
+
+
+def _is_text(physical: str, text: bool) -> bool:
+    return text or physical == "VARCHAR"
+
+
+def _profile(con: Any, physical: dict[str, str], text: bool) -> dict[str, tuple[Any, ...]]:
+    """Every column's statistics in one aggregate pass over the sample: nulls, then for text the
+    literal shapes, digits and distinct values, for instants whether they are whole seconds/ms."""
+    exprs: dict[str, list[str]] = {}
+    for name, kind in physical.items():
+        c = ident(name)
+        parts = [f"count(*) - count({c})"]
+        upper = kind.upper()
+        if _is_text(kind, text):
+            v = f"CAST({c} AS VARCHAR)"
+            ok = f"{v} IS NULL OR regexp_full_match({v}, '{{}}')"
+            parts += [
+                f"bool_and({ok.format(_INT)})",
+                f"bool_and({ok.format(_DEC)})",
+                f"bool_and({ok.format(_FLOAT)})",
+                f"bool_and({v} IS NULL OR lower({v}) IN ('true', 'false'))",
+                f"bool_and({ok.format(_INSTANT)})",
+                f"bool_and({ok.format(_NAIVE)})",
+                f"max(length(regexp_extract({v}, '^[+-]?0*([0-9]+)', 1)))",
+                f"max(length(regexp_extract({v}, '\\.([0-9]+)$', 1)))",
+                f"max(length(regexp_extract({v}, ':[0-9]{{2}}\\.([0-9]+)', 1)))",
+                f"count(DISTINCT {v})",
+                f"CASE WHEN count(DISTINCT {v}) <= {ENUM_MAX} THEN list_sort(list(DISTINCT {v})) END",
+            ]
+        elif upper.startswith("TIMESTAMP WITH TIME ZONE") or upper == "TIMESTAMPTZ":
+            parts += [f"bool_and(epoch_us({c}) % 1000000 = 0)", f"bool_and(epoch_us({c}) % 1000 = 0)"]
+        exprs[name] = parts
+    flat = [e for parts in exprs.values() for e in parts]
+    row = con.execute(f"SELECT {', '.join(flat)} FROM {SOURCE_VIEW}").fetchone()
+    out: dict[str, tuple[Any, ...]] = {}
+    at = 0
+    for name, parts in exprs.items():
+        out[name] = tuple(row[at : at + len(parts)])
+        at += len(parts)
+    return out
+
+
+def _column(name: str, physical: str, text: bool, rows: int, stats: tuple[Any, ...]) -> Column:
+    nulls = int(stats[0])
     nullable = bool(nulls)
     seen = f"{rows - nulls} values, {nulls} null" if nulls else f"{rows} values, none null"
-    if text or physical == "VARCHAR":
-        return _text_column(con, name, nullable, seen)
+    if _is_text(physical, text):
+        column = _text_column(name, nullable, seen, stats[1:])
+        column.values = rows - nulls
+        return column
     upper = physical.upper()
     if upper.startswith("DECIMAL"):
         dtype = "decimal" + upper[len("DECIMAL") :].replace(" ", "")
     elif upper.startswith("TIMESTAMP WITH TIME ZONE") or upper == "TIMESTAMPTZ":
-        dtype = f"timestamp_{_instant_unit(con, c)}_utc"
+        whole_s, whole_ms = stats[1:3]
+        dtype = f"timestamp_{'s' if whole_s else 'ms' if whole_ms else 'us'}_utc"
     elif upper.startswith("TIMESTAMP"):
         raise InputError(
             f"column {name!r} holds timestamps without a UTC offset ({physical}): tscontract does not guess a "
@@ -221,25 +283,8 @@ def _column(con: Any, name: str, physical: str, text: bool, rows: int) -> Column
     return Column(name, dtype, nullable, f"file type {physical}; {seen}", _unit(name))
 
 
-def _instant_unit(con: Any, c: str) -> str:
-    """The coarsest of s/ms/us that every instant of the column is a whole multiple of."""
-    whole_s, whole_ms = con.execute(
-        f"SELECT bool_and(epoch_us({c}) % 1000000 = 0), bool_and(epoch_us({c}) % 1000 = 0) FROM {SOURCE_VIEW}"
-    ).fetchone()
-    return "s" if whole_s else "ms" if whole_ms else "us"
-
-
-def _text_column(con: Any, name: str, nullable: bool, seen: str) -> Column:
-    c = f"CAST({ident(name)} AS VARCHAR)"
-    ok = f"{c} IS NULL OR regexp_full_match({c}, '{{}}')"
-    stats = con.execute(
-        f"SELECT bool_and({ok.format(_INT)}), bool_and({ok.format(_DEC)}), bool_and({ok.format(_FLOAT)}), "
-        f"bool_and({c} IS NULL OR lower({c}) IN ('true', 'false')), bool_and({ok.format(_INSTANT)}), "
-        f"bool_and({ok.format(_NAIVE)}), max(length(regexp_extract({c}, '^[+-]?0*([0-9]+)', 1))), "
-        f"max(length(regexp_extract({c}, '\\.([0-9]+)$', 1))), "
-        f"max(length(regexp_extract({c}, ':[0-9]{{2}}\\.([0-9]+)', 1))) FROM {SOURCE_VIEW}"
-    ).fetchone()
-    is_int, is_dec, is_float, is_bool, is_instant, is_naive, int_digits, scale, fraction = stats
+def _text_column(name: str, nullable: bool, seen: str, stats: tuple[Any, ...]) -> Column:
+    is_int, is_dec, is_float, is_bool, is_instant, is_naive, int_digits, scale, fraction, _, members = stats
     unit = _unit(name)
     if is_bool:
         return Column(name, "bool", nullable, f"every value true/false; {seen}")
@@ -265,7 +310,9 @@ def _text_column(con: Any, name: str, nullable: bool, seen: str) -> Column:
         return Column(name, f"decimal({precision},{places})", nullable, note, unit)
     if is_float:
         return Column(name, "float64", nullable, f"numbers with exponents; {seen}", unit)
-    return Column(name, "string", nullable, f"text; {seen}")
+    column = Column(name, "string", nullable, f"text; {seen}")
+    column.members = [str(m) for m in members] if members is not None else None
+    return column
 
 
 def _unit(name: str) -> str | None:
@@ -311,11 +358,37 @@ def _draft(
     precision = by_name[time_column].type.split("_")[1]
     draft = Draft(name, columns, time_column, series_column, key, precision, None, "")
     draft.provenance = [c for c in PROVENANCE if c in by_name]
+    _sets(draft)
     _cadence(con, draft)
     _bounds(con, draft)
     if "calibration_id" in by_name and series_column is not None:
         _calibrations(con, draft)
     return draft
+
+
+_ENUM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _sets(draft: Draft) -> None:
+    """A text column with a few distinct values, each seen five times on average, as that set: ``enum[...]``
+    when every value is a name, else ``in (...)`` (neither for the key or provenance columns)."""
+    for column in draft.columns:
+        members = column.members
+        if (
+            column.type != "string"
+            or members is None
+            or len(members) < 2
+            or column.values < 5 * len(members)
+            or column.name in draft.key
+            or column.name in PROVENANCE
+        ):
+            continue
+        seen = f"; {len(members)} distinct values in {column.values}: read as a set (add a value when it is new)"
+        if all(_ENUM_NAME.fullmatch(m) for m in members):
+            column.type = f"enum[{', '.join(members)}]"
+        else:
+            column.constraint = "in (" + ", ".join("'" + m.replace("'", "''") + "'" for m in members) + ")"
+        column.note += seen
 
 
 def _calibrations(con: Any, draft: Draft) -> None:
@@ -331,13 +404,15 @@ def _calibrations(con: Any, draft: Draft) -> None:
 
 
 def _series_candidate(con: Any, texts: list[str], rest: list[str], rows: int) -> str | None:
-    """The text column with the fewest distinct values that, with the time (and revision), identifies a row."""
+    """The text column with the fewest distinct values that, with the time (and revision), identifies a row
+    (every candidate measured in one pass)."""
+    if not texts:
+        return None
+    exprs = [f"count(DISTINCT {ident(n)}), count(DISTINCT ({ident(n)}, {', '.join(rest)})) = count(*)" for n in texts]
+    row = con.execute(f"SELECT {', '.join(exprs)} FROM {SOURCE_VIEW}").fetchone()
     best: tuple[int, str] | None = None
-    for name in texts:
-        c = ident(name)
-        distinct, unique = con.execute(
-            f"SELECT count(DISTINCT {c}), count(DISTINCT ({c}, {', '.join(rest)})) = count(*) FROM {SOURCE_VIEW}"
-        ).fetchone()
+    for i, name in enumerate(texts):
+        distinct, unique = row[2 * i], row[2 * i + 1]
         if unique and distinct < rows and (best is None or distinct < best[0]):
             best = (int(distinct), name)
     return best[1] if best else None
@@ -527,8 +602,9 @@ def _duration(ms: int) -> str:
 
 
 def _bounds(con: Any, draft: Draft) -> None:
-    """Hard bounds per series for each measured (unit-bearing) numeric column: the sample's range,
-    widened by that range on each side."""
+    """Bounds per series for the measured (unit-bearing) numeric column, in one pass: hard bounds, the
+    sample's range widened by that range on each side; plausibility bounds (a warning), the 1st to 99th
+    percentile widened by half their spread, within the hard bounds."""
     if draft.series_column is None:
         return
     measured = [c for c in draft.columns if c.unit is not None and c.type.startswith(("decimal", "int", "float"))]
@@ -537,18 +613,42 @@ def _bounds(con: Any, draft: Draft) -> None:
     column = measured[0]
     c = f"CAST({ident(column.name)} AS DOUBLE)"
     rows = con.execute(
-        f"SELECT {ident(draft.series_column)}, min({c}), max({c}) FROM {SOURCE_VIEW} WHERE {c} IS NOT NULL GROUP BY 1"
+        f"SELECT {ident(draft.series_column)}, min({c}), max({c}), quantile_cont({c}, 0.01), "
+        f"quantile_cont({c}, 0.99) FROM {SOURCE_VIEW} WHERE {c} IS NOT NULL GROUP BY 1"
     ).fetchall()
-    for series_id, low_value, high_value in rows:
+    for series_id, low_value, high_value, p01, p99 in rows:
         low, high = Decimal(repr(low_value)), Decimal(repr(high_value))  # the shortest text of each double
         width = (high - low) or abs(high) or Decimal(1)
-        draft.catalog.setdefault(str(series_id), {})["hard_bounds"] = [_number(low - width), _number(high + width)]
+        hard = (low - width, high + width)
+        entry = draft.catalog.setdefault(str(series_id), {})
+        entry["hard_bounds"] = [_number(hard[0]), _number(hard[1])]
+        entry["plausibility_bounds"] = [_number(b) for b in _plausible(Decimal(repr(p01)), Decimal(repr(p99)), hard)]
+    series = draft.series_column
     draft.invariants.append(
         (
-            f"{column.name} within catalog hard_bounds for {draft.series_column}",
+            f"{column.name} within catalog hard_bounds for {series}",
             f"hard_bounds: each series' range of {column.name} in the sample, widened by that range",
         )
     )
+    draft.invariants.append(
+        (
+            f"{column.name} within catalog plausibility_bounds for {series}",
+            f"plausibility_bounds: each series' 1st to 99th percentile of {column.name} in the sample, widened by "
+            "half their spread (rounded outward to 3 significant digits of it), within the hard bounds",
+            "warning",
+        )
+    )
+
+
+def _plausible(p01: Decimal, p99: Decimal, hard: tuple[Decimal, Decimal]) -> tuple[Decimal, Decimal]:
+    """[p01, p99] widened by half its spread, rounded outward at a tenth of a percent of the spread."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR
+
+    spread = (p99 - p01) or abs(p99) / 10 or Decimal(1)
+    quantum = Decimal(1).scaleb(spread.adjusted() - 2)
+    low = (p01 - spread / 2).quantize(quantum, rounding=ROUND_FLOOR)
+    high = (p99 + spread / 2).quantize(quantum, rounding=ROUND_CEILING)
+    return max(low, hard[0]), min(high, hard[1])
 
 
 def _number(value: Decimal) -> str:
