@@ -138,6 +138,8 @@ def test_json_schema_from_a_gateway():
     assert fields["firmware"].nullable is True  # not required
     assert fields["seq"].constraint == ">= 0" and fields["seq"].nullable is True  # anyOf with null
     assert fields["site"].constraint == "in ('HAM-01', 'ROT-02')"  # $ref followed; not names: in (...)
+    # a JSON Schema pattern is searched for: the open end is written out for matches (whole value)
+    assert fields["firmware"].constraint == "matches '^[0-9]+\\.[0-9]+(?s:.*)'"
     assert [c.text for c in contract.invariants] == ["length(firmware) <= 16"]
     assert fields["battery_pct"].constraint == "between 0 and 100"
     lost = _lost(imported)

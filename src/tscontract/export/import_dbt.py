@@ -300,8 +300,8 @@ def _column(
             draft.bounds(at, name, test.get("min_value"), test.get("max_value"), strict, strict)
             for c in draft.clauses[before:]:
                 c.severity = severity
-        elif test_name == "expect_column_values_to_match_regex" and isinstance(test.get("regex"), str):
-            draft.clause(at, test["regex"], f"{name} matches {quoted_literal(test['regex'])}", name, severity)
+        elif test_name == "expect_column_values_to_match_regex" and "regex" in test:
+            draft.pattern(at, name, test["regex"], severity)
         elif test_name == "expression_is_true" and isinstance(test.get("expression"), str):
             _sql(draft, at, test["expression"], column["name"], severity)
         else:

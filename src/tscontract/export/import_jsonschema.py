@@ -26,7 +26,6 @@ from tscontract.export.import_schema import (
     finish,
     is_own,
     not_exported,
-    quoted_literal,
     restore_field_doc,
     restore_record_lines,
 )
@@ -212,8 +211,8 @@ def _values(draft: SchemaDraft, path: str, name: str, prop: dict[str, Any], entr
     for k, op in (("minLength", ">="), ("maxLength", "<=")):
         if isinstance(prop.get(k), int):
             draft.clause(f"{path}.{k}", f"{k}: {prop[k]}", f"length({name}) {op} {prop[k]}")
-    if isinstance(prop.get("pattern"), str):
-        draft.clause(f"{path}.pattern", prop["pattern"], f"{name} matches {quoted_literal(prop['pattern'])}", name)
+    if "pattern" in prop:
+        draft.pattern(f"{path}.pattern", name, prop["pattern"])
 
 
 def _number(value: Any) -> bool:

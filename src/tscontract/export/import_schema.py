@@ -88,6 +88,17 @@ class SchemaDraft:
             strict = low_strict if label == "minimum" else high_strict
             self.clause(path, f"{label}: {value}", f"{name} {strict_op if strict else op} {literal}", column=name)
 
+    def pattern(self, path: str, name: str, pattern: Any, severity: str = "error") -> None:
+        """A regular expression *found* in the value (JSON Schema, dbt_expectations) as ``matches``."""
+        from tscontract.export.odcs_rules import Refused, matches_clause
+
+        try:
+            clause = matches_clause(name, pattern)
+        except Refused as exc:
+            self.lose(path, pattern, str(exc))
+            return
+        self.clause(path, pattern, clause, column=name, severity=severity)
+
     def enum_or_in(self, path: str, name: str, values: list[Any]) -> None:
         """Allowed values: an ``in (...)`` constraint on the field."""
         literals = [number_text(v) or "'" + str(v).replace("'", "''") + "'" for v in values if v is not None]
