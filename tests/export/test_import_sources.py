@@ -254,3 +254,27 @@ def test_cli_refusals_exit_2(tmp_path):
     report = json.loads(listed.stdout)
     assert listed.returncode == 1 and report["lost"] == len(report["contracts"][0]["lost"]) > 5
     assert any(entry["path"] == "Quote.attributes" for entry in report["contracts"][0]["lost"])
+
+
+def test_slips_are_listed_and_several_tables_need_a_choice(tmp_path):
+    slips = "models:\n  - name: m\n    columns: [a, {name: t, data_type: timestamptz, tests: [not_null, [1]]}]\n"
+    slips += "    data_tests: 7\n"
+    (imported,) = import_file("dbt", slips, "slips.yml", None, ["t"], None)
+    lost = _lost(imported)
+    assert lost["models[m].columns"] == "a column without a name"
+    assert "no tscontract clause" in lost["models[m].data_tests[0]"]
+    assert "no tscontract clause" in lost["models[m].columns[t].data_tests[1]"]
+    ddl = tmp_path / "two.sql"
+    ddl.write_text(
+        "CREATE TABLE a (t timestamptz PRIMARY KEY, x int CHECK (x > (SELECT 1)));\n"
+        "CREATE TABLE b (t timestamptz PRIMARY KEY, y text UNIQUE);\n"
+    )
+    both = run_cli("import", "ddl", ddl)
+    assert both.returncode == 2 and "2 schema objects (a, b): give --object NAME or -o DIR" in both.stderr
+    (a,) = import_file("ddl", ddl.read_text(), "two.sql", "a", None, None)
+    assert _lost(a) == {"a.x": "a CHECK the clause language cannot state"}
+    out = tmp_path / "contracts"
+    out.mkdir()
+    written = run_cli("import", "ddl", ddl, "-o", out, "--allow-loss")
+    assert written.returncode == 0 and sorted(p.name for p in out.iterdir()) == ["a.yaml", "b.yaml"]
+    assert parse_contract((out / "b.yaml").read_text()).fields["y"].unique is True

@@ -88,7 +88,7 @@ def import_avro(
     name = record["name"]
     if envelope is not None:  # Debezium names every row record Value; the topic's namespace says which table
         name = str(record.get("namespace") or envelope.get("namespace") or name)
-    draft = SchemaDraft("Avro schema", f"{origin} record {_full(record, None)}", contract_name(name))
+    draft = SchemaDraft("Avro schema", f"{origin} record {_full(record, None)}", contract_name(name), record["name"])
     if envelope is not None:
         for f in envelope.get("fields", []):
             if f.get("name") != "after":

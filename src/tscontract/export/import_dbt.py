@@ -54,11 +54,11 @@ def import_dbt(
     if not isinstance(tree, dict):
         raise InputError("not a dbt properties file: the document is not a mapping")
     objects: list[tuple[str, dict[str, Any]]] = []
-    for model in tree.get("models") or []:
+    for model in _list(tree.get("models")):
         if isinstance(model, dict) and isinstance(model.get("name"), str):
             objects.append((f"models[{model['name']}]", model))
-    for source in tree.get("sources") or []:
-        for table in (source.get("tables") or []) if isinstance(source, dict) else []:
+    for source in _list(tree.get("sources")):
+        for table in _list(source.get("tables")) if isinstance(source, dict) else []:
             if isinstance(table, dict) and isinstance(table.get("name"), str):
                 objects.append((f"sources[{source.get('name')}].tables[{table['name']}]", table))
     if not objects:
@@ -78,10 +78,15 @@ def import_dbt(
     return results
 
 
+def _list(value: Any) -> list[Any]:
+    """A list as written; a single item (a YAML slip) as a list of one, so it is read or listed, not lost."""
+    return value if isinstance(value, list) else [] if value in (None, "", {}) else [value]
+
+
 def _tests(node: dict[str, Any]) -> list[tuple[int, str, dict[str, Any]]]:
     """(index, test name without its package, arguments and config merged) of a node's tests."""
     found = []
-    for i, test in enumerate([*(node.get("data_tests") or []), *(node.get("tests") or [])]):
+    for i, test in enumerate([*_list(node.get("data_tests")), *_list(node.get("tests"))]):
         if isinstance(test, str):
             found.append((i, test.rsplit(".", 1)[-1], {"_package": test, "_raw": test}))
         elif isinstance(test, dict) and len(test) == 1:
@@ -104,7 +109,7 @@ def _model(
 ) -> Imported:
     meta = ((model.get("config") or {}).get("meta") or model.get("meta") or {}).get("tscontract")
     own = isinstance(meta, dict)
-    draft = SchemaDraft("dbt", f"{origin} {path}", contract_name(str(model["name"])))
+    draft = SchemaDraft("dbt", f"{origin} {path}", contract_name(str(model["name"])), str(model["name"]))
     if own:
         draft.name = contract_name(str(meta.get("contract", model["name"])))
         draft.top.update({k: str(meta[k]) for k in ("version", "owner") if k in meta})
@@ -119,14 +124,14 @@ def _model(
     unique: list[str] = []
     indexed: list[tuple[int, _Clause]] = []
     names: dict[str, str] = {}
-    for column in model.get("columns") or []:
+    for column in _list(model.get("columns")):
         if not isinstance(column, dict) or not isinstance(column.get("name"), str):
             draft.lose(f"{path}.columns", column, "a column without a name")
             continue
         where = f"{path}.columns[{column['name']}]"
         name = _column(draft, where, column, own, pk, unique, indexed)
         names[column["name"]] = name
-    for i, constraint in enumerate(model.get("constraints") or []):
+    for i, constraint in enumerate(_list(model.get("constraints"))):
         where = f"{path}.constraints[{i}]"
         kind = constraint.get("type") if isinstance(constraint, dict) else None
         if kind == "primary_key" and isinstance(constraint.get("columns"), list):
@@ -259,7 +264,7 @@ def _column(
     if isinstance(column.get("description"), str):
         entry["description"] = column["description"]
     name = draft.add_field(column["name"], entry)
-    for i, constraint in enumerate(column.get("constraints") or []):
+    for i, constraint in enumerate(_list(column.get("constraints"))):
         kind = constraint.get("type") if isinstance(constraint, dict) else None
         at = f"{where}.constraints[{i}]"
         if kind == "not_null":

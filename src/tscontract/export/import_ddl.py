@@ -71,7 +71,7 @@ def _table(
     table = create.this.this
     name = table.name
     path = table.sql(dialect=dialect if dialect != "generic" else None)
-    draft = SchemaDraft("SQL DDL", f"{origin} table {path} ({dialect})", contract_name(name))
+    draft = SchemaDraft("SQL DDL", f"{origin} table {path} ({dialect})", contract_name(name), name)
     columns: dict[str, str] = {}  # the column as written -> field
     pk: list[str] = []
     for element in create.this.expressions:

@@ -67,7 +67,7 @@ def import_jsonschema(
         raise InputError(f"not a record schema: {where} has no properties{hint}")
     own = is_own(root.get("$comment"))
     title = str(record.get("title") or object_name or origin.rsplit(".", 2)[0])
-    draft = SchemaDraft("JSON Schema", f"{origin} {where}", contract_name(title))
+    draft = SchemaDraft("JSON Schema", f"{origin} {where}", contract_name(title), object_name or "")
     _top(draft, root, record, own, where)
     required = set(record.get("required") or [])
     for name, prop in record["properties"].items():

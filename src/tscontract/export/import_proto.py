@@ -330,7 +330,8 @@ def _message(
     key: list[str] | None,
     time_column: str | None,
 ) -> Imported:
-    draft = SchemaDraft("Protobuf message", f"{origin} message {message.full}", contract_name(message.name))
+    where = f"{origin} message {message.full}"
+    draft = SchemaDraft("Protobuf message", where, contract_name(message.name), message.name)
     if own:
         restore_record_lines(draft, proto.header, "file")
         restore_record_lines(draft, message.comment, message.name)

@@ -42,6 +42,7 @@ class SchemaDraft:
     kind: str  # "Avro schema", "Protobuf message", ...
     origin: str  # what was imported, for the header: the file and the record/message/model/table
     name: str
+    object: str = ""  # the record/message/model/table's own name (``--object``)
     fields: dict[str, dict[str, Any]] = field(default_factory=dict)
     columns: dict[str, str] = field(default_factory=dict)  # field -> the data's column, where they differ
     drop: list[str] = field(default_factory=list)  # the data's columns with no field (nested): the mapping drops them
@@ -256,7 +257,7 @@ def finish(draft: SchemaDraft, key_option: list[str] | None, time_option: str | 
         return _render(draft, key, time, header, values)
 
     text = verified(build, draft.losses)
-    return Imported(draft.origin, draft.name, text, _mapping(draft), draft.losses)
+    return Imported(draft.object or draft.origin, draft.name, text, _mapping(draft), draft.losses)
 
 
 def _implied(draft: SchemaDraft) -> None:
