@@ -18,7 +18,8 @@ CT = "application/vnd.schemaregistry.v1+json"
 
 def avro_record(name: str, *fields: str) -> str:
     return json.dumps(
-        {"type": "record", "name": name, "fields": [{"name": f, "type": "string", "default": ""} for f in fields]}
+        {"type": "record", "name": name, "fields": [{"name": f, "type": "string", "default": ""} for f in fields]},
+        separators=(",", ":"),  # the registry's canonical text: stored and answered as written
     )
 
 

@@ -103,7 +103,7 @@ def test_get_versions_and_schemas(registry: Registry) -> None:
     assert registry.call("GET", "/schemas/ids/2") == (200, {"schema": b})
     assert registry.call("GET", "/schemas/types")[1] == ["AVRO", "PROTOBUF", "JSON"]
 
-    proto = 'syntax = "proto3";\nmessage M { string a = 1; }\n'
+    proto = 'syntax = "proto3";\nmessage M {\n  string a = 1;\n}\n'  # canonical: stored as written
     status, body = registry.register("p", proto, "PROTOBUF")
     assert status == 200
     assert registry.call("GET", f"/schemas/ids/{body['id']}") == (200, {"schema": proto, "schemaType": "PROTOBUF"})

@@ -17,7 +17,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qs, unquote
 
 import anyio
@@ -27,13 +27,17 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from tscontract.registry.canonical import canonical_text
+from tscontract.registry.contract_fields import contract_fields, payload_fields
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_schema
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
     MAX_ID,
+    MODES,
     CompatFn,
     RegistryError,
     RegistryStore,
+    check_subject,
     olds_for_mode,
     version_not_found,
 )
@@ -70,9 +74,14 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("PUT", r"/config/(?P<subject>[^/]+)", "put_config"),
         ("POST", r"/compatibility/subjects/(?P<subject>[^/]+)/versions/(?P<version>[^/]+)", "test_compat"),
         ("POST", r"/compatibility/subjects/(?P<subject>[^/]+)/versions", "test_compat"),
+        ("GET", r"/mode", "get_mode"),
+        ("PUT", r"/mode", "put_mode"),
+        ("GET", r"/mode/(?P<subject>[^/]+)", "get_mode"),
+        ("PUT", r"/mode/(?P<subject>[^/]+)", "put_mode"),
+        ("DELETE", r"/mode/(?P<subject>[^/]+)", "delete_mode"),
     ]
 ]
-_WRITES = {"register", "put_config", "delete_subject", "delete_version"}
+_WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode", "delete_mode"}
 # one indexed query each, no schema parsing: answered on the event loop when the store allows it
 _INLINE_READS = {"list_versions", "get_version", "get_version_schema", "get_schema", "get_config", "schema_types"}
 
@@ -259,6 +268,17 @@ class RegistryApp:
     def _cached_id(self, text: str) -> bool:
         return text.isdigit() and len(text) < 12 and self.store.cached_schema(int(text)) is not None
 
+    def _submitted(self, call: _Call) -> _Submitted:
+        """A registration, lookup or compatibility body: the schema in the registry's canonical text
+        (``normalize=true`` normalises it further), its references, metadata and ruleSet."""
+        body = call.body()
+        schema_type, text, references = self._schema_request(body)
+        metadata, rule_set = contract_fields(body)
+        text = canonical_text(schema_type, text, _flag(call.query, "normalize"))
+        if _flag(call.query, "normalize"):
+            references = sorted(references, key=lambda r: (r["name"], r["subject"], r["version"]))
+        return _Submitted(body, schema_type, text, references, metadata, rule_set)
+
     def _schema_request(self, body: dict[str, Any]) -> tuple[str, str, list[dict]]:
         text = body.get("schema")
         if not isinstance(text, str) or not text:
@@ -305,6 +325,7 @@ class RegistryApp:
             payload["schemaType"] = registered.schema_type
         if registered.references:
             payload["references"] = registered.references
+        payload.update(payload_fields(registered.metadata, registered.rule_set))
         return payload
 
     # -- handlers: each returns (status, payload); they run in the thread pool -------------------
@@ -316,8 +337,42 @@ class RegistryApp:
         return 200, self.store.versions(subject, _flag(call.query, "deleted"))
 
     def _h_register(self, call: _Call, subject: str) -> tuple[int, Any]:
-        schema_type, text, references = self._schema_request(call.body())
-        schema_id = self.store.register(subject, schema_type, text, references, self.compat)
+        submitted = self._submitted(call)
+        mode = self.store.mode(check_subject(subject))
+        explicit_id = submitted.body.get("id")
+        if explicit_id is not None:
+            if mode != "IMPORT":
+                raise RegistryError(
+                    422,
+                    42205,
+                    f"Subject '{subject}' is in {mode} mode: a registration with an explicit id needs IMPORT",
+                )
+            version = submitted.body.get("version")
+            schema_id = self.store.import_schema(
+                subject,
+                submitted.schema_type,
+                submitted.text,
+                submitted.references,
+                _body_number(explicit_id, "id"),
+                None if version is None else _body_number(version, "version"),
+                submitted.metadata,
+                submitted.rule_set,
+            )
+            return 200, {"id": schema_id}
+        if mode == "IMPORT":
+            raise RegistryError(
+                422, 42205, f"Subject '{subject}' is in IMPORT mode: a registration needs its 'id' (and 'version')"
+            )
+        _writable(subject, mode)
+        schema_id = self.store.register(
+            subject,
+            submitted.schema_type,
+            submitted.text,
+            submitted.references,
+            self.compat,
+            submitted.metadata,
+            submitted.rule_set,
+        )
         return 200, {"id": schema_id}
 
     def _h_get_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
@@ -331,13 +386,19 @@ class RegistryApp:
             return 200, registered.schema_text  # Protobuf text is not JSON
 
     def _h_lookup(self, call: _Call, subject: str) -> tuple[int, Any]:
-        schema_type, text, references = self._schema_request(call.body())
-        return 200, self._version_payload(self.store.lookup(subject, schema_type, text, references))
+        s = self._submitted(call)
+        given = "metadata" in s.body or "ruleSet" in s.body  # else any stored metadata and rules match
+        found = self.store.lookup(
+            subject, s.schema_type, s.text, s.references, s.metadata if given else None, s.rule_set if given else None
+        )
+        return 200, self._version_payload(found)
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
+        _writable(subject, self.store.mode(subject))
         return 200, self.store.delete_version(subject, _version(version))
 
     def _h_delete_subject(self, call: _Call, subject: str) -> tuple[int, Any]:
+        _writable(subject, self.store.mode(subject))
         return 200, self.store.delete_subject(subject, permanent=_flag(call.query, "permanent"))
 
     def _h_get_schema(self, call: _Call, schema_id: str) -> tuple[int, Any]:
@@ -347,12 +408,13 @@ class RegistryApp:
             raise RegistryError(404, 40403, f"Schema {schema_id} not found") from None
         if not 1 <= number <= MAX_ID:
             raise RegistryError(404, 40403, f"Schema {schema_id} not found")
-        schema_type, text, references = self.store.schema_by_id(number)
-        payload: dict[str, Any] = {"schema": text}
-        if schema_type != "AVRO":
-            payload["schemaType"] = schema_type
-        if references:
-            payload["references"] = references
+        stored = self.store.schema_by_id(number)
+        payload: dict[str, Any] = {"schema": stored.schema_text}
+        if stored.schema_type != "AVRO":
+            payload["schemaType"] = stored.schema_type
+        if stored.references:
+            payload["references"] = stored.references
+        payload.update(payload_fields(stored.metadata, stored.rule_set))
         return 200, payload
 
     def _h_schema_types(self, call: _Call) -> tuple[int, Any]:
@@ -381,12 +443,28 @@ class RegistryApp:
         self.store.set_compatibility(subject, level.upper(), call.who, reason)
         return 200, {"compatibility": level.upper()}
 
+    def _h_get_mode(self, call: _Call, subject: str | None = None) -> tuple[int, Any]:
+        default_to_global = subject is None or _flag(call.query, "defaultToGlobal")
+        mode = self.store.mode(subject, default_to_global=default_to_global)
+        if mode is None:
+            raise RegistryError(404, 40409, f"Subject '{subject}' does not have subject-level mode configured")
+        return 200, {"mode": mode}
+
+    def _h_put_mode(self, call: _Call, subject: str | None = None) -> tuple[int, Any]:
+        mode = call.body().get("mode")
+        if not isinstance(mode, str) or mode.upper() not in MODES:
+            raise RegistryError(422, 42204, f"Invalid mode {mode!r}; one of {', '.join(MODES)}")
+        return 200, {"mode": self.store.set_mode(subject, mode.upper())}
+
+    def _h_delete_mode(self, call: _Call, subject: str) -> tuple[int, Any]:
+        return 200, {"mode": self.store.delete_mode(subject)}
+
     def _h_test_compat(self, call: _Call, subject: str, version: str | None = None) -> tuple[int, Any]:
-        body = call.body()
         store = self.store
         store.versions(subject)  # 40401
         wanted = "latest" if version is None else _version(version)
-        schema_type, text, _ = self._schema_request(body)
+        submitted = self._submitted(call)
+        schema_type, text = submitted.schema_type, submitted.text
         mode = store.compatibility(subject) or "FULL_TRANSITIVE"
         if wanted == "latest":
             olds = olds_for_mode(mode, [old for _, old in store.live_texts(subject)])
@@ -399,6 +477,27 @@ class RegistryApp:
                 raise
         ok, messages = self.compat(mode, schema_type, text, olds)
         return 200, {"is_compatible": bool(ok), "messages": list(messages)}
+
+
+class _Submitted(NamedTuple):
+    body: dict[str, Any]
+    schema_type: str
+    text: str
+    references: list[dict]
+    metadata: str
+    rule_set: str
+
+
+def _writable(subject: str, mode: str) -> None:
+    """42205 unless the subject's mode lets a registration or a delete through."""
+    if mode in ("READONLY", "READONLY_OVERRIDE"):
+        raise RegistryError(422, 42205, f"Subject '{subject}' is in read-only mode ({mode})")
+
+
+def _body_number(value: Any, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_ID:
+        raise RegistryError(422, 42201, f"Invalid schema: '{name}' must be an integer from 1 to {MAX_ID}")
+    return value
 
 
 class _MethodNotAllowed(Exception):

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tscontract.contract.model import COMPATIBILITY_MODES
 from tscontract.errors import InputError
@@ -37,6 +37,8 @@ _OPTIMISTIC_TRIES = 3  # lost races before a registration checks inside the writ
 _IDLE_CONNECTIONS = 32
 _CHECK_SLOTS = max(2, min(4, os.cpu_count() or 1))  # compatibility checks running at once
 
+# a schema's identity: (schema type, text, references, metadata, ruleSet); one id per identity
+Identity = tuple[str, str, str, str, str]
 # compat(mode, schema_type, new_schema_text, older_schema_texts_newest_first) -> (ok, messages)
 CompatFn = Callable[[str, str, str, list[str]], tuple[bool, list[str]]]
 
@@ -46,7 +48,9 @@ CREATE TABLE IF NOT EXISTS schemas (
     schema_type TEXT NOT NULL,
     schema_text TEXT NOT NULL,
     refs TEXT NOT NULL,
-    UNIQUE (schema_type, schema_text, refs)
+    metadata TEXT NOT NULL DEFAULT '',
+    rule_set TEXT NOT NULL DEFAULT '',
+    UNIQUE (schema_type, schema_text, refs, metadata, rule_set)
 );
 CREATE TABLE IF NOT EXISTS subject_versions (
     subject TEXT NOT NULL,
@@ -71,7 +75,24 @@ CREATE TABLE IF NOT EXISTS config_log (
     reason TEXT
 );
 CREATE INDEX IF NOT EXISTS config_log_subject ON config_log (subject, id);
+CREATE TABLE IF NOT EXISTS modes (
+    subject TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+);
 """
+# a store written before schemas carried Confluent's metadata and ruleSet: rebuilt in one transaction
+# (SQLite's procedure for a changed constraint: new table, copy, drop, rename, foreign keys off)
+_MIGRATE_SCHEMAS = (
+    "CREATE TABLE schemas_with_rules (id INTEGER PRIMARY KEY AUTOINCREMENT, schema_type TEXT NOT NULL,"
+    " schema_text TEXT NOT NULL, refs TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '',"
+    " rule_set TEXT NOT NULL DEFAULT '', UNIQUE (schema_type, schema_text, refs, metadata, rule_set))",
+    "INSERT INTO schemas_with_rules (id, schema_type, schema_text, refs)"
+    " SELECT id, schema_type, schema_text, refs FROM schemas",
+    "DROP TABLE schemas",
+    "ALTER TABLE schemas_with_rules RENAME TO schemas",
+)
+MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
+DEFAULT_MODE = "READWRITE"
 
 
 class RegistryError(Exception):
@@ -116,6 +137,18 @@ class RegisteredVersion:
     schema_type: str
     schema_text: str
     references: list[dict]
+    metadata: str = ""  # compact JSON, '' when none
+    rule_set: str = ""
+
+
+class StoredSchema(NamedTuple):
+    """A schema by its global id."""
+
+    schema_type: str
+    schema_text: str
+    references: list[dict]
+    metadata: str = ""
+    rule_set: str = ""
 
 
 def _now() -> str:
@@ -137,7 +170,7 @@ def olds_for_mode(mode: str, olds_newest_first: list[str]) -> list[str]:
 
 
 _SELECT_VERSION = (
-    "SELECT v.version, s.id, s.schema_type, s.schema_text, s.refs FROM subject_versions v"
+    "SELECT v.version, s.id, s.schema_type, s.schema_text, s.refs, s.metadata, s.rule_set FROM subject_versions v"
     " JOIN schemas s ON s.id = v.schema_id"
 )
 
@@ -145,7 +178,10 @@ _SELECT_VERSION = (
 class RegistryStore:
     """The registry's persistent state in one SQLite file (created on first use)."""
 
-    _find_schema_sql = "SELECT id FROM schemas WHERE schema_type = ? AND schema_text = ? AND refs = ?"
+    _find_schema_sql = (
+        "SELECT id FROM schemas WHERE schema_type = ? AND schema_text = ? AND refs = ?"
+        " AND metadata = ? AND rule_set = ?"
+    )
     # an indexed read of a local SQLite file in WAL mode takes microseconds and never waits for a
     # writer: the server answers it on its event loop instead of paying a thread hop
     inline_reads = True
@@ -160,6 +196,14 @@ class RegistryStore:
         conn = self._open()
         try:
             conn.execute("PRAGMA journal_mode=WAL")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(schemas)").fetchall()}
+            if columns and "metadata" not in columns:
+                conn.execute("PRAGMA foreign_keys=OFF")
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in _MIGRATE_SCHEMAS:
+                    conn.execute(statement)
+                conn.execute("COMMIT")
+                conn.execute("PRAGMA foreign_keys=ON")
             conn.executescript(_DDL)
         finally:
             conn.close()
@@ -242,8 +286,8 @@ class RegistryStore:
 
     @staticmethod
     def _registered(subject: str, row: tuple) -> RegisteredVersion:
-        version, schema_id, schema_type, text, refs = row
-        return RegisteredVersion(subject, version, schema_id, schema_type, text, json.loads(refs))
+        version, schema_id, schema_type, text, refs, metadata, rule_set = row
+        return RegisteredVersion(subject, version, schema_id, schema_type, text, json.loads(refs), metadata, rule_set)
 
     @staticmethod
     def _has_live(conn: Any, subject: str) -> bool:
@@ -285,7 +329,7 @@ class RegistryStore:
             sql += f" LIMIT {int(limit)}"
         return [(row[0], row[1]) for row in conn.execute(sql, (subject,)).fetchall()]
 
-    def cached_schema(self, schema_id: int) -> tuple[str, str, list[dict]] | None:
+    def cached_schema(self, schema_id: int) -> StoredSchema | None:
         """The schema with this id when it was read before (no database access), else None."""
         with self._cache_lock:
             cached = self._schema_cache.get(schema_id)
@@ -293,7 +337,7 @@ class RegistryStore:
                 self._schema_cache.move_to_end(schema_id)
             return cached
 
-    def schema_by_id(self, schema_id: int) -> tuple[str, str, list[dict]]:
+    def schema_by_id(self, schema_id: int) -> StoredSchema:
         """A schema by its global id; ids are never reused and a schema never changes, so answers are cached."""
         if not isinstance(schema_id, int) or not 1 <= schema_id <= 2**63 - 1:
             raise schema_not_found(f"Schema {schema_id} not found")
@@ -301,28 +345,29 @@ class RegistryStore:
         if cached is not None:
             return cached
         with self._connect() as conn:
-            row = conn.execute("SELECT schema_type, schema_text, refs FROM schemas WHERE id = ?", (schema_id,))
-            row = row.fetchone()
+            row = conn.execute(
+                "SELECT schema_type, schema_text, refs, metadata, rule_set FROM schemas WHERE id = ?", (schema_id,)
+            ).fetchone()
         if row is None:
             raise schema_not_found(f"Schema {schema_id} not found")
-        found = (row[0], row[1], json.loads(row[2]))
+        found = StoredSchema(row[0], row[1], json.loads(row[2]), row[3], row[4])
         with self._cache_lock:
             self._schema_cache[schema_id] = found
             if len(self._schema_cache) > 4096:
                 self._schema_cache.popitem(last=False)
         return found
 
-    def _find_schema(self, conn: Any, schema_type: str, text: str, refs: str) -> int | None:
-        row = conn.execute(self._find_schema_sql, self._find_schema_params(schema_type, text, refs)).fetchone()
+    def _find_schema(self, conn: Any, identity: Identity) -> int | None:
+        row = conn.execute(self._find_schema_sql, self._find_schema_params(identity)).fetchone()
         return None if row is None else int(row[0])
 
     @staticmethod
-    def _find_schema_params(schema_type: str, text: str, refs: str) -> tuple:
-        return (schema_type, text, refs)
+    def _find_schema_params(identity: Identity) -> tuple:
+        return identity
 
-    def _live_version_of(self, conn: Any, subject: str, schema_type: str, text: str, refs: str) -> tuple | None:
+    def _live_version_of(self, conn: Any, subject: str, identity: Identity) -> tuple | None:
         """(version, schema id) of the newest live version of the subject holding exactly this schema."""
-        schema_id = self._find_schema(conn, schema_type, text, refs)
+        schema_id = self._find_schema(conn, identity)
         if schema_id is None:
             return None
         row = conn.execute(
@@ -332,15 +377,30 @@ class RegistryStore:
         ).fetchone()
         return None if row is None else (row[0], schema_id)
 
-    def lookup(self, subject: str, schema_type: str, text: str, references: list[dict] | None) -> RegisteredVersion:
+    def lookup(
+        self,
+        subject: str,
+        schema_type: str,
+        text: str,
+        references: list[dict] | None,
+        metadata: str | None = None,
+        rule_set: str | None = None,
+    ) -> RegisteredVersion:
+        """The newest live version of the subject holding this schema. Without ``metadata``/``rule_set``
+        (None) any stored ones match, as a serializer looking up its schema expects."""
+        sql = _SELECT_VERSION + " WHERE v.subject = ? AND v.deleted = 0 AND s.schema_type = ? AND s.schema_text = ?"
+        sql += " AND s.refs = ?"
+        params: list[Any] = [subject, schema_type, text, _refs_key(references)]
+        for column, value in (("metadata", metadata), ("rule_set", rule_set)):
+            if value is not None:
+                sql, params = sql + f" AND s.{column} = ?", [*params, value]
         with self._connect() as conn:
-            found = self._live_version_of(conn, subject, schema_type, text, _refs_key(references))
-            if found is None:
+            row = conn.execute(sql + " ORDER BY v.version DESC LIMIT 1", params).fetchone()
+            if row is None:
                 if not self._has_live(conn, subject):
                     raise subject_not_found(subject)
                 raise schema_not_found()
-            row = conn.execute(_SELECT_VERSION + " WHERE v.subject = ? AND v.version = ?", (subject, found[0]))
-            return self._registered(subject, row.fetchone())
+        return self._registered(subject, row)
 
     def compatibility(self, subject: str | None = None, default_to_global: bool = True) -> str | None:
         """The subject's level (or the global one); None when the subject has none and no fallback asked."""
@@ -367,6 +427,46 @@ class RegistryStore:
         keys = ("id", "subject", "who", "changed_at", "old", "new", "reason")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
+    # -- modes -------------------------------------------------------------------------------
+
+    def mode(self, subject: str | None = None, default_to_global: bool = True) -> str | None:
+        """The subject's mode (or the global one, READWRITE by default); None when asked for the subject's own."""
+        with self._connect() as conn:
+            return self._mode(conn, subject, default_to_global)
+
+    @staticmethod
+    def _mode(conn: Any, subject: str | None, default_to_global: bool = True) -> str | None:
+        if subject:
+            row = conn.execute("SELECT mode FROM modes WHERE subject = ?", (subject,)).fetchone()
+            if row is not None:
+                return row[0]
+            if not default_to_global:
+                return None
+        row = conn.execute("SELECT mode FROM modes WHERE subject = ?", (_GLOBAL,)).fetchone()
+        return row[0] if row is not None else DEFAULT_MODE
+
+    def set_mode(self, subject: str | None, mode: str) -> str:
+        if subject:
+            check_subject(subject)
+        if mode not in MODES:
+            raise RegistryError(422, 42204, f"Invalid mode {mode!r}; one of {', '.join(MODES)}")
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO modes (subject, mode) VALUES (?, ?)"
+                " ON CONFLICT (subject) DO UPDATE SET mode = excluded.mode",
+                (subject or _GLOBAL, mode),
+            )
+        return mode
+
+    def delete_mode(self, subject: str) -> str:
+        """Remove the subject's own mode (the global one applies again); returns the mode removed."""
+        with self._write() as conn:
+            old = self._mode(conn, subject, False)
+            if old is None:
+                raise RegistryError(404, 40409, f"Subject '{subject}' does not have a subject-level mode configured")
+            conn.execute("DELETE FROM modes WHERE subject = ?", (subject,))
+        return old
+
     # -- writes ------------------------------------------------------------------------------
 
     def _subject_state(self, conn: Any, subject: str) -> tuple:
@@ -377,15 +477,14 @@ class RegistryStore:
         ).fetchone()
         return int(last), int(live), self._compatibility(conn, subject, True) or DEFAULT_COMPATIBILITY
 
-    def _decide(
-        self, conn: Any, subject: str, schema_type: str, text: str, refs: str, compat: CompatFn
-    ) -> tuple[tuple, int | None]:
+    def _decide(self, conn: Any, subject: str, identity: Identity, compat: CompatFn) -> tuple[tuple, int | None]:
         """(the subject's state, the id when this schema is already live there); raises 409 when incompatible."""
         state = self._subject_state(conn, subject)
-        found = self._live_version_of(conn, subject, schema_type, text, refs)
+        found = self._live_version_of(conn, subject, identity)
         if found is not None:
             return state, found[1]
         mode = state[2]
+        schema_type, text = identity[0], identity[1]
         transitive = mode.endswith("_TRANSITIVE")
         live = self._live_texts(conn, subject, None if transitive else 1)
         if live and live[0][0] != schema_type and mode != "NONE":
@@ -404,7 +503,14 @@ class RegistryStore:
         return state, None
 
     def register(
-        self, subject: str, schema_type: str, text: str, references: list[dict] | None, compat: CompatFn
+        self,
+        subject: str,
+        schema_type: str,
+        text: str,
+        references: list[dict] | None,
+        compat: CompatFn,
+        metadata: str = "",
+        rule_set: str = "",
     ) -> int:
         """Register a schema under a subject and return its global id.
 
@@ -414,33 +520,87 @@ class RegistryStore:
         the subject did not change since (else the check runs again).
         """
         check_subject(subject)
-        refs = _refs_key(references)
+        identity = (schema_type, text, _refs_key(references), metadata, rule_set)
         for _ in range(_OPTIMISTIC_TRIES):
             with self._connect() as conn:
-                state, existing = self._decide(conn, subject, schema_type, text, refs, compat)
+                state, existing = self._decide(conn, subject, identity, compat)
             if existing is not None:
                 return existing
             with self._write() as conn:
                 if self._subject_state(conn, subject) == state:
-                    return self._insert(conn, subject, schema_type, text, refs, state[0] + 1)
+                    return self._insert(conn, subject, identity, state[0] + 1)
         with self._write() as conn:  # lost every race: decide under the lock
-            state, existing = self._decide(conn, subject, schema_type, text, refs, compat)
+            state, existing = self._decide(conn, subject, identity, compat)
             if existing is not None:
                 return existing
-            return self._insert(conn, subject, schema_type, text, refs, state[0] + 1)
+            return self._insert(conn, subject, identity, state[0] + 1)
 
-    def _insert(self, conn: Any, subject: str, schema_type: str, text: str, refs: str, version: int) -> int:
-        schema_id = self._find_schema(conn, schema_type, text, refs)
+    def import_schema(
+        self,
+        subject: str,
+        schema_type: str,
+        text: str,
+        references: list[dict] | None,
+        schema_id: int,
+        version: int | None = None,
+        metadata: str = "",
+        rule_set: str = "",
+    ) -> int:
+        """IMPORT mode: keep the id (and version) another registry gave the schema; no compatibility check.
+
+        Importing the same thing again answers the same id. An id held by another schema, a schema
+        held under another id, or a version of the subject held by another schema is refused (42205).
+        """
+        check_subject(subject)
+        identity = (schema_type, text, _refs_key(references), metadata, rule_set)
+        with self._write() as conn:
+            existing = self._find_schema(conn, identity)
+            if existing is not None and existing != schema_id:
+                raise RegistryError(
+                    422, 42205, f"Schema already registered with id {existing}; cannot import it as id {schema_id}"
+                )
+            if existing is None:
+                taken = conn.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone()
+                if taken is not None:
+                    raise RegistryError(
+                        422,
+                        42205,
+                        f"Overwrite new schema with id {schema_id} is not permitted: it holds another schema",
+                    )
+            number = version
+            if number is None:
+                row = conn.execute(
+                    "SELECT coalesce(max(version), 0) FROM subject_versions WHERE subject = ?", (subject,)
+                ).fetchone()
+                number = int(row[0]) + 1
+            held = conn.execute(
+                "SELECT schema_id FROM subject_versions WHERE subject = ? AND version = ?", (subject, number)
+            ).fetchone()
+            if held is not None:
+                if held[0] == schema_id:
+                    return schema_id
+                raise RegistryError(
+                    422, 42205, f"Version {number} of subject '{subject}' already holds schema id {held[0]}"
+                )
+            return self._insert(conn, subject, identity, number, schema_id)
+
+    def _insert(self, conn: Any, subject: str, identity: Identity, version: int, explicit_id: int | None = None) -> int:
+        schema_id = self._find_schema(conn, identity)
         if schema_id is None:
-            schema_id = conn.execute(
-                "INSERT INTO schemas (schema_type, schema_text, refs) VALUES (?, ?, ?) RETURNING id",
-                (schema_type, text, refs),
-            ).fetchone()[0]
+            schema_id = self._insert_schema(conn, identity, explicit_id)
         conn.execute(
             "INSERT INTO subject_versions (subject, version, schema_id, registered_at) VALUES (?, ?, ?, ?)",
             (subject, version, schema_id, _now()),
         )
         return int(schema_id)
+
+    def _insert_schema(self, conn: Any, identity: Identity, explicit_id: int | None) -> int:
+        columns = "schema_type, schema_text, refs, metadata, rule_set"
+        if explicit_id is None:
+            sql = f"INSERT INTO schemas ({columns}) VALUES (?, ?, ?, ?, ?) RETURNING id"
+            return int(conn.execute(sql, identity).fetchone()[0])
+        conn.execute(f"INSERT INTO schemas (id, {columns}) VALUES (?, ?, ?, ?, ?, ?)", (explicit_id, *identity))
+        return explicit_id
 
     def set_compatibility(self, subject: str | None, level: str, who: str, reason: str | None) -> str:
         if subject:
@@ -516,8 +676,13 @@ class RegistryStore:
 _PG_DDL = (
     "CREATE TABLE IF NOT EXISTS schemas (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
     "schema_type TEXT NOT NULL, schema_text TEXT NOT NULL, refs TEXT NOT NULL)",
+    # a store written before schemas carried Confluent's metadata and ruleSet gains the columns
+    "ALTER TABLE schemas ADD COLUMN IF NOT EXISTS metadata TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE schemas ADD COLUMN IF NOT EXISTS rule_set TEXT NOT NULL DEFAULT ''",
+    "DROP INDEX IF EXISTS schemas_unique",
     # md5 of the text: a btree row cannot hold a large schema itself
-    "CREATE UNIQUE INDEX IF NOT EXISTS schemas_unique ON schemas (schema_type, md5(schema_text), md5(refs))",
+    "CREATE UNIQUE INDEX IF NOT EXISTS schemas_identity ON schemas"
+    " (schema_type, md5(schema_text), md5(refs), md5(metadata), md5(rule_set))",
     "CREATE TABLE IF NOT EXISTS subject_versions (subject TEXT NOT NULL, version INTEGER NOT NULL, "
     "schema_id BIGINT NOT NULL REFERENCES schemas (id), deleted INTEGER NOT NULL DEFAULT 0, "
     "registered_at TEXT NOT NULL, PRIMARY KEY (subject, version))",
@@ -526,6 +691,7 @@ _PG_DDL = (
     "CREATE TABLE IF NOT EXISTS config_log (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, subject TEXT, "
     "who TEXT NOT NULL, changed_at TEXT NOT NULL, old TEXT, new TEXT, reason TEXT)",
     "CREATE INDEX IF NOT EXISTS config_log_subject ON config_log (subject, id)",
+    "CREATE TABLE IF NOT EXISTS modes (subject TEXT PRIMARY KEY, mode TEXT NOT NULL)",
 )
 _PG_WRITE_LOCK = 7352  # one registry writer at a time: versions and ids follow commit order
 
@@ -551,7 +717,7 @@ class PostgresRegistryStore(RegistryStore):
     # the unique index is on md5 of the text: compare the hashes (indexed), then the texts
     _find_schema_sql = (
         "SELECT id FROM schemas WHERE schema_type = ? AND md5(schema_text) = md5(?) AND md5(refs) = md5(?)"
-        " AND schema_text = ? AND refs = ?"
+        " AND md5(metadata) = md5(?) AND md5(rule_set) = md5(?) AND schema_text = ? AND refs = ?"
     )
     inline_reads = False  # a round trip to a server: reads take a thread
 
@@ -570,8 +736,20 @@ class PostgresRegistryStore(RegistryStore):
                 conn.execute(statement)
 
     @staticmethod
-    def _find_schema_params(schema_type: str, text: str, refs: str) -> tuple:
-        return (schema_type, text, refs, text, refs)
+    def _find_schema_params(identity: Identity) -> tuple:
+        return (*identity, identity[1], identity[2])
+
+    def _insert_schema(self, conn: Any, identity: Identity, explicit_id: int | None) -> int:
+        if explicit_id is None:
+            return super()._insert_schema(conn, identity, None)
+        conn.execute(
+            "INSERT INTO schemas (id, schema_type, schema_text, refs, metadata, rule_set)"
+            " OVERRIDING SYSTEM VALUE VALUES (?, ?, ?, ?, ?, ?)",
+            (explicit_id, *identity),
+        )
+        # the identity sequence continues after the largest id, imported or not
+        conn.execute("SELECT setval(pg_get_serial_sequence('schemas', 'id'), (SELECT max(id) FROM schemas))")
+        return explicit_id
 
     def _open(self) -> Any:
         return _PostgresConnection(self._psycopg.connect(self.db_path, autocommit=True))

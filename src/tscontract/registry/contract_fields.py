@@ -1,0 +1,120 @@
+"""Confluent data-contract fields of a registration: ``metadata`` and ``ruleSet``.
+
+Checked for shape (what Confluent's serializers read from them), then kept as compact JSON with
+sorted keys: part of the schema's identity, so the same schema text with another rule set is a
+new id (a consumer looks up the rules it must run by the id in each message).
+
+* ``metadata``: ``{"tags": {path: [tag...]}, "properties": {name: text}, "sensitive": [name...]}``;
+* ``ruleSet``: ``{"domainRules": [rule...], "migrationRules": [rule...], "encodingRules": [rule...]}``,
+  each rule ``{"name", "kind": CONDITION|TRANSFORM, "mode", "type", "expr"?, "doc"?, "tags"?,
+  "params"?, "onSuccess"?, "onFailure"?, "disabled"?}``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tscontract.registry.store import RegistryError
+
+RULE_KINDS = ("CONDITION", "TRANSFORM")
+RULE_MODES = ("UPGRADE", "DOWNGRADE", "UPDOWN", "WRITE", "READ", "WRITEREAD")
+RULE_LISTS = ("migrationRules", "domainRules", "encodingRules")
+_RULE_TEXT = ("name", "kind", "mode", "type", "expr", "doc", "onSuccess", "onFailure")
+
+
+def _invalid(message: str) -> RegistryError:
+    return RegistryError(422, 42201, f"Invalid schema: {message}")
+
+
+def _text_map(value: Any, where: str, items: str) -> None:
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        raise _invalid(f"{where} must be an object")
+    for key, item in value.items():
+        if items == "str" and not isinstance(item, str):
+            raise _invalid(f"{where}.{key} must be a string")
+        if items == "list" and not (isinstance(item, list) and all(isinstance(t, str) for t in item)):
+            raise _invalid(f"{where}.{key} must be a list of strings")
+
+
+def check_metadata(metadata: Any) -> dict[str, Any]:
+    if not isinstance(metadata, dict):
+        raise _invalid("'metadata' must be an object")
+    unknown = sorted(set(metadata) - {"tags", "properties", "sensitive"})
+    if unknown:
+        raise _invalid(f"'metadata' has unknown member(s) {', '.join(unknown)}; known: tags, properties, sensitive")
+    if metadata.get("tags") is not None:
+        _text_map(metadata["tags"], "metadata.tags", "list")
+    if metadata.get("properties") is not None:
+        _text_map(metadata["properties"], "metadata.properties", "str")
+    sensitive = metadata.get("sensitive")
+    if sensitive is not None and not (isinstance(sensitive, list) and all(isinstance(s, str) for s in sensitive)):
+        raise _invalid("metadata.sensitive must be a list of strings")
+    return metadata
+
+
+def check_rule(rule: Any, where: str) -> None:
+    if not isinstance(rule, dict):
+        raise _invalid(f"{where} must be an object")
+    for key in _RULE_TEXT:
+        if rule.get(key) is not None and not isinstance(rule[key], str):
+            raise _invalid(f"{where}.{key} must be a string")
+    if not rule.get("name"):
+        raise _invalid(f"{where} needs a 'name'")
+    if rule.get("kind", "TRANSFORM") not in RULE_KINDS:
+        raise _invalid(f"{where}.kind {rule['kind']!r} is not one of {', '.join(RULE_KINDS)}")
+    if rule.get("mode") not in RULE_MODES:
+        raise _invalid(f"{where}.mode {rule.get('mode')!r} is not one of {', '.join(RULE_MODES)}")
+    if not rule.get("type"):
+        raise _invalid(f"{where} needs a 'type' (CEL, CEL_FIELD, JSONATA...)")
+    if rule.get("tags") is not None and not (
+        isinstance(rule["tags"], list) and all(isinstance(t, str) for t in rule["tags"])
+    ):
+        raise _invalid(f"{where}.tags must be a list of strings")
+    if rule.get("params") is not None:
+        _text_map(rule["params"], f"{where}.params", "str")
+    if rule.get("disabled") is not None and not isinstance(rule["disabled"], bool):
+        raise _invalid(f"{where}.disabled must be true or false")
+
+
+def check_rule_set(rule_set: Any) -> dict[str, Any]:
+    if not isinstance(rule_set, dict):
+        raise _invalid("'ruleSet' must be an object")
+    unknown = sorted(set(rule_set) - set(RULE_LISTS))
+    if unknown:
+        raise _invalid(f"'ruleSet' has unknown member(s) {', '.join(unknown)}; known: {', '.join(RULE_LISTS)}")
+    for name in RULE_LISTS:
+        rules = rule_set.get(name)
+        if rules is None:
+            continue
+        if not isinstance(rules, list):
+            raise _invalid(f"ruleSet.{name} must be a list")
+        names = set()
+        for index, rule in enumerate(rules):
+            check_rule(rule, f"ruleSet.{name}[{index}]")
+            if rule["name"] in names:
+                raise _invalid(f"ruleSet.{name} names rule {rule['name']!r} twice")
+            names.add(rule["name"])
+    return rule_set
+
+
+def _stored(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def contract_fields(body: dict[str, Any]) -> tuple[str, str]:
+    """(metadata, ruleSet) of a registration body as stored: compact sorted JSON, '' when absent or empty."""
+    metadata, rule_set = body.get("metadata"), body.get("ruleSet")
+    stored_metadata = _stored(check_metadata(metadata)) if metadata else ""
+    stored_rules = _stored(check_rule_set(rule_set)) if rule_set else ""
+    return stored_metadata, stored_rules
+
+
+def payload_fields(metadata: str, rule_set: str) -> dict[str, Any]:
+    """The members an answer carries for stored fields (none when a field is empty)."""
+    out: dict[str, Any] = {}
+    if metadata:
+        out["metadata"] = json.loads(metadata)
+    if rule_set:
+        out["ruleSet"] = json.loads(rule_set)
+    return out
