@@ -278,3 +278,22 @@ def test_slips_are_listed_and_several_tables_need_a_choice(tmp_path):
     written = run_cli("import", "ddl", ddl, "-o", out, "--allow-loss")
     assert written.returncode == 0 and sorted(p.name for p in out.iterdir()) == ["a.yaml", "b.yaml"]
     assert parse_contract((out / "b.yaml").read_text()).fields["y"].unique is True
+
+
+def test_mysql_and_snowflake_ddl_are_read_in_their_dialects():
+    mysql = _import("ddl", "mysql_fx_ticks.sql")
+    assert "(mysql)" in mysql.text.splitlines()[0]  # backticks, ENGINE=: only MySQL reads it all
+    contract = parse_contract(mysql.text)
+    assert contract.key == ("pair", "ts") and contract.fields["ts"].type.text == "timestamp_us_utc"
+    assert contract.fields["id"].type.text == "decimal(20,0)" and contract.fields["id"].constraint == ">= 0"
+    assert contract.fields["pair"].description == "ISO pair" and contract.description == "Raw FX ticks"
+    assert [c.text for c in contract.invariants] == ["ask >= bid"]
+    lost = [(loss.path, loss.text) for loss in mysql.losses]
+    assert ("fx_ticks.properties", "ENGINE=InnoDB") in lost and (
+        "fx_ticks.id.AutoIncrementColumnConstraint",
+        "AUTO_INCREMENT",
+    ) in lost
+    assert any(text.startswith("PARTITION BY RANGE") for _, text in lost)
+    snowflake = parse_contract(_import("ddl", "snowflake_meter_readings.sql").text)
+    assert snowflake.key == ("METER_ID", "READ_AT") and snowflake.fields["READ_AT"].type.text == "timestamp_ms_utc"
+    assert snowflake.fields["KWH"].type.text == "decimal(12,3)" and snowflake.description == "AMI interval reads"

@@ -19,19 +19,47 @@ from tscontract.export.import_schema import SchemaDraft, contract_name, finish, 
 from tscontract.export.odcs_import import Imported, number_text
 
 _DIALECTS = ("postgres", "mysql", "snowflake", "bigquery", "tsql", None)
+# MySQL's unsigned integers (as sqlglot names them): the next wider type, with >= 0
+_UNSIGNED = {
+    "utinyint": "int16",
+    "usmallint": "int32",
+    "umediumint": "int32",
+    "uint": "int64",
+    "ubigint": "decimal(20,0)",
+}
 
 
 def _statements(text: str) -> tuple[list[Any], str]:
+    """The statements as read by the dialect that reads the most of them: fewest statements left
+    unparsed (sqlglot's ``Command``), then most tables, then the order of ``_DIALECTS``."""
+    import logging
+
     import sqlglot
+    from sqlglot import exp
     from sqlglot.errors import ParseError, TokenError
 
     first_error = ""
-    for dialect in _DIALECTS:
-        try:
-            return [s for s in sqlglot.parse(text, read=dialect) if s is not None], dialect or "generic"
-        except (ParseError, TokenError) as exc:
-            first_error = first_error or str(exc).splitlines()[0]
-    raise InputError(f"not SQL DDL sqlglot can read: {first_error}")
+    best: tuple[tuple[int, int, int], list[Any], str] | None = None
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)  # "falling back to parsing as a Command": judged below, not printed
+    try:
+        for rank, dialect in enumerate(_DIALECTS):
+            try:
+                statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
+            except (ParseError, TokenError) as exc:
+                first_error = first_error or str(exc).splitlines()[0]
+                continue
+            unread = sum(isinstance(s, exp.Command) for s in statements)
+            tables = sum(isinstance(s, exp.Create) and isinstance(s.this, exp.Schema) for s in statements)
+            score = (unread, -tables, rank)
+            if best is None or score < best[0]:
+                best = (score, statements, dialect or "generic")
+    finally:
+        logger.setLevel(level)
+    if best is None:
+        raise InputError(f"not SQL DDL sqlglot can read: {first_error}")
+    return best[1], best[2]
 
 
 def import_ddl(
@@ -70,7 +98,7 @@ def _table(
 
     table = create.this.this
     name = table.name
-    path = table.sql(dialect=dialect if dialect != "generic" else None)
+    path = ".".join(part.name for part in table.parts)
     draft = SchemaDraft("SQL DDL", f"{origin} table {path} ({dialect})", contract_name(name), name)
     columns: dict[str, str] = {}  # the column as written -> field
     pk: list[str] = []
@@ -97,6 +125,13 @@ def _table(
             else:
                 draft.lose(label, written, "a table constraint with no tscontract clause (foreign key, index...)")
     draft.key = pk
+    properties = create.args.get("properties")
+    for prop in properties.expressions if properties is not None else []:
+        if isinstance(prop, exp.SchemaCommentProperty) and isinstance(prop.this, exp.Literal):
+            draft.top["description"] = prop.this.this
+        else:
+            written = prop.sql(dialect=dialect if dialect != "generic" else None)
+            draft.lose(f"{path}.properties", written, "a table property (storage, partitioning...): no place")
     for statement in statements:
         if statement is create:
             continue
@@ -104,7 +139,8 @@ def _table(
         if target is None:
             if isinstance(statement, exp.Create) and isinstance(statement.this, exp.Schema):
                 continue  # another table: its own contract
-            draft.lose(origin, statement.sql(comments=False), "a statement about no column of this table")
+            reason = "a statement sqlglot could not read" if isinstance(statement, exp.Command) else "a statement"
+            draft.lose(origin, statement.sql(comments=False), f"{reason} about no column of this table")
         elif target[0] == name:
             _about(draft, statement, target[1], columns, path, dialect)
     return finish(draft, key, time_column)
@@ -148,7 +184,8 @@ def _column(draft: SchemaDraft, table: str, column: Any, dialect: str, pk: list[
     where = f"{table}.{column.name}"
     kind = column.args.get("kind")
     written = kind.sql(dialect="postgres").lower() if kind is not None else ""
-    found = sql_type(written) if written else None
+    unsigned = _UNSIGNED.get(written.split("(")[0])
+    found = (unsigned, None, None) if unsigned else sql_type(written) if written else None
     entry: dict[str, Any] = {}
     if found is None:
         draft.lose(where, written or "no type", "a type with no tscontract field type: the mapping drops the column")
@@ -160,6 +197,8 @@ def _column(draft: SchemaDraft, table: str, column: Any, dialect: str, pk: list[
     name = draft.add_field(column.name, entry)
     if length is not None:
         draft.clause(f"{where}.type", written, f"length({name}) <= {length}")
+    if unsigned:
+        draft.clause(f"{where}.type", written, f"{name} >= 0", column=name)
     for constraint in column.constraints:
         part = constraint.kind
         text = constraint.sql(dialect=dialect if dialect != "generic" else None)
