@@ -297,3 +297,17 @@ def test_mysql_and_snowflake_ddl_are_read_in_their_dialects():
     snowflake = parse_contract(_import("ddl", "snowflake_meter_readings.sql").text)
     assert snowflake.key == ("METER_ID", "READ_AT") and snowflake.fields["READ_AT"].type.text == "timestamp_ms_utc"
     assert snowflake.fields["KWH"].type.text == "decimal(12,3)" and snowflake.description == "AMI interval reads"
+
+
+def test_dbt_source_freshness_and_source_settings():
+    imported = _import("dbt", "dbt_sources.yml", time_column="scanned_at")
+    contract = parse_contract(imported.text)
+    assert contract.key == ("tag", "scanned_at") and contract.fields["value"].type.text == "float64"
+    # the source's freshness (error_after on loaded_at_field) is the table's
+    assert contract.freshness is not None and contract.freshness.max_age.text == "6h"
+    assert contract.freshness.column == "_fivetran_synced"
+    lost = _lost(imported)
+    table = "sources[scada].tables[tag_values]"
+    assert {f"{table}.database", f"{table}.schema", f"{table}.loader", f"{table}.identifier"} <= set(lost)
+    assert "warning age" in lost[f"{table}.freshness.warn_after"]
+    assert f"{table}.columns[value].tags" in lost

@@ -34,6 +34,7 @@ from tscontract.export.import_schema import (
 from tscontract.export.odcs_import import Imported, _Clause
 
 _MODEL_TAKEN = ("name", "description", "columns", "tests", "data_tests", "constraints", "config", "meta")
+_MODEL_TAKEN += ("freshness", "loaded_at_field")  # a source table's (or its source's) freshness
 _COLUMN_TAKEN = ("name", "description", "data_type", "tests", "data_tests", "constraints", "meta", "quote")
 _TEST_TAKEN = ("name", "description", "arguments", "config", "values", "min_value", "max_value", "inclusive")
 _TEST_TAKEN += ("strictly", "regex", "expression", "combination_of_columns", "column_name")
@@ -60,7 +61,8 @@ def import_dbt(
     for source in _list(tree.get("sources")):
         for table in _list(source.get("tables")) if isinstance(source, dict) else []:
             if isinstance(table, dict) and isinstance(table.get("name"), str):
-                objects.append((f"sources[{source.get('name')}].tables[{table['name']}]", table))
+                inherited = {k: v for k, v in source.items() if k not in ("name", "tables")}
+                objects.append((f"sources[{source.get('name')}].tables[{table['name']}]", {**inherited, **table}))
     if not objects:
         raise InputError("not a dbt properties file: no models or source tables with a name")
     if object_name is not None:
@@ -173,6 +175,7 @@ def _model(
         draft.clauses += [c for _, c in sorted(indexed, key=lambda x: x[0])]
     if pk:
         draft.key = pk
+    _source_freshness(draft, path, model, names)
     for k, v in (model.get("config") or {}).items():
         if k == "unique_key" and draft.key == ([v] if isinstance(v, str) else v):
             continue  # restates the key
@@ -206,6 +209,29 @@ def _recency(test: dict[str, Any]) -> str | None:
     if unit and isinstance(interval, int) and not isinstance(interval, bool) and interval > 0:
         return f"{interval}{unit}"
     return None
+
+
+def _source_freshness(draft: SchemaDraft, path: str, model: dict[str, Any], names: dict[str, str]) -> None:
+    """A source's ``freshness`` (``error_after``, else ``warn_after``: count and period) on
+    ``loaded_at_field`` as ``freshness: {max_age, column}``; a ``filter`` or a column not in the table is listed."""
+    fresh = model.get("freshness")
+    if fresh is None:
+        if "loaded_at_field" in model:
+            draft.lose(f"{path}.loaded_at_field", model["loaded_at_field"], "no freshness rule uses it")
+        return
+    rule = fresh.get("error_after") or fresh.get("warn_after") if isinstance(fresh, dict) else None
+    unit = _DATEPART.get(str(rule.get("period", "")).lower()) if isinstance(rule, dict) else None
+    count = rule.get("count") if isinstance(rule, dict) else None
+    column = names.get(str(model.get("loaded_at_field")))
+    if unit is None or not isinstance(count, int) or isinstance(count, bool) or count <= 0 or column is None:
+        draft.lose(f"{path}.freshness", fresh, "a freshness rule without a count, period and loaded_at_field column")
+        return
+    draft.top["freshness"] = {"max_age": f"{count}{unit}", "column": column}
+    for k, v in fresh.items():
+        if k == "warn_after" and "error_after" in fresh:
+            draft.lose(f"{path}.freshness.warn_after", v, "a second, warning age: tscontract keeps the error one")
+        elif k not in ("error_after", "warn_after"):
+            draft.lose(f"{path}.freshness.{k}", v, "no place in a tscontract freshness rule")
 
 
 def _severity(test: dict[str, Any]) -> str:
@@ -263,6 +289,9 @@ def _column(
         draft.lose(f"{where}.meta", meta, "meta: no place in a tscontract contract")
     if isinstance(column.get("description"), str):
         entry["description"] = column["description"]
+    for k, v in column.items():
+        if k not in _COLUMN_TAKEN:
+            draft.lose(f"{where}.{k}", v, "no place in a tscontract contract")
     name = draft.add_field(column["name"], entry)
     for i, constraint in enumerate(_list(column.get("constraints"))):
         kind = constraint.get("type") if isinstance(constraint, dict) else None
