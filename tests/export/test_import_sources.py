@@ -105,7 +105,7 @@ def test_proto3_message_with_timestamp_and_presence():
     contract = parse_contract(imported.text)
     fields = contract.fields
     assert contract.time.column == "event_time" and fields["event_time"].type.text == "timestamp_ns_utc"
-    assert fields["side"].type.text == "enum[SIDE_UNSPECIFIED, SIDE_BID, SIDE_ASK]"
+    assert fields["side"].type.text == "enum[SIDE_UNSPECIFIED, SIDE_BID, SIDE_ASK, SIDE_CROSS]"
     assert fields["size"].type.text == "decimal(20,0)" and fields["size"].constraint == ">= 0"  # uint64
     # proto3 presence: implicit scalars read as zero when absent, optional/wrappers/oneof can be absent
     assert fields["price"].nullable is False and fields["sequence"].nullable is True
@@ -117,6 +117,10 @@ def test_proto3_message_with_timestamp_and_presence():
     assert "repeated field" in lost["Quote.condition_codes"] and "a map" in lost["Quote.attributes"]
     assert "at most one of these is set" in lost["Quote.oneof venue_ref"]
     assert {"file.option", "file.service", "Quote.reserved"} <= set(lost)
+    assert {loss.text for loss in imported.losses if loss.path == "Quote.side.enum Side"} == {
+        "SIDE_CROSS = 3 [ deprecated = true ]",
+        "reserved 4",
+    }
     assert imported.mapping is not None and "drop:\n  - condition_codes\n  - attributes\n" in imported.mapping
 
 

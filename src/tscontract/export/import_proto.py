@@ -112,6 +112,7 @@ class ProtoFile:
     enums: dict[str, list[str]] = field(default_factory=dict)
     other: list[tuple[str, str]] = field(default_factory=list)
     header: list[str] = field(default_factory=list)
+    enum_other: list[tuple[str, str]] = field(default_factory=list)  # (enum, option or reserved statement)
 
 
 def tokens(text: str) -> list[Token]:
@@ -270,10 +271,12 @@ class _Parser:
         members: list[str] = []
         while (token := self.next()).text != "}":
             if token.text in ("option", "reserved"):
-                self.statement()
+                self.file.enum_other.append((name, f"{token.text} {self.statement()}"))
             elif token.text != ";":
                 members.append(token.text)
-                self.statement()
+                rest = self.statement()
+                if "[" in rest:  # value options ([deprecated = true])
+                    self.file.enum_other.append((name, f"{token.text} {rest}"))
         return name, members
 
 
@@ -365,6 +368,9 @@ def _message(
         if f.options:
             draft.lose(f"{path}.options", f.options, "field options: no place in a tscontract contract")
         name = draft.add_field(f.name, entry)
+        for enum_name, statement in proto.enum_other if entry["type"].startswith("enum[") else []:
+            if enum_name == _short(f.type):
+                draft.lose(f"{path}.enum {enum_name}", statement, "an enum option or reservation: no place")
         if f.type in _UNSIGNED:
             draft.clause(path, f"{f.type} {f.name}", f"{name} >= 0", column=name)
     for oneof, members in oneofs.items():
