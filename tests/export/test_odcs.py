@@ -454,3 +454,28 @@ def test_catalog_clauses_are_sql_with_the_catalog_inlined():
     assert comparable(back) == comparable(contract)
     sensor = export("odcs", load_contract(SENSOR / "contract.yaml"), load_catalog(SENSOR / "catalog.yaml"))
     assert [n.check_id for n in sensor.not_exported] == ["schema.strict", "source.rows", "time.cadence"]
+
+
+def test_rules_round_trip():
+    """Issue 14's rules in their ODCS forms (pattern, unique, rowCount, a share in percent, sql rules with
+    {object}, severity) come back from import odcs as the clauses written, nothing listed as lost."""
+    from tests.engines.test_rules import TRADES
+    from tscontract.export.odcs_import import import_document
+
+    original = parse_contract(TRADES)
+    text = export("odcs", original).artifacts[0].content
+    document = YAML(typ="safe").load(io.StringIO(text))
+    props = properties_of(document)
+    assert props["symbol"]["logicalTypeOptions"] == {"pattern": "^[A-Z]{1,5}([.][A-Z])?$"}
+    assert props["trade_id"]["unique"] is True
+    rules = {q["name"]: q for q in document["schema"][0]["quality"]}
+    assert rules["invariants[1]"]["unit"] == "percent" and rules["invariants[1]"]["mustBeLessOrEqualTo"] == 5
+    assert rules["invariants[0]"]["query"] == (
+        "SELECT COUNT(*) FROM {object} WHERE NOT (condition IS NULL OR REGEXP_FULL_MATCH(condition, '[@FTIZ]{1,4}'))"
+    )
+    assert rules["batch.row_count"]["mustBeBetween"] == [1, 100] and rules["batch.row_count"]["metric"] == "rowCount"
+    assert rules["sql_checks.symbols_seen"]["query"] == "SELECT count(DISTINCT symbol) FROM {object}"
+    assert rules["sql_checks.symbols_seen"]["severity"] == "warning"
+    (imported,) = import_document(text)
+    assert imported.losses == []
+    assert comparable(parse_contract(imported.text, "imported.yaml")) == comparable(original)

@@ -352,7 +352,7 @@ def _row_rule(check: Check, holds: str) -> dict[str, Any]:
         f"SELECT COALESCE(100.0 * SUM(CASE WHEN {failing} THEN 1 ELSE 0 END) / NULLIF(COUNT(*), 0), 0) FROM {{object}}"
     )
     entry["unit"] = "percent"
-    entry["mustBeLessOrEqualTo"] = share.ratio * 100
+    entry["mustBeLessOrEqualTo"] = (share.ratio * 100).normalize()
     return entry
 
 
@@ -364,7 +364,7 @@ def _library(check: Check, metric: str) -> dict[str, Any]:
         entry["mustBe"] = 0
     else:
         entry["unit"] = "percent"
-        entry["mustBeLessOrEqualTo"] = share.ratio * 100
+        entry["mustBeLessOrEqualTo"] = (share.ratio * 100).normalize()
     return entry
 
 
