@@ -21,6 +21,7 @@ singular <-> repeated for string, bytes and messages, a removed name not reserve
 from __future__ import annotations
 
 import functools
+import json
 import tempfile
 from pathlib import Path
 
@@ -52,16 +53,40 @@ _WIRE = {
 }
 
 
+_BUNDLE = "tscontract.proto_bundle"
+
+
+def bundle(main: str, imports: dict[str, str]) -> str:
+    """One text holding a ``.proto`` file and the files it imports (by import path): what a schema
+    with references is checked as. A ``.proto`` file never starts with ``{``, so the two never mix."""
+    return json.dumps({_BUNDLE: {"main": main, "imports": imports}}, sort_keys=True)
+
+
+def _unbundle(text: str) -> tuple[str, dict[str, str]]:
+    if text.lstrip().startswith("{"):
+        content = json.loads(text)[_BUNDLE]
+        return content["main"], dict(content["imports"])
+    return text, {}
+
+
 def compile_proto(text: str) -> descriptor_pb2.FileDescriptorSet:
-    """Compile ``.proto`` text with protoc (well-known types included) to a FileDescriptorSet."""
+    """Compile ``.proto`` text (or a ``bundle`` with its imports) with protoc, well-known types
+    included, to a FileDescriptorSet."""
     from importlib.resources import files
 
     from grpc_tools import protoc
 
+    main, imports = _unbundle(text)
     include = str(files("grpc_tools") / "_proto")
     with tempfile.TemporaryDirectory() as tmp:
+        for name, imported in imports.items():
+            path = Path(tmp) / name
+            if name == "schema.proto" or Path(tmp).resolve() not in path.resolve().parents:
+                raise ValueError(f"import path {name!r} leaves the import directory")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(imported, encoding="utf-8")
         source = Path(tmp) / "schema.proto"
-        source.write_text(text, encoding="utf-8")
+        source.write_text(main, encoding="utf-8")
         out = Path(tmp) / "schema.pb"
         code = protoc.main(
             ["protoc", f"-I{tmp}", f"-I{include}", "--include_imports", f"--descriptor_set_out={out}", str(source)]

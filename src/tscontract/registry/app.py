@@ -270,16 +270,9 @@ class RegistryApp:
 
     def _submitted(self, call: _Call) -> _Submitted:
         """A registration, lookup or compatibility body: the schema in the registry's canonical text
-        (``normalize=true`` normalises it further), its references, metadata and ruleSet."""
+        (``normalize=true`` normalises it further), its references, metadata and ruleSet, and the
+        self-contained text (references resolved) that must parse and that checks read."""
         body = call.body()
-        schema_type, text, references = self._schema_request(body)
-        metadata, rule_set = contract_fields(body)
-        text = canonical_text(schema_type, text, _flag(call.query, "normalize"))
-        if _flag(call.query, "normalize"):
-            references = sorted(references, key=lambda r: (r["name"], r["subject"], r["version"]))
-        return _Submitted(body, schema_type, text, references, metadata, rule_set)
-
-    def _schema_request(self, body: dict[str, Any]) -> tuple[str, str, list[dict]]:
         text = body.get("schema")
         if not isinstance(text, str) or not text:
             raise RegistryError(422, 42201, "Invalid schema: field 'schema' must be a non-empty string")
@@ -294,24 +287,21 @@ class RegistryApp:
             raise RegistryError(
                 422, 42201, "Invalid schema: 'references' must be a list of {name, subject, version} objects"
             )
-        named: dict[str, Any] = {}
-        for reference in references:
-            try:
-                referenced = self.store.get_version(reference["subject"], reference["version"])
-            except RegistryError:
-                raise RegistryError(422, 42201, f"Invalid schema: unresolved reference {reference}") from None
-            if schema_type == "AVRO":
-                try:
-                    parse_schema("AVRO", referenced.schema_text, named)
-                except ValueError as exc:
-                    raise RegistryError(422, 42201, f"Invalid schema: reference {reference}: {exc}") from None
-        if not references or schema_type != "AVRO":
-            named = {}
+        metadata, rule_set = contract_fields(body)
+        normalize = _flag(call.query, "normalize")
         try:
-            parse_schema(schema_type, text, named)
+            text = canonical_text(schema_type, text, normalize)
+        except (ValueError, RecursionError) as exc:  # not JSON (Avro, JSON Schema), or nested too deeply
+            kind = {"AVRO": "Avro", "JSON": "JSON"}.get(schema_type, schema_type)
+            raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc or type(exc).__name__}") from None
+        if normalize:
+            references = sorted(references, key=lambda r: (r["name"], r["subject"], r["version"]))
+        check_text = self.store.check_text(schema_type, text, references)
+        try:
+            parse_schema(schema_type, check_text)
         except ValueError as exc:
             raise RegistryError(422, 42201, str(exc)) from None
-        return schema_type, text, references
+        return _Submitted(body, schema_type, text, references, metadata, rule_set, check_text)
 
     @staticmethod
     def _version_payload(registered: Any) -> dict[str, Any]:
@@ -372,6 +362,7 @@ class RegistryApp:
             self.compat,
             submitted.metadata,
             submitted.rule_set,
+            submitted.check_text,
         )
         return 200, {"id": schema_id}
 
@@ -464,13 +455,14 @@ class RegistryApp:
         store.versions(subject)  # 40401
         wanted = "latest" if version is None else _version(version)
         submitted = self._submitted(call)
-        schema_type, text = submitted.schema_type, submitted.text
+        schema_type, text = submitted.schema_type, submitted.check_text
         mode = store.compatibility(subject) or "FULL_TRANSITIVE"
         if wanted == "latest":
             olds = olds_for_mode(mode, [old for _, old in store.live_texts(subject)])
         else:
             try:
-                olds = olds_for_mode(mode, [store.get_version(subject, wanted).schema_text])
+                old = store.get_version(subject, wanted)
+                olds = olds_for_mode(mode, [store.check_text(old.schema_type, old.schema_text, old.references)])
             except RegistryError as exc:
                 if exc.error_code == 40402:
                     raise version_not_found(subject, version) from None
@@ -486,6 +478,7 @@ class _Submitted(NamedTuple):
     references: list[dict]
     metadata: str
     rule_set: str
+    check_text: str
 
 
 def _writable(subject: str, mode: str) -> None:

@@ -319,15 +319,25 @@ class RegistryStore:
         with self._connect() as conn:
             return self._live_texts(conn, subject, None)
 
-    @staticmethod
-    def _live_texts(conn: Any, subject: str, limit: int | None) -> list[tuple[str, str]]:
+    def _live_texts(self, conn: Any, subject: str, limit: int | None) -> list[tuple[str, str]]:
+        """(schema type, text) of live versions, newest first; a version with references as one
+        self-contained text (what a compatibility check reads)."""
         sql = (
-            "SELECT s.schema_type, s.schema_text FROM subject_versions v JOIN schemas s ON s.id = v.schema_id"
+            "SELECT s.schema_type, s.schema_text, s.refs FROM subject_versions v JOIN schemas s ON s.id = v.schema_id"
             " WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC"
         )
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [(row[0], row[1]) for row in conn.execute(sql, (subject,)).fetchall()]
+        rows = conn.execute(sql, (subject,)).fetchall()
+        return [(kind, self.check_text(kind, text, json.loads(refs))) for kind, text, refs in rows]
+
+    def check_text(self, schema_type: str, text: str, references: list[dict]) -> str:
+        """The text a compatibility check reads: ``text`` itself, or with what its references reach."""
+        if not references:
+            return text
+        from tscontract.registry.references import self_contained
+
+        return self_contained(self, schema_type, text, references)
 
     def cached_schema(self, schema_id: int) -> StoredSchema | None:
         """The schema with this id when it was read before (no database access), else None."""
@@ -477,7 +487,9 @@ class RegistryStore:
         ).fetchone()
         return int(last), int(live), self._compatibility(conn, subject, True) or DEFAULT_COMPATIBILITY
 
-    def _decide(self, conn: Any, subject: str, identity: Identity, compat: CompatFn) -> tuple[tuple, int | None]:
+    def _decide(
+        self, conn: Any, subject: str, identity: Identity, compat: CompatFn, check_text: str | None = None
+    ) -> tuple[tuple, int | None]:
         """(the subject's state, the id when this schema is already live there); raises 409 when incompatible."""
         state = self._subject_state(conn, subject)
         found = self._live_version_of(conn, subject, identity)
@@ -491,7 +503,7 @@ class RegistryStore:
             raise RegistryError(409, 409, f"Schema type {schema_type} differs from the subject's {live[0][0]}")
         olds = olds_for_mode(mode, [old for kind, old in live if kind == schema_type])
         with self._check_slots:
-            ok, messages = compat(mode, schema_type, text, olds)
+            ok, messages = compat(mode, schema_type, check_text or text, olds)
         if not ok:
             detail = "; ".join(messages) or "incompatible"
             raise RegistryError(
@@ -511,8 +523,10 @@ class RegistryStore:
         compat: CompatFn,
         metadata: str = "",
         rule_set: str = "",
+        check_text: str | None = None,
     ) -> int:
-        """Register a schema under a subject and return its global id.
+        """Register a schema under a subject and return its global id (``check_text``: the text the
+        compatibility check reads when it is not ``text``, e.g. with its references resolved).
 
         The same schema already live under the subject returns its id without a new version; the
         same schema under another subject reuses its global id. Otherwise the subject's mode is
@@ -523,14 +537,14 @@ class RegistryStore:
         identity = (schema_type, text, _refs_key(references), metadata, rule_set)
         for _ in range(_OPTIMISTIC_TRIES):
             with self._connect() as conn:
-                state, existing = self._decide(conn, subject, identity, compat)
+                state, existing = self._decide(conn, subject, identity, compat, check_text)
             if existing is not None:
                 return existing
             with self._write() as conn:
                 if self._subject_state(conn, subject) == state:
                     return self._insert(conn, subject, identity, state[0] + 1)
         with self._write() as conn:  # lost every race: decide under the lock
-            state, existing = self._decide(conn, subject, identity, compat)
+            state, existing = self._decide(conn, subject, identity, compat, check_text)
             if existing is not None:
                 return existing
             return self._insert(conn, subject, identity, state[0] + 1)
