@@ -594,7 +594,15 @@ def compat(
 
     if mode.upper() not in Mode.__members__:
         raise InputError(f"--mode {mode!r} is not one of: {', '.join(Mode)}")
+    from tscontract.evolution.modes import FORMATS, text_problem
+
+    if schema_format not in FORMATS:
+        raise InputError(f"unknown schema format {schema_format!r}; one of: {', '.join(FORMATS)}")
     texts = [read_text(path, "schema") for path in (new, *olds)]
+    for path, text in zip((new, *olds), texts, strict=True):
+        problem = text_problem(schema_format, text)
+        if problem:
+            raise InputError(f"{path}: not a valid {schema_format} schema: {problem}")
     try:
         result = check(mode, texts[0], texts[1:], schema_format)
     except ValueError as exc:

@@ -135,3 +135,25 @@ def test_cli_compat_exit_codes(tmp_path):
     assert "decimal scale 4 -> 2" in " ".join(__import__("json").loads(bad.stdout)["reasons"])
     assert run_cli("compat", "avro", v1, v1).returncode == 0
     assert run_cli("compat", "avro", v1, v1, "--mode", "SIDEWAYS").returncode == 2
+
+
+def test_cli_compat_names_the_file_that_does_not_parse(tmp_path):
+    from tests.conftest import run_cli
+
+    good = tmp_path / "good.avsc"
+    good.write_text('{"type": "record", "name": "Bar", "fields": []}')
+    truncated = tmp_path / "truncated.avsc"
+    truncated.write_text('{"type": "record", "name": "Bar", "fields": [')
+    result = run_cli("compat", "avro", good, truncated)
+    assert result.returncode == 2
+    assert f"{truncated}: not a valid avro schema: not JSON" in result.stderr
+    assert "Traceback" not in result.stderr
+    proto = tmp_path / "new.proto"
+    proto.write_text('syntax = "proto3";\nmessage {{{\n')
+    old = tmp_path / "old.proto"
+    old.write_text('syntax = "proto3";\nmessage M { string a = 1; }\n')
+    result = run_cli("compat", "protobuf", proto, old)
+    assert result.returncode == 2
+    assert f"{proto}: not a valid protobuf schema: schema.proto:2:9: Expected message name." in result.stderr
+    unknown = run_cli("compat", "xml", good, good)
+    assert unknown.returncode == 2 and "unknown schema format 'xml'" in unknown.stderr

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -68,6 +69,20 @@ def _read_check(fmt: str) -> ReadCheck:
 
         return check_read
     raise ValueError(f"unknown schema format {fmt!r}; known: {', '.join(FORMATS)}")
+
+
+def text_problem(fmt: str, text: str) -> str | None:
+    """Why one schema text cannot be read as ``fmt`` (not JSON; protoc's diagnostics), or None."""
+    _read_check(fmt)
+    if fmt == "protobuf":
+        from tscontract.evolution.proto_compat import compile_problem
+
+        return compile_problem(text)
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return f"not JSON: {exc}"
+    return None
 
 
 @functools.lru_cache(maxsize=2048)

@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
 import tempfile
+import threading
 from pathlib import Path
 
 from google.protobuf import descriptor_pb2
@@ -94,6 +97,34 @@ def compile_proto(text: str) -> descriptor_pb2.FileDescriptorSet:
         if code != 0:
             raise ValueError("protoc could not compile the .proto text (see its message on stderr)")
         return descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+
+
+_PROTOC_LOCK = threading.Lock()  # protoc writes its diagnostics to file descriptor 2: one compile at a time
+_PROTOC_LINE = re.compile(r"[^\s:]*\.proto:\d+:\d+: .*")
+_TEMP_DIR = re.compile(r"^.*[/\\]tmp\w{6,}[/\\]")  # the compile's temporary directory, not the user's
+
+
+@functools.lru_cache(maxsize=512)
+def compile_problem(text: str) -> str | None:
+    """None when protoc compiles the text (or bundle), else protoc's first diagnostics
+    (``schema.proto:line:column: message``), read from its standard error."""
+    with _PROTOC_LOCK, tempfile.TemporaryFile(mode="w+b") as captured:
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            compile_proto(text)
+            failed = None
+        except ValueError as exc:
+            failed = str(exc)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        diagnostics = captured.read().decode("utf-8", "replace")
+    if failed is None:
+        return None
+    lines = [_TEMP_DIR.sub("", match.group(0)) for match in _PROTOC_LINE.finditer(diagnostics)]
+    return "; ".join(lines[:5]) or failed
 
 
 class _Index:

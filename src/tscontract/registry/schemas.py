@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import re
-import tempfile
-import threading
 from typing import Any
 
 SCHEMA_TYPES = ("AVRO", "PROTOBUF", "JSON")
@@ -73,34 +69,13 @@ def _avro_duplicate_field(document: Any) -> str | None:
     return None
 
 
-_PROTOC_LOCK = threading.Lock()  # protoc writes its diagnostics to file descriptor 2: one compile at a time
-_PROTOC_LINE = re.compile(r"schema\.proto:\d+:\d+: .*")
-
-
-@functools.lru_cache(maxsize=512)
 def _protobuf_problem(text: str) -> str | None:
     """None when protoc compiles the text, else protoc's first diagnostics (line:column: message)."""
     try:
-        from tscontract.evolution.proto_compat import compile_proto
+        from tscontract.evolution.proto_compat import compile_problem
     except ImportError:
         return "cannot compile Protobuf without grpcio-tools and protobuf installed; refusing what cannot be checked"
-    with _PROTOC_LOCK, tempfile.TemporaryFile(mode="w+b") as captured:
-        saved = os.dup(2)
-        os.dup2(captured.fileno(), 2)
-        try:
-            compile_proto(text)
-            failed = None
-        except ValueError as exc:
-            failed = str(exc)
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-        captured.seek(0)
-        diagnostics = captured.read().decode("utf-8", "replace")
-    if failed is None:
-        return None
-    lines = [match.group(0) for match in _PROTOC_LINE.finditer(diagnostics)]
-    return "; ".join(lines[:5]) or failed
+    return compile_problem(text)
 
 
 @functools.lru_cache(maxsize=4096)
