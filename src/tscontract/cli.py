@@ -406,7 +406,10 @@ def init_command(
 @app.command("export")
 def export_command(
     target: Annotated[
-        str, typer.Argument(metavar="FORMAT", help="pandera, gx, dbt, soda, avro, protobuf, jsonschema or odcs.")
+        str,
+        typer.Argument(
+            metavar="FORMAT", help="pandera, gx, dbt, soda, avro, protobuf, jsonschema, odcs or confluent."
+        ),
     ],
     contract: Path,
     catalog: CatalogOption = None,
@@ -416,6 +419,13 @@ def export_command(
     dbt_tests: Annotated[
         str, typer.Option("--dbt-tests", help="dbt: 'builtin' macros written beside the model, or 'dbt_utils'.")
     ] = "builtin",
+    previous: Annotated[
+        Path | None,
+        typer.Option("--from", help="confluent: the contract before a major change; adds migration rules."),
+    ] = None,
+    rule_mode: Annotated[
+        str, typer.Option("--rule-mode", help="confluent: domain rules run on WRITE (default) or WRITEREAD.")
+    ] = "WRITE",
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Export CONTRACT's clauses to FORMAT; clauses the target cannot express are listed, never dropped."""
@@ -425,6 +435,10 @@ def export_command(
     from tscontract.export import export as run_export
 
     options: dict[str, Any] = {"dbt_tests": dbt_tests} if target == "dbt" else {}
+    if target == "confluent":
+        options = {"rule_mode": rule_mode, "previous": load_contract(previous) if previous else None}
+    elif previous is not None:
+        raise InputError("--from is an option of the confluent export")
     result = run_export(target, load_contract(contract), load_catalog(catalog) if catalog else None, **options)
     if out is not None:
         written = [display_path(p) for p in result.write(out)]

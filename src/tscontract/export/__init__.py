@@ -19,7 +19,7 @@ from tscontract.contract.model import Contract
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 
-FORMATS = ("pandera", "gx", "dbt", "soda", "avro", "protobuf", "jsonschema", "odcs")
+FORMATS = ("pandera", "gx", "dbt", "soda", "avro", "protobuf", "jsonschema", "odcs", "confluent")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,199 @@
+"""The Confluent data contract, proven with confluent-kafka's own serializers against tscontract's registry.
+
+No broker: ``serializer(record, SerializationContext(topic, VALUE))`` is what a producer runs before
+it sends, and the deserializer is what a consumer runs on the bytes. The CEL rule executor is the
+real one (cel-python); the registry is ``tscontract registry serve`` on a loopback socket.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+from confluent_kafka.schema_registry.common.serde import RuleConditionError
+from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor
+from confluent_kafka.serialization import MessageField, SerializationContext, SerializationError
+
+from tests.conftest import EXAMPLES, run_cli
+from tests.registry.conftest import Registry
+from tscontract.contract.loader import load_contract
+from tscontract.export import export
+from tscontract.export._records import python_record, read_csv_rows
+
+OHLCV = EXAMPLES / "ohlcv_1m"
+TOPIC = "bars"
+SUBJECT = f"{TOPIC}-value"
+CTX = SerializationContext(TOPIC, MessageField.VALUE)
+ONLY_LATEST = {"auto.register.schemas": False, "use.latest.version": True}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cel_rules() -> None:
+    CelExecutor.register()
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> Iterator[Registry]:
+    reg = Registry(tmp_path / "registry.sqlite")
+    yield reg
+    reg.close()
+
+
+def payload(contract: Path, **options: Any) -> dict[str, Any]:
+    result = export("confluent", load_contract(contract), **options)
+    return json.loads(result.artifacts[0].content)
+
+
+def register(reg: Registry, body: dict[str, Any], subject: str = SUBJECT) -> int:
+    status, answer = reg.call("POST", f"/subjects/{subject}/versions", body)
+    assert status == 200, answer
+    return answer["id"]
+
+
+def serde(reg: Registry, body: dict[str, Any], **conf: Any) -> tuple[AvroSerializer, AvroDeserializer]:
+    client = SchemaRegistryClient({"url": reg.url})
+    serializer = AvroSerializer(client, body["schema"], conf={**ONLY_LATEST, **conf})
+    return serializer, AvroDeserializer(client, conf={"use.latest.version": True})
+
+
+def rejected(serializer: AvroSerializer, record: dict[str, Any]) -> str:
+    """The clause a record broke: the producer's SerializationError is caused by the rule's condition failing."""
+    with pytest.raises(SerializationError) as caught:
+        serializer(record, CTX)
+    assert isinstance(caught.value.__cause__, RuleConditionError), repr(caught.value.__cause__)
+    return str(caught.value.__cause__)
+
+
+def bar(**changes: Any) -> dict[str, Any]:
+    record = {
+        "symbol": "AAPL",
+        "bar_start": datetime(2026, 11, 30, 14, 30, tzinfo=UTC),
+        "open": Decimal("230.00000000"),
+        "high": Decimal("230.14000000"),
+        "low": Decimal("229.52000000"),
+        "close": Decimal("229.67000000"),
+        "volume": Decimal("10932.0000"),
+        "trade_count": 78,
+        "adjusted": False,
+        "source_id": "vendor-x",
+        "ingest_run_id": "run-0001",
+        "transform_version": "1.0.0",
+        "revision": 0,
+    }
+    record.update(changes)
+    return record
+
+
+# ---------------------------------------------------------------- the payload
+
+
+def test_payload_carries_the_clauses_verbatim_and_lists_the_rest() -> None:
+    body = payload(OHLCV / "contract.yaml")
+    assert body["schemaType"] == "AVRO"
+    schema = json.loads(body["schema"])
+    assert schema["name"] == "ohlcv_1m" and [f["name"] for f in schema["fields"]][:3] == ["symbol", "bar_start", "open"]
+    props = body["metadata"]["properties"]
+    assert props["owner"] == "market-data@example" and props["tscontract.version"] == "3.1.0"
+    assert props["major_version"] == "3" and props["unit.open"] == "quote_currency"
+    rules = {r["name"]: r for r in body["ruleSet"]["domainRules"]}
+    assert rules["invariants_0"]["doc"] == "low <= open <= high"
+    assert rules["invariants_0"]["params"] == {"tscontract.check": "invariants[0]"}
+    assert {r["kind"] for r in rules.values()} == {"CONDITION"} and {r["type"] for r in rules.values()} == {"CEL"}
+    assert {r["mode"] for r in rules.values()} == {"WRITE"} and {r["onFailure"] for r in rules.values()} == {"ERROR"}
+    assert rules["invariants_3"]["expr"] == (
+        "!has(message.trade_count) || type(message.trade_count) == null_type || message.trade_count >= 0"
+    )
+    # what no record-level rule can state is listed, in the result and in the schema's doc
+    result = export("confluent", load_contract(OHLCV / "contract.yaml"))
+    skipped = {n.check_id for n in result.not_exported}
+    assert {"key.unique", "time.cadence", "time.session"} <= skipped
+    assert "invariants[0]" in result.exported and "invariants[0]" not in skipped
+    assert "time.cadence [60s within session; no bars outside session]" in schema["doc"]
+
+
+def test_catalog_lookups_are_listed_not_dropped() -> None:
+    result = export("confluent", load_contract(EXAMPLES / "plant_sensor" / "contract.yaml"))
+    reasons = {n.check_id: n.reason for n in result.not_exported}
+    assert "catalog hard_bounds for series_id" in reasons["invariants[1]"]
+    body = json.loads(result.artifacts[0].content)
+    rule = next(r for r in body["ruleSet"]["domainRules"] if r["doc"] == "value is null only when quality = bad")
+    assert rule["expr"] == (
+        "(has(message.value) && type(message.value) != null_type) || "
+        '(has(message.quality) && type(message.quality) != null_type && message.quality == "bad")'
+    )
+
+
+def test_cli_writes_the_payload_and_lists_what_it_did_not_carry(tmp_path: Path) -> None:
+    result = run_cli("export", "confluent", str(OHLCV / "contract.yaml"), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "not exported: key.unique" in result.stdout
+    written = json.loads((tmp_path / "ohlcv_1m.confluent.json").read_text())
+    assert written["ruleSet"]["domainRules"][1]["name"] == "invariants_0"
+    bad = run_cli("export", "confluent", str(OHLCV / "contract.yaml"), "--rule-mode", "READ")
+    assert bad.returncode == 2 and "WRITE, WRITEREAD" in bad.stderr
+    misplaced = run_cli("export", "avro", str(OHLCV / "contract.yaml"), "--from", str(OHLCV / "contract.yaml"))
+    assert misplaced.returncode == 2 and "--from is an option of the confluent export" in misplaced.stderr
+
+
+# ---------------------------------------------------------------- the real serializers
+
+
+def test_serializer_rejects_a_bar_outside_its_range_and_round_trips_valid_bars(registry: Registry) -> None:
+    body = payload(OHLCV / "contract.yaml")
+    register(registry, body)
+    serializer, deserializer = serde(registry, body)
+    contract = load_contract(OHLCV / "contract.yaml")
+    good = [python_record(contract, row) for row in read_csv_rows(OHLCV / "data" / "good.csv")]
+    assert len(good) > 10
+    for record in good:
+        assert deserializer(serializer(record, CTX), CTX) == record
+    assert rejected(serializer, bar(open=Decimal("229.50000000"))) == "low <= open <= high"  # open below low
+    assert rejected(serializer, bar(close=Decimal("230.15000000"))) == "low <= close <= high"
+    assert rejected(serializer, bar(volume=Decimal("-1.0000"))) == "volume >= 0"
+    assert rejected(serializer, bar(trade_count=-1)) == "trade_count is null or trade_count >= 0"
+    assert rejected(serializer, bar(adjusted=True)) == "value: false"
+    # a null (or absent) nullable field passes its clause, as NULL passes a SQL CHECK
+    assert deserializer(serializer(bar(trade_count=None, adjusted=None), CTX), CTX) == bar(
+        trade_count=None, adjusted=None
+    )
+    absent = bar()
+    del absent["trade_count"]
+    assert deserializer(serializer(absent, CTX), CTX)["trade_count"] is None
+    # decimals are compared exactly, not as doubles: equal to the last digit passes
+    edge = bar(open=Decimal("229.52000000"), low=Decimal("229.52000000"), close=Decimal("229.52000001"))
+    assert deserializer(serializer(edge, CTX), CTX) == edge
+
+
+def test_serializer_agrees_with_validate_row_by_row(registry: Registry, tmp_path: Path) -> None:
+    """Every row of the vendor's bad file: rejected by the producer exactly when validate fails it on a rule."""
+    body = payload(OHLCV / "contract.yaml")
+    register(registry, body)
+    serializer, _ = serde(registry, body)
+    ruled = {r["params"]["tscontract.check"] for r in body["ruleSet"]["domainRules"]}
+    report = run_cli("validate", str(OHLCV / "contract.yaml"), str(OHLCV / "data" / "bad.csv"), "--format", "json")
+    checks = json.loads(report.stdout)["checks"]
+    flagged: dict[int, set[str]] = {}
+    for check in checks:
+        for example in check["examples"]:
+            if "row" in example:
+                flagged.setdefault(example["row"], set()).add(check["id"])
+    contract = load_contract(OHLCV / "contract.yaml")
+    compared = 0
+    for number, row in enumerate(read_csv_rows(OHLCV / "data" / "bad.csv"), start=1):
+        failed = flagged.get(number, set())
+        if failed - ruled:  # a type, null or timezone failure: not a record the schema can carry
+            continue
+        compared += 1
+        record = python_record(contract, row)
+        if failed:
+            assert rejected(serializer, record) in {r["doc"] for r in body["ruleSet"]["domainRules"]}
+        else:
+            serializer(record, CTX)
+    assert compared >= 10 and any(flagged.get(n, set()) & ruled for n in flagged)
