@@ -407,9 +407,7 @@ def init_command(
 def export_command(
     target: Annotated[
         str,
-        typer.Argument(
-            metavar="FORMAT", help="pandera, gx, dbt, soda, avro, protobuf, jsonschema, odcs or confluent."
-        ),
+        typer.Argument(metavar="FORMAT", help="pandera, gx, dbt, soda, avro, protobuf, jsonschema, odcs or confluent."),
     ],
     contract: Path,
     catalog: CatalogOption = None,
@@ -598,6 +596,10 @@ def compat(
     mode: Annotated[str, typer.Option("--mode", help="BACKWARD, FORWARD, FULL, their _TRANSITIVE forms, NONE.")] = (
         "FULL_TRANSITIVE"
     ),
+    proto_path: Annotated[
+        list[Path] | None,
+        typer.Option("--proto-path", "-I", help="protobuf: a directory the files' imports are found in (repeatable)."),
+    ] = None,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Check NEW against its history the way a schema registry does; exit 1 when incompatible."""
@@ -613,6 +615,13 @@ def compat(
     if schema_format not in FORMATS:
         raise InputError(f"unknown schema format {schema_format!r}; one of: {', '.join(FORMATS)}")
     texts = [read_text(path, "schema") for path in (new, *olds)]
+    if proto_path:
+        from tscontract.evolution.proto_compat import bundle, import_files
+
+        if schema_format != "protobuf":
+            raise InputError("--proto-path is for protobuf schemas")
+        imports = import_files(proto_path)
+        texts = [bundle(text, imports) for text in texts]
     for path, text in zip((new, *olds), texts, strict=True):
         problem = text_problem(schema_format, text)
         if problem:

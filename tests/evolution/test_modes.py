@@ -157,3 +157,25 @@ def test_cli_compat_names_the_file_that_does_not_parse(tmp_path):
     assert f"{proto}: not a valid protobuf schema: schema.proto:2:9: Expected message name." in result.stderr
     unknown = run_cli("compat", "xml", good, good)
     assert unknown.returncode == 2 and "unknown schema format 'xml'" in unknown.stderr
+
+
+def test_cli_compat_reads_protobuf_imports_from_proto_path(tmp_path):
+    from tests.conftest import run_cli
+
+    shared = tmp_path / "protos" / "acme"
+    shared.mkdir(parents=True)
+    (shared / "money.proto").write_text(
+        'syntax = "proto3";\npackage acme;\nmessage Money {\n  int64 units = 1;\n  string currency = 2;\n}\n'
+    )
+    head = 'syntax = "proto3";\npackage acme.md;\nimport "acme/money.proto";\n'
+    old = tmp_path / "trade_v1.proto"
+    old.write_text(head + "message Trade {\n  string symbol = 1;\n  acme.Money price = 2;\n}\n")
+    added = tmp_path / "trade_v2.proto"
+    added.write_text(head + "message Trade {\n  string symbol = 1;\n  acme.Money price = 2;\n  string venue = 3;\n}\n")
+    retyped = tmp_path / "trade_v3.proto"
+    retyped.write_text(head + "message Trade {\n  string symbol = 1;\n  string price = 2;\n}\n")
+    missing = run_cli("compat", "protobuf", added, old)
+    assert missing.returncode == 2 and "acme/money.proto" in missing.stderr
+    assert run_cli("compat", "protobuf", added, old, "-I", tmp_path / "protos").returncode == 0
+    broken = run_cli("compat", "protobuf", retyped, old, "--proto-path", tmp_path / "protos")
+    assert broken.returncode == 1 and "/Trade/fields/2/type: message -> string" in broken.stdout

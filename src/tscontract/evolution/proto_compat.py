@@ -65,6 +65,21 @@ def bundle(main: str, imports: dict[str, str]) -> str:
     return json.dumps({_BUNDLE: {"main": main, "imports": imports}}, sort_keys=True)
 
 
+def import_files(directories: list[Path]) -> dict[str, str]:
+    """Every ``.proto`` file under the directories, by its import path (the first directory wins)."""
+    from tscontract.errors import InputError
+
+    found: dict[str, str] = {}
+    for directory in directories:
+        if not directory.is_dir():
+            raise InputError(f"--proto-path {directory}: not a directory")
+        for path in sorted(directory.rglob("*.proto")):
+            name = path.relative_to(directory).as_posix()
+            if name != "schema.proto":
+                found.setdefault(name, path.read_text(encoding="utf-8"))
+    return found
+
+
 def _unbundle(text: str) -> tuple[str, dict[str, str]]:
     if text.lstrip().startswith("{"):
         content = json.loads(text)[_BUNDLE]
