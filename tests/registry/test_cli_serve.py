@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -144,3 +145,18 @@ def test_without_the_registry_extra_serve_names_it(tmp_path: Path) -> None:
     # the rest of the package (lint --registry included) imports without them
     lint = "import sys; sys.modules['uvicorn'] = None; sys.modules['starlette'] = None; import tscontract.registry.lint"
     assert subprocess.run([sys.executable, "-c", lint], cwd=ROOT).returncode == 0
+
+
+def test_check_processes_exit_when_the_server_is_killed(tmp_path: Path) -> None:
+    """SIGKILL gives the server no chance to stop its pool: the check processes notice and exit."""
+    import signal
+
+    with cli_server("--db", str(tmp_path / "reg.sqlite"), "--check-processes", "2") as (url, _, server_pid):
+        assert register(url, "s", avro_record("T", "a")) == (200, {"id": 1})
+        workers = children(server_pid)
+        assert len(workers) >= 2
+        os.kill(server_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 15
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in workers if alive(pid)]

@@ -10,7 +10,9 @@ process. When the pool breaks, the check runs in process rather than failing the
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -19,6 +21,18 @@ from tscontract.registry.schemas import default_compat
 
 def _ready() -> bool:
     return True
+
+
+def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
+    """In a check process: exit as soon as the server that started it is gone (even SIGKILLed, when it
+    cannot stop its pool), instead of waiting for work forever as an orphan."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="tscontract-parent-watch", daemon=True).start()
 
 
 class ProcessChecks:
@@ -33,7 +47,12 @@ class ProcessChecks:
         with self._lock:
             if self._pool is None:
                 context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
-                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.workers,
+                    mp_context=context,
+                    initializer=_exit_with_parent,
+                    initargs=(os.getpid(),),
+                )
             return self._pool
 
     def warm(self, timeout: float = 120.0) -> None:
