@@ -197,3 +197,117 @@ def test_serializer_agrees_with_validate_row_by_row(registry: Registry, tmp_path
         else:
             serializer(record, CTX)
     assert compared >= 10 and any(flagged.get(n, set()) & ruled for n in flagged)
+
+
+# ---------------------------------------------------------------- migration rules
+
+LINE_V1 = """\
+contract: line_pressure
+version: 1.4.0
+owner: plant-telemetry@example
+key: [series_id, event_ts]
+time: {column: event_ts, precision: ms, timezone: UTC instant, cadence: irregular}
+fields:
+  series_id: {type: string}
+  event_ts: {type: timestamp_ms_utc}
+  device: {type: string, nullable: true}
+  pressure_bar: {type: decimal(10,4), unit: bar, nullable: false}
+invariants:
+  - pressure_bar >= 0
+"""
+# the kPa incident, done right: a new field named for its unit, the device column renamed
+LINE_V2 = """\
+contract: line_pressure
+version: 2.0.0
+owner: plant-telemetry@example
+key: [series_id, event_ts]
+time: {column: event_ts, precision: ms, timezone: UTC instant, cadence: irregular}
+fields:
+  series_id: {type: string}
+  event_ts: {type: timestamp_ms_utc}
+  device_id: {type: string, nullable: true, aliases: [device]}
+  pressure_kpa: {type: decimal(12,2), unit: kPa, nullable: false}
+invariants:
+  - pressure_kpa >= 0
+"""
+
+
+def test_a_new_consumer_reads_old_records_through_the_upgrade_rule(registry: Registry, tmp_path: Path) -> None:
+    old_path, new_path = tmp_path / "v1.yaml", tmp_path / "v2.yaml"
+    old_path.write_text(LINE_V1)
+    new_path.write_text(LINE_V2)
+    v1 = payload(old_path)
+    assert v1["ruleSet"]["migrationRules"] == []
+    register(registry, v1, "line-value")
+    ctx = SerializationContext("line", MessageField.VALUE)
+    old_producer, _ = serde(registry, v1)
+    at = datetime(2026, 3, 29, 0, 59, 59, 999000, tzinfo=UTC)  # the last millisecond before the EU DST change
+    old_records = [
+        {"series_id": "P-101", "event_ts": at, "device": "pump-7", "pressure_bar": Decimal("1.5025")},
+        {"series_id": "P-102", "event_ts": at, "device": None, "pressure_bar": Decimal("0.0000")},
+    ]
+    written = [old_producer(r, ctx) for r in old_records]
+    with pytest.raises(SerializationError):
+        old_producer({**old_records[0], "pressure_bar": Decimal("-0.0001")}, ctx)
+
+    # the major change: registered beside the old version (compatibility NONE for this subject)
+    v2 = payload(new_path, previous=load_contract(old_path))
+    migrations = {r["mode"]: r for r in v2["ruleSet"]["migrationRules"]}
+    assert set(migrations) == {"UPGRADE", "DOWNGRADE"}
+    assert {r["type"] for r in migrations.values()} == {"CEL"} and {r["kind"] for r in migrations.values()} == {
+        "TRANSFORM"
+    }
+    assert (
+        '"pressure_kpa": decimals.round(decimals.mul(decimal(message.pressure_bar), decimal("100")), 2)'
+        in (migrations["UPGRADE"]["expr"])
+    )
+    assert registry.call("PUT", "/config/line-value", {"compatibility": "NONE", "reason": "2.0.0"})[0] == 200
+    register(registry, v2, "line-value")
+
+    new_producer, new_consumer = serde(registry, v2)
+    upgraded = [new_consumer(data, ctx) for data in written]
+    assert upgraded == [
+        {"series_id": "P-101", "event_ts": at, "device_id": "pump-7", "pressure_kpa": Decimal("150.25")},
+        {"series_id": "P-102", "event_ts": at, "device_id": None, "pressure_kpa": Decimal("0.00")},
+    ]
+    fresh = {"series_id": "P-101", "event_ts": at, "device_id": "pump-7", "pressure_kpa": Decimal("151.30")}
+    assert new_consumer(new_producer(fresh, ctx), ctx) == fresh
+    with pytest.raises(SerializationError):
+        new_producer({**fresh, "pressure_kpa": Decimal("-1.00")}, ctx)
+
+
+def test_the_downgrade_rule_is_the_inverse_in_confluents_cel_environment(tmp_path: Path) -> None:
+    """The v2 -> v1 transform, evaluated by cel-python with confluent-kafka's CEL functions.
+
+    A v1 consumer picks it up with use.latest.with.metadata={"major_version": "1"}, which asks the
+    registry for GET /subjects/<subject>/metadata; tscontract's registry does not serve that yet.
+    """
+    import celpy
+    from confluent_kafka.schema_registry.rules.cel.cel_executor import msg_to_cel
+    from confluent_kafka.schema_registry.rules.cel.cel_field_presence import InterpretedRunner
+    from confluent_kafka.schema_registry.rules.cel.extra_func import EXTRA_FUNCS
+
+    (tmp_path / "v1.yaml").write_text(LINE_V1)
+    (tmp_path / "v2.yaml").write_text(LINE_V2)
+    v2 = payload(tmp_path / "v2.yaml", previous=load_contract(tmp_path / "v1.yaml"))
+    downgrade = next(r for r in v2["ruleSet"]["migrationRules"] if r["mode"] == "DOWNGRADE")
+    env = celpy.Environment(runner_class=InterpretedRunner)
+    program = env.program(env.compile(downgrade["expr"]), functions=EXTRA_FUNCS)
+    at = datetime(2026, 10, 25, 1, 0, tzinfo=UTC)
+    record = {"series_id": "P-101", "event_ts": at, "device_id": None, "pressure_kpa": Decimal("150.25")}
+    assert dict(program.evaluate({"message": msg_to_cel(record)})) == {
+        "series_id": "P-101",
+        "event_ts": at,
+        "device": None,
+        "pressure_bar": Decimal("1.5025"),
+    }
+
+
+def test_no_migration_rule_where_a_field_has_no_mechanical_source(tmp_path: Path) -> None:
+    (tmp_path / "v1.yaml").write_text(LINE_V1)
+    unmapped = LINE_V2.replace(
+        "pressure_kpa: {type: decimal(12,2), unit: kPa", "flow_m3h: {type: decimal(12,2), unit: m**3/h"
+    )
+    (tmp_path / "v2.yaml").write_text(unmapped.replace("pressure_kpa >= 0", "flow_m3h >= 0"))
+    v2 = payload(tmp_path / "v2.yaml", previous=load_contract(tmp_path / "v1.yaml"))
+    assert v2["ruleSet"]["migrationRules"] == []

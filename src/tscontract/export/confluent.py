@@ -242,9 +242,9 @@ def _transform(
         from_spec = source.fields[origin]
         factor, offset = affine(str(from_spec.unit), str(spec.unit), declared=declared)
         value = f"decimal({field_ref(origin)})"
-        converted = f'decimals.mul({value}, decimal("{factor}"))'
+        converted = f'decimals.mul({value}, decimal("{factor:f}"))'
         if offset:
-            converted = f'decimals.add({converted}, decimal("{offset}"))'
+            converted = f'decimals.add({converted}, decimal("{offset:f}"))'
         if spec.type.kind == "decimal":
             converted = f"decimals.round({converted}, {spec.type.scale or 0})"
         else:
