@@ -369,20 +369,13 @@ def comparable(contract):
 
 
 # An enum is VARCHAR with an invalidValues rule to ODCS tools; its tscontract type is the property's
-# customProperties `type`, which the import does not read yet (nor take the `field.<name>.type` rule as
-# derived from it): until it does, the two contracts with an enum come back with a string. strict: the
-# day the import reads it, these pass and the marks must go.
-_ENUM_PENDING = pytest.mark.xfail(
-    strict=True, reason="import odcs does not read customProperties type (the enum) yet", raises=Exception
-)
-
-
+# customProperties `type`, which the import reads (and takes the `field.<name>.type` rule as derived from it).
 @pytest.mark.parametrize(
     "source",
     [
         OHLCV / "contract.yaml",
-        pytest.param(SENSOR / "contract.yaml", marks=_ENUM_PENDING),
-        pytest.param("rich", marks=_ENUM_PENDING),
+        SENSOR / "contract.yaml",
+        "rich",
     ],
     ids=str,
 )

@@ -241,6 +241,7 @@ def test_failing_row_thresholds(rule, expected):
         ({"mustBeLessOrEqualTo": 3}, "tolerated count of failing rows"),
         ({"mustBeGreaterThan": 3, "unit": "percent"}, "only an upper bound"),
         ({"mustBe": 0, "mustBeLessThan": 2}, "several thresholds"),
+        ({"mustBeLessThan": 0}, "can never hold"),
     ],
 )
 def test_failing_row_thresholds_without_a_form(rule, reason):
@@ -300,3 +301,145 @@ slaProperties:
         "freshness of trades.isin: not an instant column of this object (freshness reads one)"
     )
     assert not [p for p in losses if p.startswith("slaProperties[2]")]
+
+
+def test_a_document_this_package_exported_gives_its_rules_back():
+    """matches, unique, a tolerated share, row_count and SQL checks (names, queries as written, severity)
+    written to ODCS by `export odcs` and read back: the same clauses, nothing listed."""
+    from tests.engines.test_rules import TRADES as RULES
+    from tscontract.export import export
+
+    original = parse_contract(RULES)
+    (result,) = import_document(export("odcs", original).artifacts[0].content)
+    assert result.losses == []
+    back = parse_contract(result.text)
+    assert back.constraints["symbol"].text == original.constraints["symbol"].text
+    assert back.fields["trade_id"].unique is True
+    assert [(c.text, c.severity, c.max_failing) for c in back.invariants] == [
+        (c.text, c.severity, c.max_failing) for c in original.invariants
+    ]
+    assert back.row_count == original.row_count
+    assert back.sql_checks == original.sql_checks
+
+
+SMALL = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: readings
+version: 1.0.0
+schema:
+  - name: readings
+    properties:
+      - {name: ts, physicalType: timestamptz, primaryKey: true, primaryKeyPosition: 2}
+      - {name: sensor, logicalType: string, primaryKey: true, primaryKeyPosition: 1}
+      - {name: serial, logicalType: string}
+      - name: value
+        logicalType: number
+        quality:
+          - {metric: nullValues, mustBe: 0, severity: warning}
+          - {metric: invalidValues, validValues: [1, 2], mustBeLessOrEqualTo: 1, unit: percent, id: q_value}
+    quality:
+      - {metric: duplicateValues, arguments: {properties: [serial]}, mustBe: 0}
+      - {metric: duplicateValues, arguments: {properties: [sensor, ts]}, mustBe: 0, description: one per key}
+      - {metric: duplicateValues, arguments: {properties: [sensor, serial]}, mustBe: 0}
+      - {type: sql, id: self_join, query: "SELECT count(*) FROM readings a JOIN readings b ON a.serial = b.serial"
+         , mustBe: 0}
+"""
+
+
+def test_duplicates_nulls_at_warning_and_rule_ids():
+    (result,) = import_document(SMALL)
+    contract = parse_contract(result.text)
+    assert contract.fields["serial"].unique is True  # duplicateValues over one column off the key
+    assert contract.note == "schema[readings].quality[1]: one per key"  # over the key: the key, its words kept
+    assert [(c.text, c.severity) for c in contract.invariants] == [
+        ("value is not null", "warning"),  # nullable: false has no severity: an invariant
+        ("value in (1, 2)", "error"),
+    ]
+    (join,) = contract.sql_checks  # named by its id; both sides of the self join read the batch
+    assert (join.name, join.sql) == (
+        "self_join",
+        "SELECT COUNT(*) FROM {object} AS a JOIN {object} AS b ON a.serial = b.serial",
+    )
+    assert lost(result) == {
+        "schema[readings].properties[value].quality[1].id": (
+            "a rule id: tscontract names each check by its clause (check ids)"
+        ),
+        "schema[readings].quality[2]": "library rule 'duplicateValues': unique values of sensor, serial off the key",
+    }
+
+
+DQX = """\
+apiVersion: v3.0.2
+kind: DataContract
+id: interactions
+version: 1.0.0
+schema:
+  - name: interactions
+    properties:
+      - name: ts
+        physicalType: timestamptz
+        primaryKey: true
+        quality:
+          - {type: custom, engine: dqx, implementation: {criticality: warning, check: {function: not_in_future}}}
+      - name: user_id
+        logicalType: string
+        quality:
+          - {type: custom, engine: dqx, implementation: {criticality: error, check: {function: is_not_null}}}
+          - {type: custom, engine: dqx, implementation: {criticality: error, check: {function: is_unique}}}
+      - name: kind
+        logicalType: string
+        quality:
+          - type: custom
+            engine: dqx
+            implementation:
+              criticality: minor
+              check: {function: is_in_list, arguments: {allowed: [click, view]}}
+      - name: amount
+        logicalType: number
+        quality:
+          - type: custom
+            engine: dqx
+            implementation:
+              criticality: warn
+              check: {function: is_in_range, arguments: {min_limit: 0, max_limit: 1000}}
+      - name: country
+        logicalType: string
+        quality:
+          - type: custom
+            engine: dqx
+            implementation: {criticality: error, check: {function: regex_match, arguments: {regex: '^[A-Z]{2}'}}}
+    quality:
+      - type: custom
+        engine: dqx
+        implementation:
+          criticality: error
+          filter: kind = 'view'
+          check: {function: is_not_null, arguments: {column: amount}}
+      - type: custom
+        engine: dqx
+        implementation: {criticality: error, check: {function: is_unique, arguments: {columns: [user_id, kind]}}}
+"""
+
+
+def test_dqx_checks_on_one_column():
+    """dqx (a custom engine in ODCS documents) checks that mean a clause on every row are read as it."""
+    (result,) = import_document(DQX)
+    contract = parse_contract(result.text)
+    assert contract.fields["user_id"].nullable is False and contract.fields["user_id"].unique is True
+    assert [(c.text, c.severity) for c in contract.invariants] == [
+        ("kind in ('click', 'view')", "warning"),  # criticality minor: read as warning, listed
+        ("amount between 0 and 1000", "warning"),
+    ]
+    assert contract.fields["country"].constraint == "matches '^[A-Z]{2}(?s:.*)'"  # rlike finds it: a prefix
+    base = "schema[interactions]"
+    assert lost(result) == {
+        f"{base}.properties[ts].quality[0]": "dqx rule: dqx function 'not_in_future': no tscontract clause for it",
+        f"{base}.properties[kind].quality[0].implementation.criticality": (
+            "severity 'minor' is read as warning (tscontract has error and warning)"
+        ),
+        f"{base}.quality[0]": (
+            "dqx rule: the rule holds only where kind = 'view': a tscontract clause holds on every row"
+        ),
+        f"{base}.quality[1]": "dqx rule: is_unique over user_id, kind together: no tscontract clause",
+    }

@@ -15,10 +15,13 @@ One contract per schema object (:func:`import_document`). What maps to what:
   there is none); the time column is the key's instant, or the only instant (``--time-column``).
 - logicalTypeOptions ``minimum``/``maximum``/``exclusive*`` → a field ``constraint`` (or an
   invariant for the second bound), ``minLength``/``maxLength`` and ``varchar(n)`` → ``length()``
-  invariants; library quality ``nullValues`` (none allowed) → not nullable, ``invalidValues``
-  with ``validValues`` (none allowed) → ``in (...)``; ``duplicateValues`` over the key → the key.
-- everything else — regex patterns, ``unique`` off the key, row counts, thresholds, sql rules,
-  servers, roles, relationships ... — is a :class:`Loss` with its path, text and reason.
+  invariants, ``pattern`` → ``matches``; ``unique: true`` → the key or the field's ``unique``.
+- quality rules (library, sql, dqx custom) → nullable, key, ``unique``, invariants (with severity,
+  ``max_failing``, description, dimension as note), ``row_count``, ``sql_checks``; how each is read
+  and when it is refused is in :mod:`tscontract.export.odcs_rules`.
+- slaProperties ``latency``/``freshness`` on an instant of the object → ``freshness``.
+- everything else — retention, servers, roles, relationships, nested properties, a rule with no
+  exact form ... — is a :class:`Loss` with its path, text and reason.
 """
 
 from __future__ import annotations
@@ -177,6 +180,27 @@ def semver(value: Any, losses: list[Loss]) -> str:
     return "0.0.0"
 
 
+def own_type(value: Any) -> str | None:
+    """A tscontract type kept in a property's customProperties (``type: enum[good, bad]``), if it parses."""
+    from tscontract.contract.grammar import ClauseSyntaxError
+    from tscontract.contract.types import parse_type
+
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_type(value).text
+    except ClauseSyntaxError:
+        return None
+
+
+def in_clause(column: str, values: Any) -> str:
+    """``f in ('a', 'b')`` for a list of values (nulls apart: a null passes every clause)."""
+    if not isinstance(values, list) or not any(v is not None for v in values):
+        raise odcs_rules.Refused(f"no values to be in: {shown(values)}")
+    literals = [number_text(v) or "'" + str(v).replace("'", "''") + "'" for v in values if v is not None]
+    return f"{column} in ({', '.join(literals)})"
+
+
 def number_text(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
         return None
@@ -223,7 +247,10 @@ _NO_PLACE = {
     "scheduler": "scheduling: tscontract checks each batch it is given",
     "businessImpact": "business impact: no place in a tscontract contract",
     "method": "no place in a tscontract contract",
+    "id": "a rule id: tscontract names each check by its clause (check ids)",
 }
+# flags whose false (the default) states nothing a contract would carry
+_FALSE_SAYS_NOTHING = ("partitioned", "criticalDataElement", "unique", "primaryKey")
 _SLA_NO_PLACE = {
     "retention": "retention: tscontract judges batches, it keeps no data for a period",
     "availability": "availability of a service: no place in a tscontract contract",
@@ -238,7 +265,7 @@ _NULL_METRICS = ("nullValues", "nullCheck")
 _DUPLICATE_METRICS = ("duplicateValues", "duplicateCount", "uniqueCheck", "unique")
 # the keys of a quality rule a native clause carries; the others (schedule, businessImpact ...) are listed
 _RULE_KEYS = ("type", "metric", "rule", "arguments", "unit", "severity", "dimension", "description", "name")
-_RULE_KEYS_SQL = ("query",)
+_RULE_KEYS_SQL = ("query", "id")  # a sql rule's id names the check when it has no name
 
 
 @dataclass
@@ -330,9 +357,9 @@ class ObjectImport:
                 for k, v in items:
                     walk(v, (*path, k))
                 return
-            if node in (None, [], {}, ""):
-                return
             last = next((p for p in reversed(path) if isinstance(p, str)), "")
+            if node in (None, [], {}, "") or (node is False and last in _FALSE_SAYS_NOTHING):
+                return
             self.losses.append(
                 Loss(self.render(path), shown(node), _NO_PLACE.get(last, "no place in a tscontract contract"))
             )
@@ -464,7 +491,7 @@ class ObjectImport:
         props = self.record.get("properties")
         if not isinstance(props, list) or not props:
             raise InputError("the schema object has no properties: a contract declares at least one field")
-        self.take(*self.base, "properties")
+        # not taken whole: what no field takes below it is listed (leftovers)
         used: set[str] = set()
         for i, prop in enumerate(props):
             path = (*self.base, "properties", i)
@@ -474,7 +501,7 @@ class ObjectImport:
             written = str(prop.get("name") or prop.get("physicalName"))
             self.take(*path, "name")
             column = str(prop.get("physicalName") or written)
-            custom = self.round_trip(path, ("impliedBy", *_ROUND_TRIP_FIELD))
+            custom = self.round_trip(path, ("impliedBy", "type", *_ROUND_TRIP_FIELD))
             if custom.get("impliedBy") == "provenance_required":
                 self.take(*path)
                 continue
@@ -503,6 +530,9 @@ class ObjectImport:
         from tscontract.export.odcs_types import field_type
 
         dtype, reason, length = field_type(prop)
+        written_type = own_type(custom.get("type"))
+        if written_type is not None:  # the tscontract type this package's export kept (an enum)
+            dtype, reason, length = written_type, None, None
         self.take(*path, "physicalType")
         self.take(*path, "logicalType")
         if reason:
@@ -533,6 +563,8 @@ class ObjectImport:
             if isinstance(quality, dict) and str(quality.get("name", "")) == f"field.{name}.constraint":
                 entry["constraint"] = quality.get("description")
                 self.take(*path, "quality", i)
+            elif written_type and isinstance(quality, dict) and quality.get("name") == f"field.{name}.type":
+                self.take(*path, "quality", i)  # the enum's members as invalidValues: the type itself
         self.type_options(prop, path, name, dtype)
         if prop.get("unique") is True:
             self.unique.append((path, name))
@@ -716,9 +748,14 @@ class ObjectImport:
         if kind in ("sql", "custom") and _CARRIED.match(label):
             if label.startswith("invariants["):
                 self.take(*path)
+                share = q.get("unit") == "percent" and odcs_rules.failing_rows(q)  # the export's max_failing
                 self.clauses.append(
                     _Clause(
-                        self.render(path), label, str(q.get("description")), severity=str(q.get("severity", "error"))
+                        self.render(path),
+                        label,
+                        str(q.get("description")),
+                        severity=str(q.get("severity", "error")),
+                        max_failing=share or None,
                     )
                 )
                 self.clauses[-1].written = "round-trip"
@@ -728,6 +765,9 @@ class ObjectImport:
         if kind == "text":
             self.lose(path, "a rule in words: nothing to execute")
             return
+        if kind == "custom" and str(q.get("engine", "")).lower() == "dqx":
+            self.dqx_rule(q, path, name, key)
+            return
         if kind == "custom":
             self.lose(path, f"custom rule for engine {q.get('engine')!r}: tscontract does not run it")
             return
@@ -736,16 +776,13 @@ class ObjectImport:
             return
         metric = str(q.get("metric") or q.get("rule") or "")
         severity, severity_reason = odcs_rules.severity(q.get("severity"))
-        dimension = q.get("dimension")
-        origin = _Clause(
-            self.render(path),
-            shown(q),
-            "",
-            column=name,
-            severity=severity,
-            description=q["description"] if isinstance(q.get("description"), str) else None,
-            note=f"ODCS dimension: {dimension}" if isinstance(dimension, str) and dimension else None,
-        )
+        # a rule this package's export derived from a row_count or sql_checks clause: its text is the clause's
+        derived = self.own and (label == "batch.row_count" or label.startswith("sql_checks."))
+        if self.own:
+            self.take(*path, "id")
+        origin = self.origin(q, path, name, severity)
+        if derived:
+            origin.description = origin.note = None
         try:
             if kind == "sql":
                 self.sql_rule(q, origin, name)
@@ -755,11 +792,86 @@ class ObjectImport:
             what = "SQL check" if kind == "sql" else f"library rule {metric!r}"
             self.lose(path, f"{what}: {exc}")
             return
-        for k in (*_RULE_KEYS, *_RULE_KEYS_SQL, "validValues", "pattern", *odcs_rules.THRESHOLDS):
+        for k in (
+            *_RULE_KEYS,
+            *(_RULE_KEYS_SQL if kind == "sql" else ()),
+            "validValues",
+            "pattern",
+            *odcs_rules.THRESHOLDS,
+        ):
             if k in q:
                 self.take(*path, k)
         if severity_reason:
             self.losses.append(Loss(self.render((*path, "severity")), shown(q["severity"]), severity_reason))
+
+    def dqx_rule(self, q: dict[str, Any], path: tuple[Any, ...], name: str | None, key: list[str]) -> None:
+        """A dqx check on one column (:func:`odcs_rules.dqx_check`) as the clause a library rule would give."""
+        try:
+            function, arguments, criticality = odcs_rules.dqx_check(q)
+            columns = [str(c) for c in arguments.get("columns") or []]
+            if len(columns) > 1:
+                raise odcs_rules.Refused(f"{function} over {', '.join(columns)} together: no tscontract clause")
+            written = arguments.get("column") or (columns[0] if columns else None)
+            column = name or (self.names.get(str(written)) if written is not None else None)
+            if column not in self.fields:
+                raise odcs_rules.Refused(f"column {written!r} is not a field of this object")
+            assert column is not None
+            severity, reason = odcs_rules.severity(criticality)
+            origin = self.origin(q, path, column, severity)
+            if function == "is_not_null":
+                self.not_null(column, None, origin)
+            elif function == "is_unique":
+                self.unique_values([column], None, origin, key)
+            elif function == "is_in_list":
+                origin.clause = in_clause(column, arguments.get("allowed"))
+                self.clauses.append(origin)
+            elif function == "is_in_range":
+                origin.clause = odcs_rules.range_clause(column, arguments.get("min_limit"), arguments.get("max_limit"))
+                self.clauses.append(origin)
+            else:
+                origin.clause = odcs_rules.matches_clause(column, arguments.get("regex"))
+                self.clauses.append(origin)
+        except odcs_rules.Refused as exc:
+            self.lose(path, f"dqx rule: {exc}")
+            return
+        for k in ("type", "engine", "implementation", "description", "dimension"):
+            self.take(*path, k)
+        if reason:
+            where = (*path, "implementation", "criticality")
+            self.losses.append(Loss(self.render(where), shown(criticality), reason))
+
+    def origin(self, q: dict[str, Any], path: tuple[Any, ...], column: str | None, severity: str) -> _Clause:
+        dimension = q.get("dimension")
+        return _Clause(
+            self.render(path),
+            shown(q),
+            "",
+            column=column,
+            severity=severity,
+            description=q["description"] if isinstance(q.get("description"), str) else None,
+            note=f"ODCS dimension: {dimension}" if isinstance(dimension, str) and dimension else None,
+        )
+
+    def not_null(self, name: str, share: str | None, origin: _Clause) -> None:
+        """None allowed at error severity: ``nullable: false``; else the invariant ``f is not null``."""
+        if share is None and origin.severity == "error":
+            self.fields[name]["nullable"] = False
+            self.fold_text(name, origin)
+            return
+        origin.clause = f"{name} is not null"
+        self.clauses.append(origin)
+
+    def unique_values(self, columns: list[str], share: str | None, origin: _Clause, key: list[str]) -> None:
+        """Over the key: the key itself; over one other column: its ``unique``."""
+        if columns and sorted(columns) == sorted(key):
+            if share is not None or origin.severity != "error":
+                raise odcs_rules.Refused("the key tolerates no repeated keys (key.unique is an error, no share)")
+            self.fold_text(None, origin)
+            return
+        if len(columns) != 1 or columns[0] not in self.fields:
+            raise odcs_rules.Refused(f"unique values of {', '.join(columns) or 'no column'} off the key")
+        origin.clause = "unique: true"
+        self.uniques[columns[0]] = origin
 
     def library_rule(
         self,
@@ -781,33 +893,19 @@ class ObjectImport:
         origin.max_failing = share
         if metric in _DUPLICATE_METRICS:
             columns = [name] if name else [self.names.get(str(c), str(c)) for c in arguments.get("properties") or []]
-            if columns and sorted(columns) == sorted(key):
-                if share is not None or origin.severity != "error":
-                    raise odcs_rules.Refused("the key tolerates no repeated keys (key.unique is an error, no share)")
-                self.fold_text(None, origin)
-                return
-            if len(columns) != 1 or columns[0] not in self.fields:
-                raise odcs_rules.Refused(f"unique values of {', '.join(columns) or 'no column'} off the key")
-            origin.clause = "unique: true"
-            self.uniques[columns[0]] = origin
+            self.unique_values(columns, share, origin, key)
             return
         if name is None:
             raise odcs_rules.Refused(f"{metric} on the object, not on a property")
         if metric in _NULL_METRICS:
-            if share is None and origin.severity == "error":
-                self.fields[name]["nullable"] = False
-                self.fold_text(name, origin)
-                return
-            origin.clause = f"{name} is not null"
-            self.clauses.append(origin)
+            self.not_null(name, share, origin)
             return
         valid = q.get("validValues", arguments.get("validValues"))
         pattern = q.get("pattern", arguments.get("pattern"))
         if valid is not None and pattern is not None:
             raise odcs_rules.Refused("validValues and pattern in one rule")
         if isinstance(valid, list) and any(v is not None for v in valid):
-            literals = [number_text(v) or "'" + str(v).replace("'", "''") + "'" for v in valid if v is not None]
-            origin.clause = f"{name} in ({', '.join(literals)})"
+            origin.clause = in_clause(name, valid)
         elif pattern is not None:
             origin.clause = odcs_rules.matches_clause(name, pattern)
         else:
@@ -852,7 +950,10 @@ class ObjectImport:
         types = {n: parse_type(str(f["type"])) for n, f in self.fields.items()}
         entry = odcs_rules.sql_check(q, tables, columns, name, types)
         taken = {e["name"] for e, _ in self.sql_checks}
-        wanted = identifier(str(q["name"])) if isinstance(q.get("name"), str) and q["name"] else None
+        written = q.get("name") or q.get("id")
+        if self.own and isinstance(written, str) and written.startswith("sql_checks."):
+            written = written.removeprefix("sql_checks.")
+        wanted = identifier(written) if isinstance(written, str) and written else None
         index = origin.path.rsplit("[", 1)[-1].rstrip("]")
         base = wanted if wanted and IDENTIFIER.match(wanted) else f"{name + '_' if name else ''}quality_{index}"
         check_name = base

@@ -13,6 +13,7 @@ Each function reads one part of a rule and returns what the contract writes, or 
 - ``sql`` rules: ``{object}``, ``${object}``, ``{model}`` and the object's table name (or name)
   read the batch; ``{field}``/``{column}`` is the property; physical column names become field
   names. The query must bind in DuckDB over the contract's typed columns and return one value.
+- dqx ``custom`` rules on one column (:func:`dqx_check`).
 """
 
 from __future__ import annotations
@@ -94,11 +95,11 @@ def failing_rows(rule: dict[str, Any]) -> str | None:
     if (
         (key == "mustBe" and limit == 0)
         or (key in LESS_EQUAL and limit == 0)
-        or (key == "mustBeLessThan" and limit <= 1 and not percent)
+        or (key == "mustBeLessThan" and 0 < limit <= 1 and not percent)
     ):
         return None
-    if key == "mustBeLessThan" and percent and limit <= 0:
-        raise Refused("a share below 0% can never hold")
+    if (key == "mustBeLessThan" and limit <= 0) or (key in LESS_EQUAL and limit < 0):
+        raise Refused(f"{key}: {value} failing rows can never hold")
     if not percent:
         raise Refused(
             f"a tolerated count of failing rows ({key}: {value}): max_failing is a share of rows (unit: percent)"
@@ -191,7 +192,7 @@ def sql_check(
     query = rule.get("query")
     if not isinstance(query, str) or not query.strip():
         raise Refused("a sql rule without a query")
-    text = query.strip().rstrip(";").strip()
+    written = text = query.strip().rstrip(";").strip()
     for placeholder in _OBJECT_PLACEHOLDERS:
         text = text.replace(placeholder, OBJECT)
     for placeholder in _FIELD_PLACEHOLDERS:
@@ -206,6 +207,7 @@ def sql_check(
     if len(statements) != 1 or not isinstance(statements[0], exp.Select):
         raise Refused("a SQL check is one SELECT statement returning one number")
     tree = statements[0]
+    changed = text != written
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     for table in tree.find_all(exp.Table):
         if table.name in ctes or table.name == OBJECT_TABLE:
@@ -215,13 +217,17 @@ def sql_check(
         table.set("this", exp.to_identifier(OBJECT_TABLE))
         table.set("db", None)
         table.set("catalog", None)
+        changed = True
     for column in tree.find_all(exp.Column):
         renamed = columns.get(column.name.lower())
         if renamed is not None and column.name != renamed:
             column.set("this", exp.to_identifier(renamed))
+            changed = True
         if column.table and column.table.lower() in tables:
             column.set("table", exp.to_identifier(OBJECT_TABLE))
-    sql = tree.sql(dialect="duckdb").replace(OBJECT_TABLE, OBJECT)
+            changed = True
+    # the query as written when it already reads {object} by the contract's names, else as rewritten
+    sql = tree.sql(dialect="duckdb").replace(OBJECT_TABLE, OBJECT) if changed else written
     try:
         parsed = sql_check_query(sql)
     except ValueError as exc:
@@ -281,3 +287,43 @@ def _bind(query: exp.Select, types: dict[str, DataType]) -> None:
         con.close()
     if width != 1:
         raise Refused("a SQL check returns one value")
+
+
+DQX_FUNCTIONS = ("is_not_null", "is_unique", "is_in_list", "is_in_range", "regex_match")
+
+
+def dqx_check(rule: dict[str, Any]) -> tuple[str, dict[str, Any], Any]:
+    """A ``custom`` rule of engine dqx (Databricks Labs): (function, arguments, criticality), or refused.
+
+    The functions read here mean on every row what a tscontract clause means: ``is_not_null``,
+    ``is_unique`` (nulls apart), ``is_in_list`` (a null passes), ``is_in_range`` (both ends inclusive),
+    ``regex_match`` (Spark ``rlike``: found anywhere, like an ODCS pattern). A ``filter`` limits a rule
+    to some rows, which no clause states.
+    """
+    implementation = rule.get("implementation")
+    check = implementation.get("check") if isinstance(implementation, dict) else None
+    if not isinstance(check, dict):
+        raise Refused("a dqx rule without a check")
+    assert isinstance(implementation, dict)
+    if implementation.get("filter"):
+        raise Refused(f"the rule holds only where {implementation['filter']}: a tscontract clause holds on every row")
+    function = str(check.get("function"))
+    arguments = check.get("arguments") if isinstance(check.get("arguments"), dict) else {}
+    if function not in DQX_FUNCTIONS:
+        raise Refused(f"dqx function {function!r}: no tscontract clause for it")
+    if arguments.get("negate"):
+        raise Refused("a negated regex_match")
+    return function, arguments, implementation.get("criticality")
+
+
+def range_clause(column: str, low: Any, high: Any) -> str:
+    """``is_in_range``: both limits inclusive, either may be missing; numbers only."""
+    bounds = [(v, number(v)) for v in (low, high)]
+    if any(v is not None and n is None for v, n in bounds):
+        raise Refused(f"limits {low!r}, {high!r} are not numbers")
+    (_, lo), (_, hi) = bounds
+    if lo is not None and hi is not None:
+        return f"{column} between {format(lo, 'f')} and {format(hi, 'f')}"
+    if lo is None and hi is None:
+        raise Refused("is_in_range without limits")
+    return f"{column} >= {format(lo, 'f')}" if lo is not None else f"{column} <= {format(hi, 'f')}"
