@@ -443,3 +443,21 @@ def test_dqx_checks_on_one_column():
         ),
         f"{base}.quality[1]": "dqx rule: is_unique over user_id, kind together: no tscontract clause",
     }
+
+
+def test_the_imported_rules_run_alike_on_spark(imported, tmp_path):
+    """The clauses an import writes (matches, unique, shares, row_count, SQL checks) give the same report
+    on Spark as on DuckDB (a mapping converts in DuckDB only: the file has the contract's column names)."""
+    pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
+    contract = tmp_path / "trades.yaml"
+    contract.write_text(imported.text)
+    bad = [*GOOD[:3], "2026-11-30T09:03:00Z,sap,T1,BATS,-1.0000,US0378331005,"]
+    data = tmp_path / "bad.csv"
+    data.write_text("\n".join([HEADER.replace(",sym,", ",symbol,"), *bad]) + "\n")
+    duck = validate(contract, data).to_json()
+    spark = validate(contract, data, engine="spark", spark_master="local[1]").to_json()
+    for report in (duck, spark):
+        report.pop("elapsed_s"), report.pop("engine")
+    assert duck == spark and not duck["passed"]
+    failed = {c["id"] for c in duck["checks"] if c["status"] == "failed"}
+    assert {"field.symbol.constraint", "field.trade_id.unique", "sql_checks.positive_price"} <= failed
