@@ -24,8 +24,8 @@ from typing import Any
 # Avro's attributes in Parsing Canonical Form order, then the ones PCF drops but a schema keeps
 _AVRO_ORDER = ["type", "name", "fields", "symbols", "items", "values", "size"]
 _AVRO_KEEP = ["logicalType", "precision", "scale", "default", "order", "aliases", "doc"]
-_AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
-_AVRO_NAMED = {"record", "error", "enum", "fixed"}
+AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+AVRO_NAMED = {"record", "error", "enum", "fixed"}
 
 
 def canonical_text(schema_type: str, text: str, normalize: bool = False) -> str:
@@ -46,7 +46,8 @@ def _sorted(node: Any) -> Any:
     return node
 
 
-def _qualify(name: str, namespace: str) -> str:
+def qualify(name: str, namespace: str) -> str:
+    """An Avro name's full name in the enclosing namespace."""
     return name if "." in name or not namespace else f"{namespace}.{name}"
 
 
@@ -55,20 +56,20 @@ def _avro_normal(node: Any, namespace: str) -> Any:
     if isinstance(node, list):
         return [_avro_normal(branch, namespace) for branch in node]
     if isinstance(node, str):
-        return node if node in _AVRO_PRIMITIVES else _qualify(node, namespace)
+        return node if node in AVRO_PRIMITIVES else qualify(node, namespace)
     if not isinstance(node, dict):
         return node
     out = dict(node)
     kind = out.get("type")
-    if kind in _AVRO_NAMED and isinstance(out.get("name"), str):
-        fullname = _qualify(out["name"], out.get("namespace") or namespace)
+    if kind in AVRO_NAMED and isinstance(out.get("name"), str):
+        fullname = qualify(out["name"], out.get("namespace") or namespace)
         out.pop("namespace", None)
         out["name"] = fullname
         namespace = fullname.rpartition(".")[0]
         if isinstance(out.get("aliases"), list):
-            out["aliases"] = [_qualify(a, namespace) if isinstance(a, str) else a for a in out["aliases"]]
+            out["aliases"] = [qualify(a, namespace) if isinstance(a, str) else a for a in out["aliases"]]
     if isinstance(kind, list | dict) or (
-        isinstance(kind, str) and kind not in _AVRO_PRIMITIVES | _AVRO_NAMED | {"array", "map"}
+        isinstance(kind, str) and kind not in AVRO_PRIMITIVES | AVRO_NAMED | {"array", "map"}
     ):
         out["type"] = _avro_normal(kind, namespace)
     for key in ("items", "values"):

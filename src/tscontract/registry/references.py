@@ -18,11 +18,10 @@ import copy
 import json
 from typing import Any
 
+from tscontract.registry.canonical import AVRO_NAMED, AVRO_PRIMITIVES, qualify
 from tscontract.registry.store import RegistryError, RegistryStore
 
 MAX_REFERENCES = 256
-_AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
-_AVRO_NAMED = {"record", "error", "enum", "fixed"}
 
 
 def _unresolved(reference: dict, why: str) -> RegistryError:
@@ -82,10 +81,6 @@ def self_contained(store: RegistryStore, schema_type: str, text: str, references
 # -- Avro -------------------------------------------------------------------------------------------
 
 
-def _qualify(name: str, namespace: str) -> str:
-    return name if "." in name or not namespace else f"{namespace}.{name}"
-
-
 def _avro(text: str, deps: list[tuple[str, str]]) -> str:
     definitions: dict[str, Any] = {}
     for _, dep_text in deps:
@@ -103,8 +98,8 @@ def _collect(node: Any, namespace: str, out: dict[str, Any]) -> None:
     if not isinstance(node, dict):
         return
     kind = node.get("type")
-    if kind in _AVRO_NAMED and isinstance(node.get("name"), str):
-        fullname = _qualify(node["name"], node.get("namespace") or namespace)
+    if kind in AVRO_NAMED and isinstance(node.get("name"), str):
+        fullname = qualify(node["name"], node.get("namespace") or namespace)
         explicit = dict(node, name=fullname.rpartition(".")[2], namespace=fullname.rpartition(".")[0])
         out.setdefault(fullname, explicit)
         namespace = fullname.rpartition(".")[0]
@@ -122,9 +117,9 @@ def _inline(node: Any, namespace: str, definitions: dict[str, Any], defined: set
     if isinstance(node, list):
         return [_inline(branch, namespace, definitions, defined) for branch in node]
     if isinstance(node, str):
-        if node in _AVRO_PRIMITIVES:
+        if node in AVRO_PRIMITIVES:
             return node
-        for fullname in (_qualify(node, namespace), node):
+        for fullname in (qualify(node, namespace), node):
             if fullname in defined:
                 return fullname
             if fullname in definitions:
@@ -135,8 +130,8 @@ def _inline(node: Any, namespace: str, definitions: dict[str, Any], defined: set
         return node
     out = dict(node)
     kind = out.get("type")
-    if kind in _AVRO_NAMED and isinstance(out.get("name"), str):
-        fullname = _qualify(out["name"], out.get("namespace") or namespace)
+    if kind in AVRO_NAMED and isinstance(out.get("name"), str):
+        fullname = qualify(out["name"], out.get("namespace") or namespace)
         defined.add(fullname)
         namespace = fullname.rpartition(".")[0]
         if isinstance(out.get("fields"), list):
@@ -144,7 +139,7 @@ def _inline(node: Any, namespace: str, definitions: dict[str, Any], defined: set
                 dict(f, type=_inline(f.get("type"), namespace, definitions, defined)) if isinstance(f, dict) else f
                 for f in out["fields"]
             ]
-    elif kind not in _AVRO_PRIMITIVES and kind not in ("array", "map"):
+    elif kind not in AVRO_PRIMITIVES and kind not in ("array", "map"):
         out["type"] = _inline(kind, namespace, definitions, defined)
     for key in ("items", "values"):
         if key in out:
