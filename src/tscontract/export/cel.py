@@ -12,7 +12,8 @@ Values are typed as confluent-kafka's CEL executor hands them over: Avro decimal
 Python ``Decimal`` and are compared and computed with the ``decimal()`` / ``decimals.*``
 extension (exact; division at 38 digits, half up); ``long``/``int`` are CEL ints; instants
 are CEL timestamps (a string literal compared with one becomes ``timestamp("...")``); dates
-are days since 1970-01-01. Mixed numbers and any division go through ``decimals.*``.
+are days since 1970-01-01. Mixed numbers and any division go through ``decimals.*``; a division
+by a field is not written (its zero is ±inf in DuckDB, NULL in Spark, an error in CEL).
 What CEL cannot say exactly (catalog lookups, ``lower``/``upper``, ``least``/``greatest`` over
 nullable operands, arithmetic on instants) raises :class:`CelUnsupported` with the reason.
 """
@@ -62,7 +63,7 @@ class CelUnsupported(Exception):
 
 @dataclass(frozen=True)
 class _Term:
-    """A CEL boolean expression: ``op`` is ``atom``, ``and``, ``or`` or ``not``."""
+    """A CEL boolean expression: ``op`` is ``atom``, ``and``, ``or``, ``not`` or ``if`` (``a ? b : c``)."""
 
     op: str
     text: str = ""
@@ -72,6 +73,9 @@ class _Term:
     def render(self, parent: str = "top") -> str:
         if self.op == "atom":
             return self.text
+        if self.op == "if":
+            guard, then, otherwise = (p.render("if") for p in self.parts)
+            return f"({guard} ? {then} : {otherwise})"
         if self.op == "not":
             inner = self.parts[0]
             shown = inner.render("not")
@@ -120,6 +124,7 @@ def _and(*terms: _Term) -> _Term:
                 return FALSE
             if part != TRUE and part not in parts:
                 parts.append(part)
+    parts = _unguarded(parts, "and")
     return parts[0] if len(parts) == 1 else TRUE if not parts else _Term("and", parts=tuple(parts))
 
 
@@ -131,7 +136,22 @@ def _or(*terms: _Term) -> _Term:
                 return TRUE
             if part != FALSE and part not in parts:
                 parts.append(part)
+    parts = _unguarded(parts, "or")
     return parts[0] if len(parts) == 1 else FALSE if not parts else _Term("or", parts=tuple(parts))
+
+
+def _unguarded(parts: list[_Term], op: str) -> list[_Term]:
+    """``!g || (g ? x : y)`` is ``!g || x`` (and ``g && (g ? x : y)`` is ``g && x``) where ``x`` calls no
+    function: a native comparison with null is an error value, which ``||``/``&&`` absorb."""
+    result = []
+    for part in parts:
+        if part.op == "if" and "(" not in part.parts[1].render():
+            guard = part.parts[0] if op == "and" else _not(part.parts[0])
+            needed = guard.parts if guard.op == op else (guard,)
+            if all(n in parts for n in needed):
+                part = part.parts[1]
+        result.append(part)
+    return result
 
 
 def _not(term: _Term) -> _Term:
@@ -141,9 +161,23 @@ def _not(term: _Term) -> _Term:
         return term.parts[0]
     if term.op == "atom" and term.opposite:
         return _atom(term.opposite, term.text)
+    if term.op == "if":
+        guard, then, otherwise = term.parts
+        return _if(guard, _not(then), _not(otherwise))
     if term.op in ("and", "or"):  # De Morgan, so a rule reads as guards and comparisons
         return (_or if term.op == "and" else _and)(*(_not(p) for p in term.parts))
     return _Term("not", parts=(term,))
+
+
+def _if(guard: _Term, then: _Term, otherwise: _Term) -> _Term:
+    """``guard ? then : otherwise``: celpy evaluates both sides of ``&&`` and ``||``, and an error an
+    extension function raises (``decimal(null)``) escapes them, so a test of values that may be null
+    is reached only through a conditional."""
+    if guard in (TRUE, FALSE):
+        return then if guard == TRUE else otherwise
+    if otherwise in (TRUE, FALSE) and "(" not in then.render():  # no function: && and || absorb its error
+        return _and(guard, then) if otherwise == FALSE else _or(_not(guard), then)
+    return _Term("if", parts=(guard, then, otherwise))
 
 
 @dataclass(frozen=True)
@@ -241,7 +275,7 @@ class _Compiler:
 
     def guarded(self, present: _Term, test: _Term) -> _Bool:
         """A test of values that are present: unknown (neither true nor false) when one is null."""
-        return _Bool(_and(present, test), _and(present, _not(test)))
+        return _Bool(_if(present, test, FALSE), _if(present, _not(test), FALSE))
 
     def comparison(self, op: type[exp.Expression], left: _Value, right: _Value) -> _Bool:
         return self.guarded(_and(left.present, right.present), self.compare(op, left, right))
@@ -305,6 +339,10 @@ class _Compiler:
                 guard = _and(left.present, right.present)
                 if int_op and left.kind == right.kind == "int":
                     return _Value(f"{_wrap(left.cel)} {int_op} {_wrap(right.cel)}", "int", guard)
+                if kind is exp.Div and not _nonzero_literal(right):
+                    raise CelUnsupported(
+                        "divides by a field: x / 0 is ±inf in DuckDB, NULL in Spark and an error in CEL's decimals.div"
+                    )
                 return _Value(f"decimals.{decimal_op}({_decimal(left)}, {_decimal(right)})", "decimal", guard, True)
         return self.function(node)
 
@@ -352,6 +390,10 @@ class _Compiler:
         if isinstance(node, exp.Lower | exp.Upper):
             raise CelUnsupported("lower()/upper(): confluent-kafka's CEL executor has no lowerAscii/upperAscii")
         raise CelUnsupported(f"{node.sql(dialect='duckdb')!r} has no CEL form tscontract writes")
+
+
+def _nonzero_literal(value: _Value) -> bool:
+    return value.kind in ("int", "number") and value.present == TRUE and _simple(value.cel) and float(value.cel) != 0
 
 
 def _wrap(cel: str) -> str:

@@ -120,7 +120,7 @@ def _rule_predicate(check: Check, schema_reason: str) -> tuple[exp.Expression | 
     if reason is not None:
         return None, reason
     if check.kind == "type":
-        return _type_predicate(check.columns[0], check.params["dtype"]), schema_reason
+        return type_predicate(check.columns[0], check.params["dtype"]), schema_reason
     if check.kind not in _ROW_KINDS or check.predicate is None:
         return None, schema_reason
     if check.severity == "warning":
@@ -130,7 +130,7 @@ def _rule_predicate(check: Check, schema_reason: str) -> tuple[exp.Expression | 
     return check.predicate, None
 
 
-def _type_predicate(column: str, dtype: DataType) -> exp.Expression | None:
+def type_predicate(column: str, dtype: DataType) -> exp.Expression | None:
     """What an Avro ``int`` or ``string`` does not state of an int8/int16 or an enum of other words."""
     subject = exp.column(column)
     if dtype.kind == "int" and dtype.bits and dtype.bits < 32:
