@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.conftest import EXAMPLES, run_cli
 
 OHLCV = EXAMPLES / "ohlcv_1m"
@@ -34,9 +32,7 @@ def test_export_many_files_needs_out_dir(tmp_path):
     assert unknown.returncode == 2 and "unknown export format" in unknown.stderr
 
 
-# the sensor contract's enum: its type is in the property's customProperties, which import odcs does not
-# read yet (tests/export/test_odcs.py, _ENUM_PENDING); strict, so the mark goes the day it does
-@pytest.mark.xfail(strict=True, reason="import odcs does not read customProperties type (the enum) yet")
+# the sensor contract's enum: its type is in the property's customProperties, which import odcs reads
 def test_odcs_round_trip_through_the_cli(tmp_path):
     odcs = tmp_path / "c.odcs.yaml"
     odcs.write_text(run_cli("export", "odcs", SENSOR / "contract.yaml").stdout)
