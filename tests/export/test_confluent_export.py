@@ -425,3 +425,15 @@ def test_every_cel_rule_agrees_with_duckdb_on_every_record(tmp_path: Path) -> No
             failures += not want
     assert disagreements == []
     assert failures >= 15  # every clause is broken by some record
+
+
+def test_from_refuses_another_contract_and_adds_nothing_when_the_fields_are_the_same(tmp_path: Path) -> None:
+    (tmp_path / "v1.yaml").write_text(LINE_V1)
+    (tmp_path / "v1b.yaml").write_text(LINE_V1.replace("version: 1.4.0", "version: 1.5.0"))
+    same = payload(tmp_path / "v1b.yaml", previous=load_contract(tmp_path / "v1.yaml"))
+    assert same["ruleSet"]["migrationRules"] == []
+    result = run_cli("export", "confluent", str(OHLCV / "contract.yaml"), "--from", str(tmp_path / "v1.yaml"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "--from is contract 'line_pressure', not 'ohlcv_1m'" in result.stderr
+    missing = run_cli("export", "confluent", str(OHLCV / "contract.yaml"), "--from", str(tmp_path / "none.yaml"))
+    assert missing.returncode == 2 and "none.yaml" in missing.stderr and "Traceback" not in missing.stderr

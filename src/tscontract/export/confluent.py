@@ -166,6 +166,14 @@ def migration_rules(old: Contract, new: Contract) -> list[dict[str, Any]]:
     """UPGRADE and DOWNGRADE CEL transforms, when each side's fields all have a mechanical source."""
     from tscontract.evolution.diff import diff
 
+    if old.contract != new.contract:
+        raise InputError(
+            f"--from is contract {old.contract!r}, not {new.contract!r}: migration rules map versions of one contract"
+        )
+    if old.fields.keys() == new.fields.keys() and all(
+        (o.type, o.unit) == (new.fields[n].type, new.fields[n].unit) for n, o in old.fields.items()
+    ):
+        return []  # the same fields: Avro's own resolution reads one version as the other
     report = diff(old, new)
     renames = {c.old: c.new for c in report.changes if c.kind == "rename_field" and c.old and c.new}
     conversions = _unit_conversions(old, new, renames)
