@@ -437,3 +437,18 @@ def test_from_refuses_another_contract_and_adds_nothing_when_the_fields_are_the_
     assert "--from is contract 'line_pressure', not 'ohlcv_1m'" in result.stderr
     missing = run_cli("export", "confluent", str(OHLCV / "contract.yaml"), "--from", str(tmp_path / "none.yaml"))
     assert missing.returncode == 2 and "none.yaml" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_writeread_rules_also_stop_a_consumer(registry: Registry) -> None:
+    body = payload(OHLCV / "contract.yaml", rule_mode="WRITEREAD")
+    assert {r["mode"] for r in body["ruleSet"]["domainRules"]} == {"WRITEREAD"}
+    register(registry, body)
+    client = SchemaRegistryClient({"url": registry.url})
+    # a producer that does not run rules (no use.latest.version): the bytes reach the topic
+    unruled = AvroSerializer(client, body["schema"], conf={"auto.register.schemas": False})
+    data = unruled(bar(open=Decimal("229.50000000")), CTX)
+    _, consumer = serde(registry, body)
+    with pytest.raises(SerializationError) as caught:
+        consumer(data, CTX)
+    assert str(caught.value.__cause__) == "low <= open <= high"
+    assert consumer(unruled(bar(), CTX), CTX) == bar()
