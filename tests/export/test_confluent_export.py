@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -332,6 +332,7 @@ fields:
   code: {type: string, nullable: true}
   flag: {type: bool, nullable: true}
   tif: {type: "enum[day, 'good-till-cancel']", nullable: true}
+  trade_date: {type: date, nullable: true}
 invariants:
   - price between 0 and 1000
   - qty in (1, 10, 100) or qty is null
@@ -350,6 +351,7 @@ invariants:
   - side in (buy, sell)
   - -price <= 0
   - qty + lots * 2 <= 120
+  - trade_date >= '2026-03-02'
 """
 
 
@@ -369,15 +371,16 @@ def test_every_cel_rule_agrees_with_duckdb_on_every_record(tmp_path: Path) -> No
     checks = {c.id: c for c in build_plan(contract).checks}
     rules = body["ruleSet"]["domainRules"]
     exported = {r["params"]["tscontract.check"] for r in rules}
-    assert exported >= {f"invariants[{i}]" for i in range(17) if i != 10} | {"field.lots.type", "field.tif.type"}
+    assert exported >= {f"invariants[{i}]" for i in range(18) if i != 10} | {"field.lots.type", "field.tif.type"}
     reasons = {n.check_id: n.reason for n in export("confluent", contract).not_exported}
     assert "x / 0 is ±inf in DuckDB, NULL in Spark" in reasons["invariants[10]"]
     before, after = datetime(2026, 3, 29, 0, 59, 59, tzinfo=UTC), datetime(2026, 3, 29, 1, 0, tzinfo=UTC)
     base = {"venue": "XNAS", "ts": after, "price": Decimal("10.5000"), "qty": 10, "lots": 3, "ratio": 0.5}
     base |= {"side": "buy", "code": "AB12", "flag": False, "tif": "good-till-cancel"}
+    base["trade_date"] = date(2026, 3, 29)
     records = [
         base,
-        {**base, **dict.fromkeys(("price", "qty", "lots", "ratio", "side", "code", "flag", "tif"))},
+        {**base, **dict.fromkeys(("price", "qty", "lots", "ratio", "side", "code", "flag", "tif", "trade_date"))},
         {**base, "price": Decimal("1000.0001"), "qty": 100},  # above the range; price * qty above 50000
         {**base, "price": Decimal("0.4499")},  # rounds to 0.4
         {**base, "price": Decimal("0.4500")},  # rounds half up to 0.5
@@ -394,10 +397,11 @@ def test_every_cel_rule_agrees_with_duckdb_on_every_record(tmp_path: Path) -> No
         {**base, "price": Decimal("-120.0000"), "flag": True},
         {**base, "price": Decimal("0.0000"), "flag": None},
         {**base, "tif": "gtc"},
+        {**base, "trade_date": date(2026, 3, 1)},
     ]
     columns = (
         "venue VARCHAR, ts TIMESTAMPTZ, price DECIMAL(12,4), qty BIGINT, lots SMALLINT, ratio DOUBLE, "
-        "side VARCHAR, code VARCHAR, flag BOOLEAN, tif VARCHAR, n INTEGER"
+        "side VARCHAR, code VARCHAR, flag BOOLEAN, tif VARCHAR, trade_date DATE, n INTEGER"
     )
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
