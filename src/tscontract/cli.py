@@ -220,9 +220,12 @@ def validate(
     DATA may also be spark:TABLE (a table in the Spark session's catalog) with --engine spark.
     """
     from tscontract.engines import validate as run_validate
-    from tscontract.gate.mapping import load_mapping
 
-    loaded_mapping = load_mapping(mapping) if mapping is not None else None
+    loaded_mapping = None
+    if mapping is not None:
+        from tscontract.gate.mapping import load_mapping  # pydantic models and sqlglot dialects: 0.1 s
+
+        loaded_mapping = load_mapping(mapping)
     conf = None
     if spark_conf:
         from tscontract.engines.spark import parse_conf

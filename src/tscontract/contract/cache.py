@@ -1,4 +1,5 @@
-"""Where tscontract keeps what it can rebuild: parsed clauses and pint's unit definitions.
+"""Where tscontract keeps what it can rebuild: parsed clauses, pint's unit definitions, unit
+verdicts, large catalogs and exchange sessions.
 
 ``TSCONTRACT_CACHE_DIR`` chooses the directory (``off`` turns caching off); by default it is
 the user's cache directory. Everything here is an optimisation: a missing, unwritable or
@@ -7,11 +8,14 @@ damaged cache costs start-up time, never a different result.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import hashlib
 import os
 import pickle
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +63,62 @@ def write_pickle(path: Path, value: Any) -> None:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(name)
+
+
+def code_digest(*extra: str) -> str:
+    """A digest of tscontract's contract-reading code (``contract/*.py``, the grammar) and ``extra``.
+
+    A cached result is keyed by it, so an edit or upgrade of that code retires the result;
+    reading and hashing the files takes about a millisecond.
+    """
+    digest = hashlib.sha256("\n".join(extra).encode())
+    here = Path(__file__).resolve().parent
+    for path in sorted([*here.glob("*.py"), *here.glob("*.lark")]):
+        with contextlib.suppress(OSError):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class PickledDict:
+    """A dict kept in one pickle file of the cache: read on first use, written at exit if it grew.
+
+    ``name`` is called on first use for the file's name (a version key in it retires old
+    entries). Without a cache directory it is an ordinary dict for the process.
+    """
+
+    LIMIT = 20_000  # entries kept; past it new ones live only in the process
+
+    def __init__(self, name: Callable[[], str]) -> None:
+        self._name = name
+        self.path: Path | None = None
+        self._entries: dict[Any, Any] | None = None
+        self._added = False
+
+    def entries(self) -> dict[Any, Any]:
+        if self._entries is None:
+            self._entries = {}
+            directory = cache_dir()
+            if directory is not None:
+                self.path = directory / f"{self._name()}.pickle"
+                found = read_pickle(self.path)
+                if isinstance(found, dict):
+                    self._entries = found
+        return self._entries
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self.entries().get(key, default)
+
+    def put(self, key: Any, value: Any) -> None:
+        entries = self.entries()
+        if key in entries or len(entries) >= self.LIMIT:
+            return
+        entries[key] = value
+        if self.path is not None and not self._added:
+            self._added = True
+            atexit.register(self.save)
+
+    def save(self) -> None:
+        """Write the entries (at exit); a cache that cannot be written is skipped, never an error."""
+        if self.path is not None and self._entries is not None and self._added:
+            self._added = False
+            write_pickle(self.path, self._entries)

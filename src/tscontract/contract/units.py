@@ -12,21 +12,34 @@ dimension (``[length]``) or as an expression of them (``[length] / [time]``,
 Every unit or dimension that cannot be used is a :class:`UnitError` with the
 offset of the trouble in the text, whatever pint raised (division by zero,
 overflow, unbalanced parentheses).
+
+pint (and numpy, which it imports) costs about 0.3 s to import and its registry 0.03 s to
+build, so both wait for the first question the cache cannot answer: every verdict
+(a unit's dimensionality, a declaration that defines, an affine conversion) is kept in the
+tscontract cache (contract.cache), keyed by this code and the installed pint, and a process
+whose questions were all asked before never imports pint.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import pint
-from pint.util import UnitsContainer
+from tscontract.contract.cache import PickledDict, cache_dir, code_digest
 
-from tscontract.contract.cache import cache_dir
+if TYPE_CHECKING:
+    import pint
+    from pint.util import UnitsContainer
+
+T = TypeVar("T")
 
 BUILTIN_UNITS: tuple[tuple[str, str], ...] = (
     ("quote_currency", "[quote_currency]"),
@@ -107,6 +120,8 @@ def _balanced(text: str, what: str) -> None:
 @cache
 def registry(declared: tuple[UnitDefinition, ...] = ()) -> pint.UnitRegistry:
     """A Decimal-valued pint registry with the built-in and ``declared`` units."""
+    import pint
+
     directory = cache_dir()
     try:
         # pint caches its parsed definition files (contract.cache): 0.03 s instead of 0.25 s to start;
@@ -133,12 +148,57 @@ def registry(declared: tuple[UnitDefinition, ...] = ()) -> pint.UnitRegistry:
     return ureg
 
 
+@dataclass(frozen=True)
+class _Refused:
+    """A cached :class:`UnitError`."""
+
+    message: str
+    offset: int
+    declared: str | None
+
+
+@cache
+def versions_key() -> str:
+    """A digest of this code and the installed pint (its file's size and time): what a verdict depends on."""
+    spec = importlib.util.find_spec("pint")
+    origin = spec.origin if spec is not None and spec.origin else ""
+    stamp = ""
+    if origin:
+        try:
+            found = os.stat(origin)
+            stamp = f"{found.st_size}:{found.st_mtime_ns}"
+        except OSError:
+            stamp = ""
+    return code_digest("units", origin, stamp)
+
+
+_VERDICTS = PickledDict(lambda: f"units-{versions_key()[:20]}")
+
+
+def _remembered(question: tuple[Any, ...], answer: Callable[[], T]) -> T:
+    """``answer()``, or what it gave (or raised) for ``question`` before, in this process or an earlier one."""
+    found = _VERDICTS.get(question)
+    if isinstance(found, _Refused):
+        raise UnitError(found.message, found.offset, found.declared)
+    if found is not None:
+        return found
+    try:
+        value = answer()
+    except UnitError as exc:
+        _VERDICTS.put(question, _Refused(str(exc), exc.offset, exc.declared))
+        raise
+    _VERDICTS.put(question, value)
+    return value
+
+
 def check_declarations(declared: tuple[UnitDefinition, ...]) -> None:
     """Raise :class:`UnitError` (naming the declaration) when a declared unit cannot be defined."""
-    registry(declared)
+    _remembered(("declarations", declared), lambda: registry(declared) is not None)
 
 
 def _units(ureg: pint.UnitRegistry, text: str) -> pint.Unit:
+    import pint
+
     _balanced(text, "unit")
     try:
         return ureg.parse_units(text)
@@ -166,7 +226,7 @@ def _units(ureg: pint.UnitRegistry, text: str) -> pint.Unit:
 
 def check_unit(text: str, declared: tuple[UnitDefinition, ...] = ()) -> str:
     """Parse a unit; return its dimensionality as text (``[mass] / [length] / [time] ** 2``)."""
-    return str(_units(registry(declared), text).dimensionality)
+    return _remembered(("unit", text, declared), lambda: str(_units(registry(declared), text).dimensionality))
 
 
 # ------------------------------------------------------------ dimensions written in contracts
@@ -181,6 +241,9 @@ _MAX_EXPONENT = 12
 
 def _known_word(ureg: pint.UnitRegistry, word: str) -> UnitsContainer | None:
     """A dimension named by one word: a contract alias or a pint dimension; None if unknown."""
+    import pint
+    from pint.util import UnitsContainer
+
     key = word.strip().lower().replace(" ", "_")
     alias = _DIMENSION_ALIASES.get(key)
     if alias == "":
@@ -264,6 +327,8 @@ class _DimensionReader:
                 raise self.error(f"cannot read dimension at {closing[1]!r}", closing[2])
             return inner
         if kind == "int" and text == "1":
+            from pint.util import UnitsContainer
+
             return UnitsContainer()
         if kind in ("dim", "word"):
             name = text.strip("[]").strip()
@@ -286,20 +351,34 @@ def _dimension(ureg: pint.UnitRegistry, dimension: str) -> UnitsContainer:
 
 def dimensionality(dimension: str, declared: tuple[UnitDefinition, ...] = ()) -> str:
     """The pint dimensionality of a dimension written in a contract, as text."""
-    found = _dimension(registry(declared), dimension)
-    return str(found) if found else "dimensionless"
+
+    def answer() -> str:
+        found = _dimension(registry(declared), dimension)
+        return str(found) if found else "dimensionless"
+
+    return _remembered(("dimension", dimension, declared), answer)
 
 
 def unit_in_dimension(unit: str, dimension: str, declared: tuple[UnitDefinition, ...] = ()) -> bool:
     """True when ``unit`` measures ``dimension`` (kPa is pressure, degC is temperature)."""
-    ureg = registry(declared)
-    return UnitsContainer(_units(ureg, unit).dimensionality) == _dimension(ureg, dimension)
+
+    def answer() -> bool:
+        from pint.util import UnitsContainer
+
+        ureg = registry(declared)
+        return UnitsContainer(_units(ureg, unit).dimensionality) == _dimension(ureg, dimension)
+
+    return _remembered(("unit in dimension", unit, dimension, declared), answer)
 
 
 def same_unit(a: str, b: str, declared: tuple[UnitDefinition, ...] = ()) -> bool:
     """True when two unit texts name the same unit (``kPa`` and ``kilopascal``)."""
-    ureg = registry(declared)
-    return _units(ureg, a) == _units(ureg, b)
+
+    def answer() -> bool:
+        ureg = registry(declared)
+        return _units(ureg, a) == _units(ureg, b)
+
+    return _remembered(("same unit", a, b, declared), answer)
 
 
 def convert(
@@ -317,6 +396,8 @@ def convert(
     """
     if not isinstance(value, Decimal):
         raise TypeError(f"convert() takes a Decimal, not {type(value).__name__}")
+    import pint
+
     ureg = registry(declared)
     source, target = _units(ureg, from_unit), _units(ureg, to_unit)
     scale_free = {u.name for u in declared if u.definition is None}
@@ -347,9 +428,13 @@ def exact_affine(
     Decimals; the fraction with the smallest denominator within 1e-20 recovers them, so
     a reading converts exactly (149.45 degF is 65.25 degC, not 65.250000000000000066).
     """
-    offset = convert(Decimal(0), from_unit, to_unit, declared=declared)
-    factor = convert(Decimal(1), from_unit, to_unit, declared=declared) - offset
-    return _rational(factor), _rational(offset)
+
+    def answer() -> tuple[Fraction, Fraction]:
+        offset = convert(Decimal(0), from_unit, to_unit, declared=declared)
+        factor = convert(Decimal(1), from_unit, to_unit, declared=declared) - offset
+        return _rational(factor), _rational(offset)
+
+    return _remembered(("affine", from_unit, to_unit, declared), answer)
 
 
 def _rational(value: Decimal) -> Fraction:

@@ -13,8 +13,6 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-import pyarrow as pa
-
 from tscontract.engines.columns import ident, sql_string
 
 LITERAL_ROWS = 5000  # above this many rows, an Arrow relation instead of literals
@@ -41,6 +39,8 @@ def small_table(con: Any, table: str, columns: list[tuple[str, str]], rows: list
     names = [f"c{i}" for i in range(len(columns))]
     casts = ", ".join(f"CAST({c} AS {sql}) AS {ident(name)}" for c, (name, sql) in zip(names, columns, strict=True))
     if len(rows) > LITERAL_ROWS:
+        import pyarrow as pa  # with numpy, 0.3 s to import: only for a large table
+
         arrow = pa.table([pa.array([_text(r[i]) for r in rows], pa.string()) for i in range(len(columns))], names=names)
         con.register(f"{table}_rows", arrow)
         relation = f"{table}_rows"

@@ -1,0 +1,184 @@
+"""The fixed cost of a fresh process: what ``import tscontract``, ``--help`` and ``validate`` import.
+
+pint (with numpy), pandas, pyarrow and exchange-calendars cost about a second to import
+together; a run whose answers are already in the cache (unit verdicts, catalogs, exchange
+sessions) imports none of them, and the answers it reads back are the ones it computed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, ROOT
+
+HEAVY = {"pint", "numpy", "pandas", "pyarrow", "exchange_calendars", "pyspark"}
+READER = {"sqlglot", "pydantic", "lark", "duckdb", "ruamel"}  # the contract reader and the engine
+
+# Runs ``code`` and prints, at exit, the top-level modules it imported (also after sys.exit).
+PRELUDE = """
+import atexit, json, sys
+atexit.register(lambda: print("MODULES " + json.dumps(sorted({m.split('.')[0] for m in sys.modules}))))
+"""
+
+
+def run(code: str, cache: Path | str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    env = {**os.environ, "TSCONTRACT_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", PRELUDE + code], capture_output=True, text=True, cwd=ROOT, env=env, check=False
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("MODULES ")]
+    assert lines, done.stderr
+    return done, set(json.loads(lines[-1].removeprefix("MODULES ")))
+
+
+def cli(*args: str) -> str:
+    return f"sys.argv = ['tscontract', *{list(args)!r}]\nfrom tscontract.cli import main\nmain()"
+
+
+def test_import_tscontract_is_light_and_its_names_still_resolve(tmp_path):
+    _, modules = run("import tscontract", tmp_path)
+    assert modules.isdisjoint(HEAVY | READER), sorted(modules & (HEAVY | READER))
+    done, _ = run(
+        "import tscontract\n"
+        "from tscontract import validate, Catalog, ContractError\n"
+        "print(tscontract.load_contract.__module__, validate.__module__, Catalog.__name__, ContractError.__name__)\n"
+        "print('validate' in dir(tscontract))\n"
+        "try:\n    tscontract.no_such_name\nexcept AttributeError as exc:\n    print(exc)",
+        tmp_path,
+    )
+    assert done.stdout.splitlines()[:3] == [
+        "tscontract.contract.loader tscontract.engines Catalog ContractError",
+        "True",
+        "module 'tscontract' has no attribute 'no_such_name'",
+    ]
+
+
+def test_help_imports_neither_engine_nor_contract_reader(tmp_path):
+    done, modules = run(cli("--help"), tmp_path)
+    assert "validate" in done.stdout
+    assert modules.isdisjoint(HEAVY | {"sqlglot", "duckdb", "lark"}), sorted(modules & (HEAVY | READER))
+
+
+def test_validate_with_a_warm_cache_imports_no_heavy_library(tmp_path):
+    ohlcv = EXAMPLES / "ohlcv_1m"
+    command = cli(
+        "validate",
+        str(ohlcv / "contract.yaml"),
+        str(ohlcv / "data" / "good.csv"),
+        "-c",
+        str(ohlcv / "catalog.yaml"),
+        "-q",
+    )
+    cold, cold_modules = run(command, tmp_path)
+    assert cold.returncode == 0, cold.stderr
+    assert {"pint", "exchange_calendars"} <= cold_modules  # the first run does compute the answers
+    warm, warm_modules = run(command, tmp_path)
+    assert warm.returncode == 0, warm.stderr
+    assert warm_modules.isdisjoint(HEAVY), sorted(warm_modules & HEAVY)
+    [report] = [line for line in cold.stdout.splitlines() if line.startswith("validate ")]
+    assert "781 rows from" in report and report.endswith("38 checks passed")
+    assert report in warm.stdout.splitlines()
+
+
+UNITS_PROBE = """
+from tscontract.contract.units import UnitDefinition, UnitError, check_unit, dimensionality, exact_affine
+from tscontract.contract.units import same_unit, unit_in_dimension
+declared = (UnitDefinition("index_point", "index_level"),)
+answers = [
+    check_unit("m**3/h"),
+    dimensionality("[mass] / [length] ** 3"),
+    same_unit("kPa", "kilopascal"),
+    same_unit("kPa", "bar"),
+    unit_in_dimension("degC", "temperature"),
+    [str(x) for x in exact_affine("degF", "degC")],
+    check_unit("index_point", declared),
+]
+for bad in ("furlongz", "kPa)"):
+    try:
+        check_unit(bad)
+    except UnitError as exc:
+        answers.append([str(exc), exc.offset])
+print("ANSWERS " + json.dumps(answers))
+"""
+
+
+def answers(done: subprocess.CompletedProcess[str]) -> list:
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("ANSWERS ")]
+    return json.loads(line.removeprefix("ANSWERS "))
+
+
+def test_unit_verdicts_come_back_from_the_cache_without_pint(tmp_path):
+    first, first_modules = run(UNITS_PROBE, tmp_path)
+    assert "pint" in first_modules
+    expected = answers(first)
+    assert expected[2:6] == [True, False, True, ["5/9", "-160/9"]]
+    assert expected[7][0].startswith("unknown unit 'furlongz'")
+    assert expected[8] == ["unit 'kPa)': unbalanced parentheses: ')' closes nothing", 3]
+    second, second_modules = run(UNITS_PROBE, tmp_path)
+    assert "pint" not in second_modules
+    assert answers(second) == expected
+    for path in tmp_path.glob("units-*.pickle"):
+        path.write_bytes(b"damaged")
+    third, third_modules = run(UNITS_PROBE, tmp_path)
+    assert "pint" in third_modules and answers(third) == expected  # rebuilt, same answers
+
+
+CATALOG_PROBE = """
+import tscontract.contract.catalog as catalog
+parsed = []
+original = catalog.load_located
+catalog.load_located = lambda *args: parsed.append(1) or original(*args)
+try:
+    found = catalog.load_catalog(sys.argv[1])
+    print("CATALOG " + json.dumps([len(parsed), found.model_dump(mode="json")]))
+except catalog.CatalogError as exc:
+    print("CATALOG " + json.dumps([len(parsed), str(exc)]))
+"""
+
+
+def big_catalog(n: int, unit: str = "kPa") -> str:
+    lines = ["catalog: plant_sensor", "series:"]
+    for i in range(n):
+        lines += [
+            f"  PT-{i:04d}:",
+            f"    unit: {unit}",
+            "    hard_bounds: [0, 1000.5]",
+            "    device_zone: Europe/Berlin",
+            "    calibrations:",
+            f"      - {{id: cal-{i}, valid_from: '2026-03-29T01:00:00Z'}}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def load(path: Path, cache: Path) -> list:
+    done, _ = run(f"sys.argv = ['', {str(path)!r}]\n" + CATALOG_PROBE, cache)
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("CATALOG ")]
+    return json.loads(line.removeprefix("CATALOG "))
+
+
+def test_a_large_catalog_is_read_once_and_an_edit_is_not_served_stale(tmp_path):
+    cache, path = tmp_path / "cache", tmp_path / "catalog.yaml"
+    path.write_text(big_catalog(60))
+    assert len(path.read_text()) > 4096
+    parsed_calls, first = load(path, cache)
+    assert parsed_calls == 1 and first["series"]["PT-0059"]["hard_bounds"] == ["0", "1000.5"]
+    assert load(path, cache) == [0, first]  # from the cache: the YAML is not read again
+    path.write_text(big_catalog(60).replace("1000.5", "999"))
+    parsed_calls, edited = load(path, cache)
+    assert parsed_calls == 1 and edited["series"]["PT-0059"]["hard_bounds"] == ["0", "999"]
+
+
+@pytest.mark.parametrize("unit", ["kPaa", "kPa)"])
+def test_a_large_catalog_with_an_error_fails_every_time(tmp_path, unit):
+    cache, path = tmp_path / "cache", tmp_path / "catalog.yaml"
+    path.write_text(big_catalog(60, unit=unit))
+    first = load(path, cache)
+    assert first[0] == 1 and "catalog.yaml" in first[1] and "series.PT-0000.unit" in first[1]
+    assert load(path, cache) == first  # never cached: read and refused again, same message
+    assert not list(cache.glob("catalogs/*.pickle"))
