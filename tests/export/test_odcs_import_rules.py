@@ -461,3 +461,44 @@ def test_the_imported_rules_run_alike_on_spark(imported, tmp_path):
     assert duck == spark and not duck["passed"]
     failed = {c["id"] for c in duck["checks"] if c["status"] == "failed"}
     assert {"field.symbol.constraint", "field.trade_id.unique", "sql_checks.positive_price"} <= failed
+
+
+@pytest.mark.parametrize(
+    ("implementation", "engine", "expected"),
+    [
+        ("checks for orders:\n  - row_count > 10\n", "soda", {"min": 11}),
+        ("checks for t:\n  - row_count between 5 and 9:\n      name: five to nine\n", "soda", {"min": 5, "max": 9}),
+        ("checks for t:\n  - row_count <= 100\n", "soda", {"max": 100}),
+        (
+            {"type": "expect_table_row_count_to_be_between", "kwargs": {"min_value": 10}},
+            "greatExpectations",
+            {"min": 10},
+        ),
+        (
+            {"type": "expect_table_row_count_to_equal", "kwargs": {"value": 7}},
+            "greatExpectations",
+            {"min": 7, "max": 7},
+        ),
+    ],
+)
+def test_soda_and_gx_row_counts(implementation, engine, expected):
+    rule = {"type": "custom", "engine": engine, "implementation": implementation}
+    assert odcs_rules.engine_row_count(rule) == expected
+
+
+@pytest.mark.parametrize(
+    ("implementation", "engine", "reason"),
+    [
+        ("checks for t:\n  - missing_count(a) = 0\n", "soda", "only row_count bounds"),
+        ("checks for t:\n  - row_count > 1\n  - row_count < 9\n", "soda", "not one Soda row_count check"),
+        (
+            {"type": "expect_column_values_to_not_be_null", "kwargs": {"column": "a"}},
+            "greatExpectations",
+            "only row-count",
+        ),
+        ("SELECT 1", "montecarlo", "tscontract does not run it"),
+    ],
+)
+def test_other_custom_rules_are_refused(implementation, engine, reason):
+    with pytest.raises(odcs_rules.Refused, match=reason):
+        odcs_rules.engine_row_count({"type": "custom", "engine": engine, "implementation": implementation})

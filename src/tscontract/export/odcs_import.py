@@ -16,7 +16,7 @@ One contract per schema object (:func:`import_document`). What maps to what:
 - logicalTypeOptions ``minimum``/``maximum``/``exclusive*`` → a field ``constraint`` (or an
   invariant for the second bound), ``minLength``/``maxLength`` and ``varchar(n)`` → ``length()``
   invariants, ``pattern`` → ``matches``; ``unique: true`` → the key or the field's ``unique``.
-- quality rules (library, sql, dqx custom) → nullable, key, ``unique``, invariants (with severity,
+- quality rules (library, sql, dqx, Soda/GX row counts) → nullable, key, ``unique``, invariants (with severity,
   ``max_failing``, description, dimension as note), ``row_count``, ``sql_checks``; how each is read
   and when it is refused is in :mod:`tscontract.export.odcs_rules`.
 - slaProperties ``latency``/``freshness`` on an instant of the object → ``freshness``.
@@ -768,8 +768,17 @@ class ObjectImport:
         if kind == "custom" and str(q.get("engine", "")).lower() == "dqx":
             self.dqx_rule(q, path, name, key)
             return
-        if kind == "custom":
-            self.lose(path, f"custom rule for engine {q.get('engine')!r}: tscontract does not run it")
+        if kind == "custom":  # Soda, GX: row-count bounds are read
+            try:
+                severity, reason = odcs_rules.severity(q.get("severity"))
+                self.add_row_count(odcs_rules.engine_row_count(q), self.origin(q, path, None, severity))
+            except odcs_rules.Refused as exc:
+                self.lose(path, str(exc))
+                return
+            for k in ("type", "engine", "implementation", "description", "dimension", "severity"):
+                self.take(*path, k)
+            if reason:
+                self.losses.append(Loss(self.render((*path, "severity")), shown(q["severity"]), reason))
             return
         if kind not in ("sql", "library"):
             self.lose(path, f"quality rule of type {q.get('type')!r}: unknown")

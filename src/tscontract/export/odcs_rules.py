@@ -13,7 +13,7 @@ Each function reads one part of a rule and returns what the contract writes, or 
 - ``sql`` rules: ``{object}``, ``${object}``, ``{model}`` and the object's table name (or name)
   read the batch; ``{field}``/``{column}`` is the property; physical column names become field
   names. The query must bind in DuckDB over the contract's typed columns and return one value.
-- dqx ``custom`` rules on one column (:func:`dqx_check`).
+- dqx ``custom`` rules on one column (:func:`dqx_check`); Soda/GX row counts (:func:`engine_row_count`).
 """
 
 from __future__ import annotations
@@ -327,3 +327,56 @@ def range_clause(column: str, low: Any, high: Any) -> str:
     if lo is None and hi is None:
         raise Refused("is_in_range without limits")
     return f"{column} >= {format(lo, 'f')}" if lo is not None else f"{column} <= {format(hi, 'f')}"
+
+
+_SODA_ROW_COUNT = re.compile(r"^row_count\s*(?:(>=|<=|>|<|=)\s*(\d+)|between\s+(\d+)\s+and\s+(\d+))$")
+
+
+def engine_row_count(rule: dict[str, Any]) -> dict[str, int]:
+    """A Soda or GX ``custom`` rule that bounds the row count, as ``{min, max}``; else refused.
+
+    Soda: one check ``row_count > 10`` (``>=``, ``<``, ``<=``, ``=``, ``between a and b``, inclusive);
+    GX: ``expect_table_row_count_to_be_between`` (``min_value``/``max_value``, inclusive) or
+    ``expect_table_row_count_to_equal``.
+    """
+    engine = str(rule.get("engine", "")).lower()
+    implementation = rule.get("implementation")
+    if engine == "soda" and isinstance(implementation, str):
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+
+        try:
+            tree = YAML(typ="safe").load(implementation)
+        except YAMLError:
+            raise Refused("a Soda check that is not YAML") from None
+        checks = [c for v in tree.values() for c in (v or [])] if isinstance(tree, dict) else []
+        written = [next(iter(c)) if isinstance(c, dict) else c for c in checks]
+        if len(written) != 1 or not isinstance(written[0], str):
+            raise Refused("not one Soda row_count check")
+        found = _SODA_ROW_COUNT.match(written[0].strip())
+        if found is None:
+            raise Refused(f"Soda check {written[0]!r}: only row_count bounds have a tscontract clause")
+        op, value, low, high = found.groups()
+        if op is None:
+            return row_count({"mustBeBetween": [int(low), int(high)]})
+        key = {
+            ">": "mustBeGreaterThan",
+            ">=": "mustBeGreaterOrEqualTo",
+            "<": "mustBeLessThan",
+            "<=": "mustBeLessOrEqualTo",
+            "=": "mustBe",
+        }[op]
+        return row_count({key: int(value)})
+    if engine in ("greatexpectations", "great_expectations", "gx") and isinstance(implementation, dict):
+        kind = implementation.get("type")
+        kwargs = implementation.get("kwargs") if isinstance(implementation.get("kwargs"), dict) else {}
+        if kind == "expect_table_row_count_to_equal" and number(kwargs.get("value")) is not None:
+            return row_count({"mustBe": kwargs["value"]})
+        if kind == "expect_table_row_count_to_be_between":
+            low, high = number(kwargs.get("min_value")), number(kwargs.get("max_value"))
+            if low is None and high is None:
+                raise Refused("expect_table_row_count_to_be_between without bounds")
+            bounds = {"min": _ceil(low)} if low is not None else {}
+            return bounds | ({"max": _floor(high)} if high is not None else {})
+        raise Refused(f"GX expectation {kind!r}: only row-count expectations are read")
+    raise Refused(f"custom rule for engine {rule.get('engine')!r}: tscontract does not run it")
