@@ -275,3 +275,49 @@ def test_a_store_written_before_rule_sets_is_migrated(tmp_path: Path) -> None:
         assert post(reg, "/subjects/old-value/versions", body) == (200, {"id": 2})
     finally:
         reg.close()
+
+
+def test_empty_rule_lists_and_metadata_members_are_absent(registry: Registry) -> None:
+    """confluent-kafka sends `migrationRules: []`, `sensitive: []` when it looks up a schema registered without them."""
+    text = json.dumps(BAR, separators=(",", ":"))
+    first = post(registry, "/subjects/bars-value/versions", {"schema": text, "ruleSet": RULES})
+    padded = dict(RULES, migrationRules=[], encodingRules=[])
+    again = post(
+        registry, "/subjects/bars-value/versions", {"schema": text, "ruleSet": padded, "metadata": {"sensitive": []}}
+    )
+    assert again == first
+    assert "metadata" not in registry.call("GET", "/subjects/bars-value/versions/1")[1]
+
+
+def test_latest_version_with_metadata(registry: Registry) -> None:
+    """GET /subjects/{s}/metadata?key=K&value=V: what a consumer with use.latest.with.metadata asks for."""
+    for major, doc in (("1", "v1"), ("2", "v2"), ("1", "v1.1")):
+        body = {"schema": json.dumps(dict(BAR, doc=doc)), "metadata": {"properties": {"major_version": major}}}
+        assert post(registry, "/subjects/bars-value/versions", body)[0] == 200
+    found = registry.call("GET", "/subjects/bars-value/metadata?key=major_version&value=1")
+    assert found[0] == 200 and found[1]["version"] == 3
+    assert registry.call("GET", "/subjects/bars-value/metadata?key=major_version&value=2")[1]["version"] == 2
+    none = registry.call("GET", "/subjects/bars-value/metadata?key=major_version&value=3")
+    assert (none[0], none[1]["error_code"]) == (404, 40403)
+
+
+def test_compatibility_group_checks_only_the_same_major_version(default_store_registry: Registry) -> None:
+    """Confluent's compatibilityGroup: a breaking change is a new major version, checked only against its own group."""
+    reg = default_store_registry
+
+    def version(fields: list[dict], major: str) -> dict:
+        return {"schema": json.dumps(dict(BAR, fields=fields)), "metadata": {"properties": {"major_version": major}}}
+
+    kpa = [BAR["fields"][0], {"name": "pressure_kpa", "type": "double"}]
+    bar = [BAR["fields"][0], {"name": "pressure_bar", "type": "double"}]
+    assert post(reg, "/subjects/p-value/versions", version(bar, "1"))[0] == 200
+    assert post(reg, "/subjects/p-value/versions", version(kpa, "2"))[0] == 409  # FULL_TRANSITIVE over everything
+    assert reg.call("PUT", "/config/p-value", {"compatibilityGroup": "major_version"}) == (
+        200,
+        {"compatibilityGroup": "major_version"},
+    )
+    assert reg.call("GET", "/config/p-value")[1]["compatibilityGroup"] == "major_version"
+    assert post(reg, "/subjects/p-value/versions", version(kpa, "2"))[0] == 200
+    # within a group the checks still hold: major 2 cannot drop pressure_kpa
+    status, body = post(reg, "/subjects/p-value/versions", version(bar, "2"))
+    assert status == 409 and "pressure" in body["message"], body

@@ -28,7 +28,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from tscontract.registry.canonical import canonical_text
-from tscontract.registry.contract_fields import contract_fields, payload_fields
+from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_schema
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
@@ -59,6 +59,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     for method, pattern, name in [
         ("GET", r"/subjects", "list_subjects"),
         ("GET", r"/subjects/(?P<subject>[^/]+)/versions", "list_versions"),
+        ("GET", r"/subjects/(?P<subject>[^/]+)/metadata", "latest_with_metadata"),
         ("POST", r"/subjects/(?P<subject>[^/]+)/versions", "register"),
         ("GET", r"/subjects/(?P<subject>[^/]+)/versions/(?P<version>[^/]+)", "get_version"),
         ("GET", r"/subjects/(?P<subject>[^/]+)/versions/(?P<version>[^/]+)/schema", "get_version_schema"),
@@ -376,6 +377,19 @@ class RegistryApp:
         except ValueError:
             return 200, registered.schema_text  # Protobuf text is not JSON
 
+    def _h_latest_with_metadata(self, call: _Call, subject: str) -> tuple[int, Any]:
+        """Confluent's ``GET /subjects/{s}/metadata?key=K&value=V...``: the newest live version whose
+        metadata properties hold every pair (what ``use.latest.with.metadata`` asks for)."""
+        keys, values = call.query.get("key", []), call.query.get("value", [])
+        if len(keys) != len(values):
+            raise RegistryError(422, 42201, "give as many 'value' parameters as 'key' parameters")
+        wanted = dict(zip(keys, values, strict=True))
+        for version in reversed(self.store.versions(subject)):
+            registered = self.store.get_version(subject, version)
+            if properties_match(registered.metadata, wanted):
+                return 200, self._version_payload(registered)
+        raise RegistryError(404, 40403, f"No version of subject '{subject}' has metadata {wanted}")
+
     def _h_lookup(self, call: _Call, subject: str) -> tuple[int, Any]:
         s = self._submitted(call)
         given = "metadata" in s.body or "ruleSet" in s.body  # else any stored metadata and rules match
@@ -416,14 +430,26 @@ class RegistryApp:
 
     def _h_get_config(self, call: _Call, subject: str | None = None) -> tuple[int, Any]:
         default_to_global = subject is None or _flag(call.query, "defaultToGlobal")
-        level = self.store.compatibility(subject, default_to_global=default_to_global)
+        group = self.store.compatibility_group(subject)
+        own_group = subject is not None and group is not None and group != self.store.compatibility_group(None)
+        level = self.store.compatibility(subject, default_to_global=default_to_global or own_group)
         if level is None:
             raise RegistryError(404, 40408, f"Subject '{subject}' does not have subject-level compatibility configured")
-        return 200, {"compatibilityLevel": level}
+        answer = {"compatibilityLevel": level}
+        if group:
+            answer["compatibilityGroup"] = group
+        return 200, answer
 
     def _h_put_config(self, call: _Call, subject: str | None = None) -> tuple[int, Any]:
         body = call.body()
         level = body.get("compatibility", body.get("compatibilityLevel"))
+        group = body.get("compatibilityGroup")
+        if group is not None:
+            if not isinstance(group, str):
+                raise RegistryError(422, 42203, "'compatibilityGroup' must be a metadata property name (or '')")
+            self.store.set_compatibility_group(subject, group)
+            if level is None:
+                return 200, {"compatibilityGroup": group}
         if not isinstance(level, str) or level.upper() not in COMPATIBILITY_LEVELS:
             raise RegistryError(
                 422, 42203, f"Invalid compatibility level {level!r}; one of {', '.join(COMPATIBILITY_LEVELS)}"

@@ -102,12 +102,30 @@ def _stored(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _pruned(value: dict[str, Any]) -> dict[str, Any]:
+    """Without empty or null members: confluent-kafka's client sends ``"migrationRules": []`` and
+    ``"sensitive": []`` for a schema registered without them, and must find it."""
+    return {key: item for key, item in value.items() if item not in (None, [], {})}
+
+
 def contract_fields(body: dict[str, Any]) -> tuple[str, str]:
     """(metadata, ruleSet) of a registration body as stored: compact sorted JSON, '' when absent or empty."""
     metadata, rule_set = body.get("metadata"), body.get("ruleSet")
-    stored_metadata = _stored(check_metadata(metadata)) if metadata else ""
-    stored_rules = _stored(check_rule_set(rule_set)) if rule_set else ""
-    return stored_metadata, stored_rules
+    if metadata is not None:
+        metadata = _pruned(check_metadata(metadata))
+    if rule_set is not None:
+        rule_set = _pruned(check_rule_set(rule_set))
+    return (_stored(metadata) if metadata else "", _stored(rule_set) if rule_set else "")
+
+
+def property_value(metadata: str, key: str) -> str | None:
+    """One property of stored metadata (None when absent)."""
+    return ((json.loads(metadata) if metadata else {}).get("properties") or {}).get(key)
+
+
+def properties_match(metadata: str, wanted: dict[str, str | None]) -> bool:
+    """Do the stored metadata's properties hold every wanted key with its value (None: absent)?"""
+    return all(property_value(metadata, key) == value for key, value in wanted.items())
 
 
 def payload_fields(metadata: str, rule_set: str) -> dict[str, Any]:

@@ -65,6 +65,10 @@ CREATE TABLE IF NOT EXISTS config (
     subject TEXT PRIMARY KEY,
     compatibility TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS config_groups (
+    subject TEXT PRIMARY KEY,
+    property TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS config_log (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     subject TEXT,
@@ -322,14 +326,18 @@ class RegistryStore:
     def _live_texts(self, conn: Any, subject: str, limit: int | None) -> list[tuple[str, str]]:
         """(schema type, text) of live versions, newest first; a version with references as one
         self-contained text (what a compatibility check reads)."""
+        return [(kind, text) for kind, text, _ in self._live_rows(conn, subject, limit)]
+
+    def _live_rows(self, conn: Any, subject: str, limit: int | None) -> list[tuple[str, str, str]]:
+        """(schema type, self-contained text, metadata) of live versions, newest first."""
         sql = (
-            "SELECT s.schema_type, s.schema_text, s.refs FROM subject_versions v JOIN schemas s ON s.id = v.schema_id"
-            " WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC"
+            "SELECT s.schema_type, s.schema_text, s.refs, s.metadata FROM subject_versions v"
+            " JOIN schemas s ON s.id = v.schema_id WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC"
         )
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         rows = conn.execute(sql, (subject,)).fetchall()
-        return [(kind, self.check_text(kind, text, json.loads(refs))) for kind, text, refs in rows]
+        return [(kind, self.check_text(kind, text, json.loads(refs)), meta) for kind, text, refs, meta in rows]
 
     def check_text(self, schema_type: str, text: str, references: list[dict]) -> str:
         """The text a compatibility check reads: ``text`` itself, or with what its references reach."""
@@ -485,7 +493,33 @@ class RegistryStore:
             "SELECT coalesce(max(version), 0), coalesce(sum(1 - deleted), 0) FROM subject_versions WHERE subject = ?",
             (subject,),
         ).fetchone()
-        return int(last), int(live), self._compatibility(conn, subject, True) or DEFAULT_COMPATIBILITY
+        mode = self._compatibility(conn, subject, True) or DEFAULT_COMPATIBILITY
+        return int(last), int(live), mode, self._group(conn, subject)
+
+    @staticmethod
+    def _group(conn: Any, subject: str | None) -> str | None:
+        """The metadata property that splits the subject into compatibility groups (subject's, else global)."""
+        for key in ([subject] if subject else []) + [_GLOBAL]:
+            row = conn.execute("SELECT property FROM config_groups WHERE subject = ?", (key,)).fetchone()
+            if row is not None:
+                return row[0] or None
+        return None
+
+    def compatibility_group(self, subject: str | None = None) -> str | None:
+        with self._connect() as conn:
+            return self._group(conn, subject)
+
+    def set_compatibility_group(self, subject: str | None, prop: str) -> None:
+        """Check a new version only against versions with the same value of metadata property ``prop``
+        (Confluent's ``compatibilityGroup``, e.g. ``major_version``); '' turns grouping off."""
+        if subject:
+            check_subject(subject)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO config_groups (subject, property) VALUES (?, ?)"
+                " ON CONFLICT (subject) DO UPDATE SET property = excluded.property",
+                (subject or _GLOBAL, prop),
+            )
 
     def _decide(
         self, conn: Any, subject: str, identity: Identity, compat: CompatFn, check_text: str | None = None
@@ -495,10 +529,18 @@ class RegistryStore:
         found = self._live_version_of(conn, subject, identity)
         if found is not None:
             return state, found[1]
-        mode = state[2]
+        mode, group = state[2], state[3]
         schema_type, text = identity[0], identity[1]
         transitive = mode.endswith("_TRANSITIVE")
-        live = self._live_texts(conn, subject, None if transitive else 1)
+        if group:
+            from tscontract.registry.contract_fields import properties_match, property_value
+
+            wanted = {group: property_value(identity[3], group)}
+            rows = self._live_rows(conn, subject, None)
+            live = [(kind, old) for kind, old, metadata in rows if properties_match(metadata, wanted)]
+            live = live if transitive else live[:1]
+        else:
+            live = self._live_texts(conn, subject, None if transitive else 1)
         if live and live[0][0] != schema_type and mode != "NONE":
             raise RegistryError(409, 409, f"Schema type {schema_type} differs from the subject's {live[0][0]}")
         olds = olds_for_mode(mode, [old for kind, old in live if kind == schema_type])
@@ -702,6 +744,7 @@ _PG_DDL = (
     "registered_at TEXT NOT NULL, PRIMARY KEY (subject, version))",
     "CREATE INDEX IF NOT EXISTS subject_versions_schema ON subject_versions (schema_id, subject)",
     "CREATE TABLE IF NOT EXISTS config (subject TEXT PRIMARY KEY, compatibility TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS config_groups (subject TEXT PRIMARY KEY, property TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS config_log (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, subject TEXT, "
     "who TEXT NOT NULL, changed_at TEXT NOT NULL, old TEXT, new TEXT, reason TEXT)",
     "CREATE INDEX IF NOT EXISTS config_log_subject ON config_log (subject, id)",
