@@ -251,7 +251,7 @@ def test_a_new_consumer_reads_old_records_through_the_upgrade_rule(registry: Reg
     with pytest.raises(SerializationError):
         old_producer({**old_records[0], "pressure_bar": Decimal("-0.0001")}, ctx)
 
-    # the major change: registered beside the old version (compatibility NONE for this subject)
+    # the major change: registered beside the old version, checked only within its major version
     v2 = payload(new_path, previous=load_contract(old_path))
     migrations = {r["mode"]: r for r in v2["ruleSet"]["migrationRules"]}
     assert set(migrations) == {"UPGRADE", "DOWNGRADE"}
@@ -262,7 +262,9 @@ def test_a_new_consumer_reads_old_records_through_the_upgrade_rule(registry: Reg
         '"pressure_kpa": decimals.round(decimals.mul(decimal(message.pressure_bar), decimal("100")), 2)'
         in (migrations["UPGRADE"]["expr"])
     )
-    assert registry.call("PUT", "/config/line-value", {"compatibility": "NONE", "reason": "2.0.0"})[0] == 200
+    refused = registry.call("POST", "/subjects/line-value/versions", v2)
+    assert refused[0] == 409  # FULL_TRANSITIVE across major versions: the unit change is a break
+    assert registry.call("PUT", "/config/line-value", {"compatibilityGroup": "major_version"})[0] == 200
     register(registry, v2, "line-value")
 
     new_producer, new_consumer = serde(registry, v2)
@@ -273,6 +275,17 @@ def test_a_new_consumer_reads_old_records_through_the_upgrade_rule(registry: Reg
     ]
     fresh = {"series_id": "P-101", "event_ts": at, "device_id": "pump-7", "pressure_kpa": Decimal("151.30")}
     assert new_consumer(new_producer(fresh, ctx), ctx) == fresh
+    # a 1.x consumer still reads bar: the registry answers its major version, the downgrade rule converts
+    old_reader = AvroDeserializer(
+        SchemaRegistryClient({"url": registry.url}),
+        conf={"use.latest.with.metadata": {"major_version": v1["metadata"]["properties"]["major_version"]}},
+    )
+    assert old_reader(new_producer(fresh, ctx), ctx) == {
+        "series_id": "P-101",
+        "event_ts": at,
+        "device": "pump-7",
+        "pressure_bar": Decimal("1.5130"),
+    }
     with pytest.raises(SerializationError):
         new_producer({**fresh, "pressure_kpa": Decimal("-1.00")}, ctx)
 
@@ -280,8 +293,8 @@ def test_a_new_consumer_reads_old_records_through_the_upgrade_rule(registry: Reg
 def test_the_downgrade_rule_is_the_inverse_in_confluents_cel_environment(tmp_path: Path) -> None:
     """The v2 -> v1 transform, evaluated by cel-python with confluent-kafka's CEL functions.
 
-    A v1 consumer picks it up with use.latest.with.metadata={"major_version": "1"}, which asks the
-    registry for GET /subjects/<subject>/metadata; tscontract's registry does not serve that yet.
+    A v1 consumer picks it up with use.latest.with.metadata={"major_version": "1"} (GET
+    /subjects/<subject>/metadata): proven end to end in the test above; here the expression alone.
     """
     import celpy
     from confluent_kafka.schema_registry.rules.cel.cel_executor import msg_to_cel
