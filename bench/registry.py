@@ -343,12 +343,15 @@ def section(result: dict) -> str:
         or "none"
     )
     r = result
+    processes = r["check_processes"]
+    where = f" in {processes} worker processes" if processes else " in the server process"
     run = (
         f"- run: {r['duration_s']:.0f} s, {r['writers']} writer and {r['readers']} reader threads in one"
         " client process (plain HTTP/1.1 keep-alive, `http.client`); the server in its own process"
-        " (`tscontract registry serve`: Starlette on uvicorn with httptools, SQLite in WAL mode in a"
-        " temporary directory, the default FULL_TRANSITIVE checks by tscontract.evolution in"
-        f" {r['check_processes']} worker processes); each writer moves to a new subject every"
+        " (`tscontract registry serve`: Starlette on uvicorn with httptools and uvloop, SQLite in WAL mode"
+        " in a temporary directory, the default FULL_TRANSITIVE checks by tscontract.evolution"
+        + where
+        + "); each writer moves to a new subject every"
         f" {r['versions_per_subject']} versions"
     )
     writes = (

@@ -673,7 +673,8 @@ def registry_serve(
             "--check-processes",
             metavar="N",
             min=0,
-            help="Worker processes for compatibility checks (default: one per core, at most 4; 0: in process).",
+            help="Worker processes for compatibility checks (default: 0, in process, on 2 cores or fewer; else one"
+            " per core, at most 4).",
         ),
     ] = None,
 ) -> None:

@@ -51,7 +51,7 @@ BODY_TYPES = (
     "application/octet-stream",
 )
 MAX_BODY = 16 * 1024 * 1024
-WRITE_THREADS = 8  # writes (and compatibility tests) in progress at once; the rest queue without a thread
+WRITE_THREADS = 12  # writes (and compatibility tests) in progress at once; the rest queue without a thread
 _LOG = logging.getLogger("tscontract.registry")
 
 _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
@@ -149,9 +149,9 @@ class RegistryApp:
         # every path reaches one endpoint that routes on the raw path (Starlette's own routes would
         # match the decoded path, where %2F and %0A are no longer what the client sent)
         self._read_threads = anyio.CapacityLimiter(32)
-        # few write threads: a write parses, queries and waits for a check process; fifty threads doing
-        # that at once spend the interpreter lock handing it between them (50 writers, 2 cores: 8 threads
-        # register about as many schemas per second as 64 did, and reads answer twice as fast)
+        # few write threads: a write parses, queries and checks; fifty threads doing that at once spend
+        # the interpreter lock handing it between them (50 writers, 2 cores: 12 threads register more
+        # schemas per second than 64 did, and reads answer twice as fast)
         self._write_threads = anyio.CapacityLimiter(WRITE_THREADS)
         self.asgi = Starlette()
         self.asgi.router.default = self._asgi_endpoint

@@ -489,12 +489,20 @@ class RegistryStore:
 
     def _subject_state(self, conn: Any, subject: str) -> tuple:
         """What a compatibility decision depends on: last version number, live versions, the mode in force."""
-        last, live = conn.execute(
-            "SELECT coalesce(max(version), 0), coalesce(sum(1 - deleted), 0) FROM subject_versions WHERE subject = ?",
-            (subject,),
+        # one statement: it also runs under the write lock, where every extra round trip waits for
+        # the interpreter lock while other writers queue behind it
+        last, live, own_mode, global_mode, own_group, global_group = conn.execute(
+            "SELECT coalesce(max(version), 0), coalesce(sum(1 - deleted), 0),"
+            " (SELECT compatibility FROM config WHERE subject = ?),"
+            " (SELECT compatibility FROM config WHERE subject = ?),"
+            " (SELECT property FROM config_groups WHERE subject = ?),"
+            " (SELECT property FROM config_groups WHERE subject = ?)"
+            " FROM subject_versions WHERE subject = ?",
+            (subject, _GLOBAL, subject, _GLOBAL, subject),
         ).fetchone()
-        mode = self._compatibility(conn, subject, True) or DEFAULT_COMPATIBILITY
-        return int(last), int(live), mode, self._group(conn, subject)
+        mode = own_mode or global_mode or DEFAULT_COMPATIBILITY
+        group = own_group if own_group is not None else global_group
+        return int(last), int(live), mode, group or None
 
     @staticmethod
     def _group(conn: Any, subject: str | None) -> str | None:
