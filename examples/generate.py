@@ -111,8 +111,7 @@ SENSOR_CATALOG = {
 }
 
 OHLCV_CATALOG = {
-    sym: {"cadence": "60s", "venue": "XNAS", "calendar": "XNAS", "quote_currency": "USD"}
-    for sym in ("AAPL", "MSFT")
+    sym: {"cadence": "60s", "venue": "XNAS", "calendar": "XNAS", "quote_currency": "USD"} for sym in ("AAPL", "MSFT")
 }
 
 CATALOG_CSV_HEADER = [
