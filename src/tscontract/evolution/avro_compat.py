@@ -117,6 +117,8 @@ class _Schema:
         out["aliases"] = [self._fullname(a, inner_namespace) for a in node.get("aliases", [])]
         self.names[fullname] = out
         if kind in ("record", "error"):
+            if not isinstance(node.get("fields"), list):
+                raise ValueError(f"record {fullname!r} has no 'fields' list (the specification requires one)")
             out["fields"] = [
                 {**f, "type": self._walk(f["type"], inner_namespace), "aliases": list(f.get("aliases", []))}
                 for f in node["fields"]

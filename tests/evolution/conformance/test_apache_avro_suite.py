@@ -32,3 +32,31 @@ def test_agreement_with_apache_avro() -> None:
     unexplained = [(i, CASES[i]) for i in disagreements if i not in DELIBERATE]
     assert not unexplained, f"disagreements without a documented policy: {unexplained[:3]}"
     assert sorted(disagreements) == sorted(DELIBERATE)
+
+
+RUBY = json.loads((Path(__file__).parent / "data" / "apache_avro_ruby_compatibility.json").read_text(encoding="utf-8"))
+
+
+def test_agreement_with_apache_avro_ruby_pairs() -> None:
+    """The pair lists of ``lang/ruby/test/test_schema_compatibility.rb`` (and its ``test_broken``).
+
+    Eight pairs use a record with no ``fields`` (Ruby's parser accepts it; the specification
+    requires the list, and Java's and Python's parsers refuse it): tscontract refuses such a
+    schema as invalid, so they are counted apart; every other pair must agree.
+    """
+    agree, invalid, disagreements = 0, [], []
+    for index, case in enumerate(RUBY):
+        try:
+            ours = check("BACKWARD", json.dumps(case["reader"]), [json.dumps(case["writer"])], "avro").compatible
+        except ValueError as exc:
+            assert "has no 'fields' list" in str(exc)
+            invalid.append(index)
+            continue
+        if ours == case["compatible"]:
+            agree += 1
+        else:
+            disagreements.append((index, case["names"]))
+    valid = len(RUBY) - len(invalid)
+    print(f"avro (Apache Avro ruby pairs): {agree}/{valid} = {100 * agree / valid:.1f}% agree; {len(invalid)} invalid")
+    assert len(RUBY) == 83 and len(invalid) == 8
+    assert not disagreements, disagreements
