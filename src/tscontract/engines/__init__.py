@@ -13,7 +13,7 @@ from tscontract.errors import InputError
 from tscontract.plan.checks import build_plan
 from tscontract.report.model import ValidationReport
 
-ENGINES = ("duckdb", "spark")
+ENGINES = ("duckdb", "spark", "postgres")
 
 
 def validate(
@@ -41,6 +41,8 @@ def validate(
     ``engine="spark"`` runs the same plan on Spark (``spark_master``, default ``local[*]``;
     ``spark_conf`` settings for the session); ``data`` may then also be ``spark:TABLE`` or
     a pyspark DataFrame.
+    ``engine="postgres"`` runs the plan inside PostgreSQL on ``data`` =
+    ``postgresql://user@host:port/db#schema.table`` (a URL like that picks it by itself).
     ``coverage=(start, end)`` is the period the batch covers at least (``--from/--to``): cadence
     and completeness expect points over all of it, not only between each series' first and
     last point (by default: every session or completeness window the batch touches, whole).
@@ -60,6 +62,10 @@ def validate(
         contract = load_contract(contract)
     if catalog is not None and not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
+    from tscontract.engines.postgres import is_postgres_url
+
+    if engine == "duckdb" and is_postgres_url(data):  # the data lives in PostgreSQL: validate it there
+        engine = "postgres"
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; available: {', '.join(ENGINES)}")
     plan = build_plan(contract, catalog, bounds, all_series=all_series)
@@ -71,6 +77,10 @@ def validate(
             raise InputError("a mapping converts raw files in DuckDB: validate them with --engine duckdb")
         loaded = mapping if isinstance(mapping, Mapping) else load_mapping(mapping)
         return validate_mapped(plan, data, loaded, now=now, examples=examples, progress=progress, coverage=coverage)
+    if engine == "postgres":
+        from tscontract.engines.postgres import PostgresEngine
+
+        return PostgresEngine().run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)
     if engine == "spark":
         from tscontract.engines.spark import SparkEngine
 

@@ -1,0 +1,265 @@
+"""The CheckPlan inside PostgreSQL: the data stays in the database.
+
+:class:`PostgresConnection` stands where the embedded engine's DuckDB connection
+stands. The validation run (engines/duckdb.py) issues its statements to it; each
+is generated for PostgreSQL by engines/postgres_sql.py and runs in one session
+(time zone UTC). Temporary tables are PostgreSQL ``TEMP`` tables of that session;
+the small tables the run builds from Python (catalog, calendars, bounds) go in
+with ``COPY``. What comes back to Python: counts, the failing examples, and the
+few aggregates the time checks read -- never the table's rows.
+
+The table is the source view ``__tsc_source``; its rows are numbered
+(``__row``, the row number failing examples name) in physical order, by
+``ctid``: for a table loaded once and only appended to, the order it was
+loaded in (a CSV copied in keeps its line order). Updates, ``VACUUM FULL`` or
+``CLUSTER`` move rows, and with them their numbers. A view or foreign table has
+no ``ctid``: its rows are numbered in the contract key's order.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import sqlglot
+import sqlglot.expressions as exp
+
+from tscontract.engines.columns import ident
+from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
+from tscontract.engines.sources import SOURCE_VIEW, Source
+from tscontract.errors import InputError
+from tscontract.plan.checks import CheckPlan
+from tscontract.report.model import ValidationReport
+
+URL_SCHEMES = ("postgresql://", "postgres://")
+_NUMERIC_OID = 1700
+_TYPES = {
+    "text": "VARCHAR",
+    "character varying": "VARCHAR",
+    "character": "VARCHAR",
+    "name": "VARCHAR",
+    "citext": "VARCHAR",
+    "boolean": "BOOLEAN",
+    "smallint": "SMALLINT",
+    "integer": "INTEGER",
+    "bigint": "BIGINT",
+    "real": "FLOAT",
+    "double precision": "DOUBLE",
+    "date": "DATE",
+    "bytea": "BLOB",
+    "timestamp with time zone": "TIMESTAMP WITH TIME ZONE",  # an instant
+    "timestamp without time zone": "TIMESTAMP",  # a wall-clock time with no zone: naive
+}
+
+
+def table_url(data: Any) -> str | None:
+    """``data`` as a ``postgresql://...#table`` URL (alone, or the one item of a list), else None."""
+    if isinstance(data, list | tuple) and len(data) == 1:
+        data = data[0]
+    return data if isinstance(data, str) and data.startswith(URL_SCHEMES) else None
+
+
+def is_postgres_url(data: Any) -> bool:
+    return table_url(data) is not None
+
+
+def duckdb_type(pg_type: str) -> str:
+    """A PostgreSQL column type (``format_type``) named as the column checks name physical types."""
+    base = re.sub(r"\(\d+\)", "", pg_type)  # timestamp(3) with time zone, varchar(12)
+    if base in _TYPES:
+        return _TYPES[base]
+    match = re.fullmatch(r"numeric\((\d+),(\d+)\)", pg_type)
+    if match:
+        return f"DECIMAL({match[1]},{match[2]})"
+    return pg_type.upper()  # numeric without precision, json, uuid, ...: no declared type takes them as is
+
+
+def split_url(url: str) -> tuple[str, list[str], str]:
+    """``postgresql://...#schema.table`` as (connection URL, [schema,] table, the URL shown without password)."""
+    conninfo, sep, table = url.partition("#")
+    if not sep or not table:
+        raise InputError(
+            f"{shown_url(conninfo)}: name the table after '#': postgresql://user@host:port/db#schema.table"
+        )
+    parts = table.split(".")
+    if len(parts) > 2 or not all(parts):
+        raise InputError(f"{table!r}: a table is named table or schema.table")
+    return conninfo, parts, f"{shown_url(conninfo)}#{table}"
+
+
+def shown_url(conninfo: str) -> str:
+    """The connection URL as messages and reports show it: no password."""
+    parts = urlsplit(conninfo)
+    if parts.password is None:
+        return conninfo
+    host = parts.hostname or ""
+    user = f"{parts.username}@" if parts.username else ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, parts.query, parts.fragment))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# ---------------------------------------------------------------------------- connection
+class _Result:
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+
+class PostgresConnection:
+    """The subset of a DuckDB connection the validation run uses, on a PostgreSQL session."""
+
+    def __init__(self, conninfo: str) -> None:
+        try:
+            import psycopg
+        except ImportError:
+            raise InputError("the PostgreSQL engine needs psycopg: pip install 'tscontract[postgres]'") from None
+        try:
+            self.pg = psycopg.connect(conninfo, autocommit=True, connect_timeout=10)
+        except Exception as exc:
+            raise InputError(f"cannot connect to {shown_url(conninfo)}: {_first_line(exc)}") from None
+        self.columns: dict[str, str] = {}  # the source's, with their DuckDB types
+        self.statements: list[str] = []  # as run, for a post-mortem and the tests
+        self.rows_fetched = 0  # rows that came back to Python: counts, examples, aggregates
+        self.pg.execute("SET TimeZone = 'UTC'")
+        self.pg.execute("SET DateStyle = 'ISO'")
+        for sql in try_functions_sql():
+            self.pg.execute(sql)
+
+    def run(self, sql: str) -> list[tuple[Any, ...]]:
+        """PostgreSQL ``sql`` as is; the rows it returns (none for a statement that returns none)."""
+        self.statements.append(sql)
+        with self.pg.cursor() as cur:
+            cur.execute(sql.encode())
+            if cur.description is None:
+                return []
+            # an unconstrained NUMERIC integer (sum of BIGINTs, div) is what DuckDB returns as an integer
+            plain = [d.type_code == _NUMERIC_OID and d.precision is None for d in cur.description]
+            self.rows_fetched += cur.rowcount
+            return [tuple(_integer(v) if p else v for v, p in zip(row, plain, strict=True)) for row in cur.fetchall()]
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> _Result:
+        if params:
+            raise NotImplementedError("the PostgreSQL connection takes no bound parameters; inline literals")
+        tree = sqlglot.parse_one(sql, read="duckdb")
+        if isinstance(tree, exp.Set):
+            return _Result([])
+        if isinstance(tree, exp.Create):
+            name = tree.this.name
+            query = tree.expression
+            if query is None:
+                raise NotImplementedError(f"the PostgreSQL connection creates tables from queries only: {sql[:60]}")
+            kind = "VIEW" if tree.kind == "VIEW" else "TABLE"
+            self.run(f"DROP {kind} IF EXISTS {ident(name)}")
+            self.run(f"CREATE TEMP {kind} {ident(name)} AS {to_postgres(query, self.columns)}")
+            return _Result([])
+        return _Result(self.run(to_postgres(tree, self.columns)))
+
+    def register(self, name: str, table: Any) -> None:
+        """An Arrow table of text columns as a temporary table (relations.small_table, for large ones)."""
+        self.run(f"DROP TABLE IF EXISTS {ident(name)}")
+        self.run(f"CREATE TEMP TABLE {ident(name)} ({', '.join(f'{ident(c)} TEXT' for c in table.column_names)})")
+        columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+        with self.pg.cursor() as cur, cur.copy(f"COPY {ident(name)} FROM STDIN".encode()) as copy:
+            for row in zip(*columns, strict=True):
+                copy.write_row(row)
+
+    def close(self) -> None:
+        self.pg.close()
+
+
+def _integer(value: Any) -> Any:
+    if isinstance(value, Decimal) and value.is_finite() and value.as_tuple().exponent == 0:
+        return int(value)
+    return value
+
+
+# ---------------------------------------------------------------------------- source
+def open_postgres_source(con: PostgresConnection, url: str, key: Sequence[str]) -> Source:
+    """The table ``url`` names as the view ``__tsc_source``, its rows numbered (``__row``)."""
+    _, parts, shown = split_url(url)
+    qualified = ".".join(ident(p) for p in parts)
+    found = con.run(f"SELECT c.oid, c.relkind FROM pg_class c WHERE c.oid = to_regclass({_literal(qualified)})")
+    if not found:
+        raise InputError(f"{shown}: no such table")
+    oid, relkind = found[0]
+    rows = con.run(
+        "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+        f"WHERE attrelid = {int(oid)} AND attnum > 0 AND NOT attisdropped ORDER BY attnum"
+    )
+    columns = {str(name): duckdb_type(str(pg_type)) for name, pg_type in rows}
+    con.columns = columns
+    if relkind in ("r", "m", "p"):  # a table, materialized view, partitioned table: physical order
+        order = "tableoid, ctid" if relkind == "p" else "ctid"
+    else:
+        order = ", ".join(ident(k) for k in key if k in columns) or "1"
+    con.run(f"DROP VIEW IF EXISTS {SOURCE_VIEW}")
+    con.run(
+        f"CREATE TEMP VIEW {SOURCE_VIEW} AS SELECT row_number() OVER (ORDER BY {order}) AS __row, * FROM {qualified}"
+    )
+    return Source(columns, text=False, has_row_number=True, description=[shown])
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# ---------------------------------------------------------------------------- engine
+class PostgresEngine:
+    """Executes a :class:`CheckPlan` inside PostgreSQL through the embedded engine's validation run."""
+
+    name = "postgres"
+
+    def run(
+        self,
+        plan: CheckPlan,
+        data: Any,
+        *,
+        now: datetime | None = None,
+        examples: int = 5,
+        progress: Any = None,
+        coverage: Any = None,
+    ) -> ValidationReport:
+        from tscontract.engines.duckdb import ValidationRun
+
+        url = table_url(data)
+        if url is None:
+            raise InputError("the PostgreSQL engine validates one table: postgresql://user@host:port/db#schema.table")
+        started = time.perf_counter()
+        conninfo, _, shown = split_url(url)
+        if progress:
+            progress("connecting to PostgreSQL")
+        con = PostgresConnection(conninfo)
+        try:
+            source = open_postgres_source(con, url, plan.contract.key)
+            run = ValidationRun(
+                plan,
+                source,
+                now,
+                examples,
+                progress,
+                con=con,  # type: ignore[arg-type]
+                engine=self.name,
+                coverage=coverage,
+            )
+            report = run.run()
+        except Exception as exc:
+            if not type(exc).__module__.startswith("psycopg"):
+                raise
+            # the server refused (permissions, a value it cannot read, a lost connection): one line, exit 2
+            raise InputError(f"PostgreSQL could not validate {shown}: {_first_line(exc)}") from None
+        finally:
+            con.close()
+        report.elapsed_s = time.perf_counter() - started
+        return report

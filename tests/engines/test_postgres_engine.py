@@ -1,0 +1,293 @@
+"""The PostgreSQL engine gives the same report as DuckDB on the same typed rows.
+
+Each fixture is cast to the contract's types once (an Arrow table, which DuckDB
+validates), and the same rows are copied in the same order into a real
+PostgreSQL table with the matching SQL types, which the PostgreSQL engine
+validates where it lives. The JSON reports must be identical apart from timing,
+the engine's name and how the data is named: statuses, failing counts, examples
+and the row numbers they give (PostgreSQL numbers rows in physical order, which
+is the order they were copied in).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from tests.conftest import EXAMPLES, free_port, run_cli, write
+from tests.engines.conftest import NOW, OHLCV, SENSOR
+from tests.engines.pg_tables import load_table, typed_table
+from tscontract import InputError, validate
+from tscontract.contract.loader import load_contract
+from tscontract.engines.duckdb import ValidationRun, profile
+from tscontract.engines.postgres import PostgresConnection, duckdb_type, open_postgres_source, split_url
+from tscontract.plan.checks import build_plan
+
+pytest.importorskip("psycopg", reason="the PostgreSQL engine is part of the dev install")
+
+DATA_FILES = sorted(EXAMPLES.glob("*/data/*.csv"))
+
+
+def table_name() -> str:
+    return f"public.t{time.time_ns()}"
+
+
+def reports(url: str, contract: Path, table: pa.Table, **kwargs: Any) -> tuple[dict, dict]:
+    name = table_name()
+    load_table(url, name, table, kwargs.pop("types", None))
+    duck = validate(contract, table, now=NOW, **kwargs).to_json()
+    pg = validate(contract, f"{url}#{name}", now=NOW, **kwargs).to_json()
+    for report in (duck, pg):
+        report.pop("elapsed_s"), report.pop("data")
+    assert (duck.pop("engine"), pg.pop("engine")) == ("duckdb", "postgres")
+    return duck, pg
+
+
+def assert_same(url: str, contract: Path, data: Path | pa.Table, **kwargs: Any) -> dict:
+    table = typed_table(contract, data) if isinstance(data, Path) else data
+    duck, pg = reports(url, contract, table, **kwargs)
+    for a, b in zip(duck["checks"], pg["checks"], strict=True):
+        assert a == b, f"{a['id']} differs:\nduckdb   {json.dumps(a)}\npostgres {json.dumps(b)}"
+    assert duck == pg
+    return duck
+
+
+def statuses(report: dict) -> dict[str, str]:
+    return {c["id"]: c["status"] for c in report["checks"]}
+
+
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_example_file(postgres_db, path):
+    dataset = path.parent.parent
+    report = assert_same(postgres_db, dataset / "contract.yaml", path, catalog=dataset / "catalog.yaml")
+    assert report["rows"] > 0
+    if path.name in ("bad.csv", "bad_kpa.csv"):  # not vacuous: these fail, with example rows
+        assert not report["passed"]
+        assert any(e.get("row") for c in report["checks"] for e in c["examples"])
+    if path.name == "good.csv":
+        assert report["passed"]
+
+
+def _ohlcv(change: Any = None) -> pa.Table:
+    table = typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "good.csv")
+    return change(table) if change else table
+
+
+def _set(table: pa.Table, name: str, array: Any) -> pa.Table:
+    return table.set_column(table.schema.get_field_index(name), name, array)
+
+
+def _epoch(divisor: int) -> Any:
+    def change(t: pa.Table) -> pa.Table:
+        millis = pc.cast(pc.cast(t.column("bar_start"), pa.timestamp("ms", tz="UTC")), pa.int64())
+        return _set(t, "bar_start", pc.divide(millis, divisor))
+
+    return change
+
+
+def _low_doubled(t: pa.Table) -> pa.Table:
+    low = t.column("low").to_pylist()
+    low[3] = low[3] * 2
+    return _set(t, "low", pa.array(low, t.schema.field("low").type))
+
+
+TYPED = {
+    "low-above-open": (_low_doubled, None),
+    "naive-timestamps": (
+        lambda t: _set(t, "bar_start", pc.cast(t.column("bar_start"), pa.timestamp("us"))),
+        None,
+    ),
+    "epoch-ms": (_epoch(1), None),
+    "epoch-s-read-as-ms": (_epoch(1000), None),
+    "float-where-decimal": (lambda t: _set(t, "open", pc.cast(t.column("open"), pa.float64())), None),
+    "wider-scale": (lambda t: t, {"open": "numeric(20,10)"}),
+    "text-where-decimal": (lambda t: t, {"volume": "text"}),
+    "unconstrained-numeric": (lambda t: t, {"close": "numeric"}),
+    "extra-and-missing-columns": (
+        lambda t: t.append_column("vwap", pa.array([1.0] * t.num_rows)).drop_columns(["trade_count"]),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TYPED))
+def test_typed_columns(postgres_db, name):
+    change, types = TYPED[name]
+    table = _ohlcv(change)
+    if name == "wider-scale":  # a value with ten decimals, held in PostgreSQL as numeric(20,10)
+        opens = table.column("open").to_pylist()
+        from decimal import Decimal
+
+        opens[2] += Decimal("0.0000000001")
+        table = _set(table, "open", pa.array(opens, pa.decimal128(20, 10)))
+        types = None
+    if name in ("text-where-decimal", "unconstrained-numeric"):
+        # no DuckDB type reads as PostgreSQL's does: compare PostgreSQL with what it must say
+        report = validate(
+            OHLCV / "contract.yaml", _pg(postgres_db, table, types), catalog=OHLCV / "catalog.yaml", now=NOW
+        )
+        column = "volume" if name == "text-where-decimal" else "close"
+        check = next(c for c in report.to_json()["checks"] if c["id"] == f"field.{column}.type")
+        assert check["status"] == "failed" and check["failed_rows"] == table.num_rows
+        physical = "VARCHAR" if column == "volume" else "NUMERIC"
+        assert check["message"].startswith(f"column is {physical} where decimal")
+        return
+    report = assert_same(postgres_db, OHLCV / "contract.yaml", table, catalog=OHLCV / "catalog.yaml", types=types)
+    assert report["passed"] == (name == "epoch-ms")
+    if name == "naive-timestamps":  # a PostgreSQL timestamp without time zone is no UTC instant
+        utc = next(c for c in report["checks"] if c["kind"] == "utc_instant")
+        assert utc["status"] == "failed" and utc["failed_rows"] == table.num_rows
+
+
+def _pg(url: str, table: pa.Table, types: dict[str, str] | None = None) -> str:
+    name = table_name()
+    load_table(url, name, table, types)
+    return f"{url}#{name}"
+
+
+def test_physical_types_are_named_as_duckdb_names_them():
+    assert duckdb_type("timestamp with time zone") == "TIMESTAMP WITH TIME ZONE"
+    assert duckdb_type("timestamp(3) with time zone") == "TIMESTAMP WITH TIME ZONE"
+    assert duckdb_type("timestamp without time zone") == "TIMESTAMP"
+    assert duckdb_type("numeric(18,8)") == "DECIMAL(18,8)"
+    assert duckdb_type("numeric") == "NUMERIC"
+    assert duckdb_type("double precision") == "DOUBLE"
+    assert duckdb_type("character varying(12)") == "VARCHAR"
+    assert duckdb_type("integer") == "INTEGER"
+
+
+def test_time_checks_cadence_completeness_sessions_freshness(postgres_db, tmp_path):
+    from tests.engines.test_time_checks import bars, sensor_csv
+
+    text = (SENSOR / "contract.yaml").read_text()
+    text += "completeness: {window: 1m, expected_count: per cadence}\nfreshness: {max_age: 15m}\n"
+    contract = write(tmp_path, text, "c.yaml")
+    data = sensor_csv(tmp_path, [0, 10, 20, 50, 61.5, 70, *range(80, 200, 10)])
+    report = assert_same(postgres_db, contract, data, catalog=SENSOR / "catalog.yaml")
+    found = statuses(report)
+    assert found["completeness"] == found["time.cadence"] == found["freshness"] == "failed"
+
+    sessions = [
+        "2026-11-27T17:58:00.000Z",
+        "2026-11-27T17:59:00.000Z",
+        "2026-11-27T18:00:00.000Z",  # after the half-day close
+        "2026-11-26T15:00:00.000Z",  # Thanksgiving
+        "2026-11-30T14:30:00.000Z",
+        "2026-11-30T14:33:00.000Z",
+    ]
+    bars_text = (OHLCV / "contract.yaml").read_text() + "completeness: {window: 1h, expected_count: per cadence}\n"
+    contract = write(tmp_path, bars_text, "b.yaml")
+    report = assert_same(postgres_db, contract, bars(tmp_path, sessions), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.session"] == 2
+
+
+def test_coverage_daily_bars_local_days_and_freshness_clocks(postgres_db, tmp_path):
+    from tests.engines import test_coverage as cov
+    from tests.engines.vendor_shapes import bars_csv, catalog_with, contract_with, minute_bars, sessions
+
+    monday = date(2026, 11, 30)
+    intraday = contract_with(tmp_path, extra=cov.SESSION_COMPLETENESS, name="intraday.yaml")
+    bars = minute_bars(monday)[1:-5] + minute_bars(date(2026, 11, 27))
+    report = assert_same(postgres_db, intraday, bars_csv(tmp_path, bars), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.cadence"] == 2
+    covered = (datetime(2026, 11, 30, 14, 30, tzinfo=UTC), datetime(2026, 11, 30, 15, tzinfo=UTC))
+    data = bars_csv(tmp_path, minute_bars(monday)[:25])
+    assert_same(postgres_db, intraday, data, catalog=OHLCV / "catalog.yaml", coverage=covered)
+    days = sessions(date(2026, 11, 2), date(2026, 11, 27))
+    days.remove(date(2026, 11, 12))
+    extra = "completeness: {window: 5 sessions, min_ratio: 1.0}\nfreshness: {max_age: 1 trading day}\n"
+    daily = contract_with(tmp_path, cov.DAILY, extra, name="daily.yaml")
+    data = cov.daily(tmp_path, [*days, date(2026, 11, 26)])
+    report = assert_same(postgres_db, daily, data, catalog=OHLCV / "catalog.yaml")
+    found = statuses(report)
+    assert found["time.cadence"] == found["time.session"] == found["completeness"] == "failed"
+    pre = [datetime(2026, 11, 30, 9, minute, tzinfo=UTC) for minute in range(3)]
+    clock = contract_with(tmp_path, "60s; no bars outside session", "freshness: {max_age: 15m, clock: session}\n")
+    extended = catalog_with(tmp_path, "extended")
+    assert_same(postgres_db, clock, bars_csv(tmp_path, pre + minute_bars(monday)), catalog=extended)
+    contract = write(tmp_path, cov.SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, cov.SENSOR_CATALOG, "sensor_catalog.yaml")
+    start, end = datetime(2026, 11, 1, 5, tzinfo=UTC), datetime(2026, 11, 2, 6, tzinfo=UTC)
+    skipped = {datetime(2026, 11, 1, 6, 5 * n, tzinfo=UTC) for n in range(12)}
+    report = assert_same(postgres_db, contract, cov.readings(tmp_path, start, end, skipped), catalog=catalog)
+    assert statuses(report)["completeness"] == "failed"
+
+
+def test_profiled_bounds_catch_the_lots_incident(postgres_db):
+    bounds = profile(load_contract(OHLCV / "contract.yaml"), OHLCV / "data" / "good.csv")
+    data = OHLCV / "data" / "bad_lots.csv"
+    report = assert_same(postgres_db, OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml", bounds=bounds)
+    assert statuses(report)["plausibility.volume.scale"] == "failed"
+
+
+def test_rules_regex_unique_thresholds_and_sql_checks(postgres_db, tmp_path):
+    from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
+
+    contract = trades_contract(tmp_path)
+    rows = bad_rows()
+    rows[2] = rows[2].replace("AAPL,", '"AAPL\n",', 1)  # a value ending in a line break: no full match
+    report = assert_same(postgres_db, contract, trades_csv(tmp_path, rows))
+    checks = {c["id"]: c for c in report["checks"]}
+    assert [e["row"] for e in checks["field.symbol.constraint"]["examples"]] == [2, 3, 7]
+    assert checks["field.trade_id.unique"]["examples"][0]["rows"] == [5, 12]
+    assert checks["sql_checks.no_free_trades"]["status"] == "failed"
+    assert checks["sql_checks.symbols_seen"]["examples"] == [{"value": 6}]  # AAPL\n is one more
+    assert assert_same(postgres_db, contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))["passed"]
+
+
+def test_no_row_leaves_the_database_but_counts_and_examples(postgres_db):
+    table = typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv")
+    url = _pg(postgres_db, table)
+    conninfo, parts, _ = split_url(url)
+    plan = build_plan(load_contract(OHLCV / "contract.yaml"), None)
+    con = PostgresConnection(conninfo)
+    try:
+        source = open_postgres_source(con, url, plan.contract.key)
+        report = ValidationRun(plan, source, NOW, 5, None, con=con, engine="postgres").run()  # type: ignore[arg-type]
+    finally:
+        con.close()
+    assert not report.passed
+    named = [s for s in con.statements if f'FROM "public"."{parts[-1]}"' in s]
+    assert len(named) == 1 and named[0].startswith("CREATE TEMP VIEW __tsc_source")  # read once, by the view
+    assert con.rows_fetched < table.num_rows / 4  # counts, examples, a few aggregates: not the rows
+
+
+# ---------------------------------------------------------------------------- CLI
+def test_cli_validates_a_table_in_place(postgres_db):
+    url = _pg(postgres_db, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv"))
+    out = run_cli("validate", OHLCV / "contract.yaml", url, "--catalog", OHLCV / "catalog.yaml", "--format", "json")
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert report["engine"] == "postgres" and not report["passed"] and report["rows"] == 781
+    assert report["data"] == [url]
+    good = _pg(postgres_db, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "good.csv"))
+    now = ("--now", "2026-11-30T21:05:00Z")
+    out = run_cli("validate", OHLCV / "contract.yaml", good, "--catalog", OHLCV / "catalog.yaml", *now)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def _one_line_exit_2(*args: Any) -> str:
+    out = run_cli("validate", OHLCV / "contract.yaml", *args)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    return out.stderr
+
+
+def test_cli_input_errors_are_one_line_exit_2(postgres_db):
+    assert "no such table" in _one_line_exit_2(f"{postgres_db}#public.missing")
+    assert "name the table after '#'" in _one_line_exit_2(postgres_db)
+    assert "a table is named table or schema.table" in _one_line_exit_2(f"{postgres_db}#a.b.c")
+    refused = f"postgresql://tsc:secret@127.0.0.1:{free_port()}/postgres#bars"
+    message = _one_line_exit_2(refused)
+    assert "cannot connect to" in message and "secret" not in message
+    message = _one_line_exit_2(OHLCV / "data" / "good.csv", "--engine", "postgres")
+    assert "validates one table" in message
+    with pytest.raises(InputError, match="no such table"):
+        validate(OHLCV / "contract.yaml", f"{postgres_db}#nowhere", engine="postgres")
