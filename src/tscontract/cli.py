@@ -185,7 +185,9 @@ def _coverage(start: str | None, end: str | None) -> Any:
 @app.command()
 def validate(
     contract: Path,
-    data: Annotated[list[str], typer.Argument(help="Parquet, CSV, JSON lines files, or db.duckdb::table.")],
+    data: Annotated[
+        list[str], typer.Argument(help="Parquet, CSV, JSON lines files, db::table, or postgresql://..#table.")
+    ],
     catalog: CatalogOption = None,
     now: Annotated[
         str | None, typer.Option("--now", help="Instant freshness is judged at (RFC 3339, default: now).")
@@ -197,7 +199,7 @@ def validate(
     coverage_to: Annotated[
         str | None, typer.Option("--to", help="End (exclusive) of the period the batch covers (RFC 3339).")
     ] = None,
-    engine: Annotated[str, typer.Option("--engine", help="Execution engine: duckdb or spark.")] = "duckdb",
+    engine: Annotated[str, typer.Option("--engine", help="Execution engine: duckdb, spark or postgres.")] = "duckdb",
     examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
     bounds: Annotated[
         Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
@@ -217,7 +219,8 @@ def validate(
 ) -> None:
     """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails.
 
-    DATA may also be spark:TABLE (a table in the Spark session's catalog) with --engine spark.
+    DATA may also be spark:TABLE (a table in the Spark session's catalog) with --engine spark, or
+    postgresql://user@host:port/db#schema.table: the table is validated inside PostgreSQL.
     """
     from tscontract.engines import validate as run_validate
 
@@ -234,6 +237,8 @@ def validate(
     _output_file(html, "--html")
     if html is not None and any(d.startswith("spark:") for d in data):
         raise InputError("--html plots the data from files; it cannot read a spark: table")
+    if html is not None and any(d.startswith(("postgresql://", "postgres://")) for d in data):
+        raise InputError("--html plots the data from files; it cannot read a PostgreSQL table")
 
     loaded_bounds = None
     if bounds is not None:

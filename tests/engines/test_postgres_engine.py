@@ -280,8 +280,9 @@ def _one_line_exit_2(*args: Any) -> str:
     return out.stderr
 
 
-def test_cli_input_errors_are_one_line_exit_2(postgres_db):
+def test_cli_input_errors_are_one_line_exit_2(postgres_db, tmp_path):
     assert "no such table" in _one_line_exit_2(f"{postgres_db}#public.missing")
+    assert "cannot read a PostgreSQL table" in _one_line_exit_2(f"{postgres_db}#t", "--html", tmp_path / "r.html")
     assert "name the table after '#'" in _one_line_exit_2(postgres_db)
     assert "a table is named table or schema.table" in _one_line_exit_2(f"{postgres_db}#a.b.c")
     refused = f"postgresql://tsc:secret@127.0.0.1:{free_port()}/postgres#bars"
