@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from datetime import UTC, date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -292,3 +293,62 @@ def test_cli_input_errors_are_one_line_exit_2(postgres_db, tmp_path):
     assert "validates one table" in message
     with pytest.raises(InputError, match="no such table"):
         validate(OHLCV / "contract.yaml", f"{postgres_db}#nowhere", engine="postgres")
+
+
+# ---------------------------------------------------------------------------- the SQL rewrites
+SAME_ANSWER = [
+    "SELECT epoch_us(TIMESTAMPTZ '2026-11-30 14:30:00.123456+00')",
+    "SELECT make_timestamptz(1796142600123456)",
+    "SELECT time_bucket(to_microseconds(300000000), TIMESTAMPTZ '2026-11-30 14:37:12+00')",
+    "SELECT time_bucket(to_microseconds(86400000000 * 7), TIMESTAMPTZ '2026-11-30 14:37:12+00')",
+    "SELECT strftime(TIMESTAMPTZ '2026-11-30 04:05:06+00', '%Y-%m-%dT%H:%M:%S')",
+    "SELECT quantile_disc(x, 0.5), quantile_disc(x, 0.01), quantile_disc(x, 0.99) FROM "
+    "(SELECT unnest(generate_series(1, 10)) AS x) q",
+    "SELECT count(DISTINCT (a, b)) FROM (VALUES (1, 'x'), (1, 'x'), (2, 'x'), (2, NULL)) AS v(a, b)",
+    "SELECT 7 // 2, -7 // 2, 7 % 3, -7 % 3",
+    "SELECT TRY_CAST('12.5' AS DECIMAL(4,1)), TRY_CAST('x' AS DECIMAL(4,1)), TRY_CAST('1e9' AS DOUBLE)",
+    "SELECT TRY_CAST(123456.789 AS DECIMAL(5,2)), TRY_CAST(123.456 AS DECIMAL(5,2))",
+    "SELECT TRY_CAST('2026-11-30T14:30:00Z' AS TIMESTAMPTZ), TRY_CAST('no' AS TIMESTAMPTZ), TRY_CAST('no' AS DATE)",
+    "SELECT regexp_full_match('AAPL', '[A-Z]+'), regexp_full_match('AAPL\n', '[A-Z]+'), "
+    "regexp_full_match('xAAPL', '^A|L$')",
+    "SELECT regexp_extract('12.3400', '\\.(\\d+)$', 1), regexp_extract('12', '\\.(\\d+)$', 1)",
+    "SELECT x, count(*) AS n FROM (VALUES (1), (1), (2)) AS v(x) GROUP BY ALL ORDER BY 1",
+    "SELECT sum(x), any_value(x) FROM (SELECT 5 AS x) q",
+    "SELECT day FROM (SELECT unnest(generate_series(TIMESTAMPTZ '2026-11-30 00:00:00+00', "
+    "TIMESTAMPTZ '2026-12-02 00:00:00+00', INTERVAL 1 DAY)) AS day) ORDER BY 1",
+]
+
+
+def test_rewritten_statements_answer_as_duckdb_does(postgres_db):
+    from tscontract.engines.duckdb import connect
+
+    duck = connect()
+    con = PostgresConnection(postgres_db)
+    try:
+        for sql in SAME_ANSWER:
+            assert con.execute(sql).fetchall() == duck.execute(sql).fetchall(), sql
+        # a 64-bit hash over the whole tuple: equal tuples agree, a differing part differs
+        at = "TIMESTAMPTZ '2026-11-30 00:00:00+00'"
+        one, same, other = (
+            con.execute(f"SELECT hash(1, CAST('a' AS VARCHAR), {at} + INTERVAL {d} SECOND)").fetchall()[0][0]
+            for d in (0, 0, 1)
+        )
+        assert one == same != other and -(2**63) <= one < 2**63
+    finally:
+        con.close()
+        duck.close()
+
+
+def test_large_helper_tables_go_in_by_copy(postgres_db):
+    from tscontract.engines.relations import LITERAL_ROWS, small_table
+
+    con = PostgresConnection(postgres_db)
+    try:
+        rows = [(f"s{i}", Decimal(i) / 8, datetime(2026, 1, 1, tzinfo=UTC)) for i in range(LITERAL_ROWS + 1)]
+        columns = [("a", "VARCHAR"), ("b", "DECIMAL(38,10)"), ("t", "TIMESTAMPTZ")]
+        small_table(con, "__tsc_big", columns, rows)
+        assert any(s.startswith("CREATE TEMP TABLE") and "__tsc_big_rows" in s for s in con.statements)
+        found = con.execute("SELECT count(*), max(b), min(t) FROM __tsc_big").fetchall()
+        assert found == [(LITERAL_ROWS + 1, Decimal(LITERAL_ROWS) / 8, datetime(2026, 1, 1, tzinfo=UTC))]
+    finally:
+        con.close()

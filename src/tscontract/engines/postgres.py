@@ -18,6 +18,7 @@ no ``ctid``: its rows are numbered in the contract key's order.
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from collections.abc import Sequence
@@ -169,14 +170,50 @@ class PostgresConnection:
     def register(self, name: str, table: Any) -> None:
         """An Arrow table of text columns as a temporary table (relations.small_table, for large ones)."""
         self.run(f"DROP TABLE IF EXISTS {ident(name)}")
-        self.run(f"CREATE TEMP TABLE {ident(name)} ({', '.join(f'{ident(c)} TEXT' for c in table.column_names)})")
-        columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
-        with self.pg.cursor() as cur, cur.copy(f"COPY {ident(name)} FROM STDIN".encode()) as copy:
-            for row in zip(*columns, strict=True):
-                copy.write_row(row)
+        copy_arrow(self.pg, ident(name), table, temp=True)
 
     def close(self) -> None:
         self.pg.close()
+
+
+def postgres_type(arrow: Any) -> str:
+    """The PostgreSQL column type an Arrow type is loaded as (``timestamp[tz=UTC]`` is timestamptz)."""
+    import pyarrow as pa
+
+    if pa.types.is_decimal(arrow):
+        return f"numeric({arrow.precision},{arrow.scale})"
+    if pa.types.is_timestamp(arrow):
+        return "timestamptz" if arrow.tz else "timestamp"
+    if pa.types.is_string(arrow) or pa.types.is_large_string(arrow):
+        return "text"
+    simple = {
+        "int64": "bigint",
+        "int32": "integer",
+        "int16": "smallint",
+        "bool": "boolean",
+        "double": "double precision",
+    }
+    found = simple.get(str(arrow)) or {"float": "real", "date32[day]": "date"}.get(str(arrow))
+    if found is None:
+        raise InputError(f"no PostgreSQL type for Arrow {arrow}")
+    return found
+
+
+def copy_arrow(pg: Any, name: str, table: Any, types: dict[str, str] | None = None, *, temp: bool = False) -> None:
+    """Create table ``name`` (SQL, quoted as needed) holding Arrow ``table``'s rows in order, by ``COPY``.
+
+    Column types follow :func:`postgres_type` unless ``types`` names one. Loading test and
+    bench data, and the run's larger helper tables: never the data being validated.
+    """
+    import pyarrow.csv as pacsv
+
+    columns = ", ".join(f"{ident(f.name)} {(types or {}).get(f.name) or postgres_type(f.type)}" for f in table.schema)
+    pg.execute(f"CREATE {'TEMP ' if temp else ''}TABLE {name} ({columns})".encode())
+    # as CSV, every value quoted and a null unquoted-empty: an empty text stays an empty text
+    buffer = io.BytesIO()
+    pacsv.write_csv(table, buffer, pacsv.WriteOptions(include_header=False, quoting_style="all_valid"))
+    with pg.cursor() as cur, cur.copy(f"COPY {name} FROM STDIN (FORMAT csv)".encode()) as copy:
+        copy.write(buffer.getvalue())
 
 
 def _integer(value: Any) -> Any:

@@ -184,7 +184,8 @@ class _Rewriter:
         if isinstance(node, exp.RegexpExtract):
             # DuckDB: the group's text, '' where nothing matches
             group = node.args.get("group") or exp.Literal.number(0)
-            match = exp.Bracket(this=exp.paren(_fn("REGEXP_MATCH", node.this, node.expression)), expressions=[group])
+            matched = exp.paren(_fn("REGEXP_MATCH", node.this, node.expression))
+            match = exp.Bracket(this=matched, expressions=[group], offset=1)  # 1-based, as written
             if group.name == "0":
                 raise NotImplementedError("regexp_extract of the whole match")
             return _fn("COALESCE", match, exp.Literal.string(""))
