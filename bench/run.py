@@ -600,7 +600,7 @@ def write_results(
     path.write_text("\n".join(text))
 
 
-KEPT_SECTIONS = ("scaling", "registry")  # written by bench/scaling.py and bench/registry.py
+KEPT_SECTIONS = ("scaling", "registry", "postgres")  # written by bench/scaling.py, registry.py, postgres.py
 
 
 def section_marks(name: str) -> tuple[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -60,9 +61,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """Start a throwaway PostgreSQL cluster on 127.0.0.1 (installed by .ci/run from Debian)."""
+@contextlib.contextmanager
+def postgres_cluster() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster on 127.0.0.1 (installed by .ci/run from Debian): its URL."""
     initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
     assert initdb and pg_ctl, "PostgreSQL server binaries not found; .ci/run installs the postgresql package"
     # not under pytest's tmp dir: that one is private to root and the cluster runs as 'postgres'
@@ -91,6 +92,13 @@ def postgres_url() -> Iterator[str]:
     finally:
         subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster for the session (bench/postgres.py starts one the same way)."""
+    with postgres_cluster() as url:
+        yield url
 
 
 @pytest.fixture
