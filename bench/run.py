@@ -51,7 +51,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
-from peers.common import CHECKS  # noqa: E402
+from peers.common import CHECKS, FULL_CHECKS  # noqa: E402
 
 MAIN_PYTHON = REPO / ".venv" / "bin" / "python"
 
@@ -80,14 +80,27 @@ PEERS = {
         "tscontract-compared", "tscontract (compared clauses only)", MAIN_PYTHON, ".venv"
     ),
     "sql": Peer("sql", "handwritten SQL (DuckDB)", MAIN_PYTHON, ".venv"),
+    "sql-full": Peer("sql-full", "handwritten SQL, full checks (DuckDB)", MAIN_PYTHON, ".venv"),
     "pandera": Peer(
         "pandera", "pandera (pandas)", BENCH / ".venv-pandera" / "bin" / "python", "bench/.venv-pandera", True
     ),
     "gx": Peer(
         "gx", "Great Expectations (pandas)", BENCH / ".venv-gx" / "bin" / "python", "bench/.venv-gx", True
     ),
+    "pandera-polars": Peer(
+        "pandera-polars",
+        "pandera (polars)",
+        BENCH / ".venv-pandera-polars" / "bin" / "python",
+        "bench/.venv-pandera-polars",
+    ),
+    "dataframely": Peer(
+        "dataframely",
+        "dataframely (polars)",
+        BENCH / ".venv-dataframely" / "bin" / "python",
+        "bench/.venv-dataframely",
+    ),
 }
-DEFAULT_PEERS = "tscontract,tscontract-compared,sql,pandera,gx"
+DEFAULT_PEERS = "tscontract,tscontract-compared,sql,sql-full,pandera,gx,pandera-polars,dataframely"
 
 
 def parse_peers(spec: str, default_dtypes: str) -> list[Peer]:
@@ -152,6 +165,26 @@ class Outcome:
             name: statistics.median(r["phases"][name] for r in self.runs if name in r.get("phases", {}))
             for name in names
         }
+
+    @property
+    def full(self) -> dict[str, int]:
+        """Counts of the whole contract's other checks (``FULL_CHECKS``): sql-full reports them, the
+        full-contract tscontract peer has them among its unmapped checks, by id."""
+        if not self.runs:
+            return {}
+        if "full" in self.runs[-1]:
+            return self.runs[-1]["full"]
+        if self.peer.name != "tscontract":
+            return {}
+        by_id = {label.split(": ", 1)[0]: int(n or 0) for label, n in self.unmapped.items()}
+        schema = [
+            n
+            for i, n in by_id.items()
+            if i.startswith("schema.") or i.endswith(".type") or i == "time.timezone"
+        ]
+        found = {"schema": int(any(schema))}
+        found.update({key: by_id[key] for key in FULL_CHECKS if key in by_id})
+        return found
 
     @property
     def unmapped(self) -> dict[str, Any]:
@@ -295,6 +328,12 @@ def summary_rows(outcomes: list[Outcome], expected: dict[str, int]) -> list[list
                 f"tscontract/sql {_ratio(base.wall_s, o.wall_s)} time, "
                 f"{_ratio(base.peak_rss_mib, o.peak_rss_mib)} RSS"
             )
+        elif o.peer.name == "sql-full":  # the same full checks written by hand
+            vs = (
+                f"tscontract/sql-full {_ratio(base.wall_s, o.wall_s)} time, "
+                f"{_ratio(base.process_s, o.process_s)} process, "
+                f"{_ratio(base.peak_rss_mib, o.peak_rss_mib)} RSS"
+            )
         else:
             vs = (
                 f"{o.peer.id}/tscontract {_ratio(o.wall_s, base.wall_s)} time, "
@@ -341,9 +380,10 @@ def counts_rows(outcomes: list[Outcome], expected: dict[str, int]) -> tuple[list
     return header, rows
 
 
-# The project's targets (README "Performance", issue #3), per tscontract variant.
+# The project's targets (README "Performance", issues #3 and #16), per tscontract variant.
 TIME_VS_PANDERA = 10.0  # pandera time / tscontract time at least this
-TIME_VS_SQL = 1.5  # tscontract time / hand-written SQL time at most this
+TIME_VS_SQL = 1.5  # tscontract time / hand-written SQL time at most this (also against sql-full)
+PROCESS_VS_SQL_FULL = 2.0  # full-contract tscontract process s / sql-full process s below this
 
 
 @dataclass
@@ -380,6 +420,8 @@ def targets(outcomes: list[Outcome]) -> list[TargetResult]:
             result.measured = _measured(variant.wall_s, sql.wall_s, "s", 2)
             result.met = result.value <= TIME_VS_SQL
         found.append(result)
+        if variant.peer.name == "tscontract":  # the full contract against the same full checks by hand
+            found += full_sql_targets(variant, next((o for o in outcomes if o.peer.name == "sql-full"), None))
         for pandera in panderas:
             time_target = TargetResult(
                 variant, f"{pandera.peer.id} time / {tsc} time", f"≥ {TIME_VS_PANDERA:g}×", ""
@@ -398,6 +440,53 @@ def targets(outcomes: list[Outcome]) -> list[TargetResult]:
                 rss_target.met = rss_target.value < 1
             found += [time_target, rss_target]
     return found
+
+
+def full_sql_targets(variant: Outcome, full: Outcome | None) -> list[TargetResult]:
+    """Issue #16: wall time within 1.5x and whole process under 2x of the hand-written full checks."""
+    tsc = variant.peer.id
+    wall = TargetResult(variant, f"{tsc} time / sql-full time", f"≤ {TIME_VS_SQL:g}×", "sql-full did not run")
+    process = TargetResult(
+        variant,
+        f"{tsc} process s / sql-full process s",
+        f"< {PROCESS_VS_SQL_FULL:g}×",
+        "sql-full did not run",
+    )
+    if full is not None and full.status != "ok":
+        wall.measured = process.measured = f"sql-full {full.status}: {full.message}"
+    elif full is not None and full.wall_s and full.process_s and variant.process_s:
+        wall.value = variant.wall_s / full.wall_s  # type: ignore[operator]
+        wall.measured = _measured(variant.wall_s, full.wall_s, "s", 2)  # type: ignore[arg-type]
+        wall.met = wall.value <= TIME_VS_SQL
+        process.value = variant.process_s / full.process_s
+        process.measured = _measured(variant.process_s, full.process_s, "s", 2)
+        process.met = process.value < PROCESS_VS_SQL_FULL
+    return [wall, process]
+
+
+def full_rows(outcomes: list[Outcome]) -> tuple[list[str], list[list[str]], list[str]]:
+    """The whole contract's other checks, for the peers that report them; and where they differ.
+
+    The full-contract tscontract peer is the reference: a sql-full count that differs from it is
+    in bold and listed (and the run exits 1). Without tscontract, nothing is compared.
+    """
+    ran = [o for o in outcomes if o.status == "ok" and o.full]
+    if not ran:
+        return [], [], []
+    base = next((o for o in ran if o.peer.name == "tscontract"), None)
+    header = ["check", *(o.peer.id for o in ran)]
+    rows, problems = [], []
+    for check in FULL_CHECKS:
+        cells = [check]
+        for o in ran:
+            got = o.full.get(check)
+            want = base.full.get(check) if base is not None else None
+            differs = o is not base and base is not None and got != want
+            if differs:
+                problems.append(f"{o.peer.id} {check}: {got} != tscontract {want}")
+            cells.append("—" if got is None else (f"**{got}**" if differs else str(got)))
+        rows.append(cells)
+    return header, rows, problems
 
 
 TARGET_HEADER = ["tscontract variant", "ratio", "measured", "target", "met"]
@@ -561,7 +650,19 @@ def write_results(
     for o in outcomes_all:
         if o.versions:
             envs.setdefault(o.peer.env, {}).update(o.versions)
-    names = ["python", "tscontract", "duckdb", "pyarrow", "pandas", "numpy", "pandera", "great_expectations"]
+    names = [
+        "python",
+        "tscontract",
+        "duckdb",
+        "pyarrow",
+        "pandas",
+        "numpy",
+        "pandera",
+        "great_expectations",
+        "polars",
+        "dataframely",
+        "exchange-calendars",
+    ]
     version_rows = [[env, *(v.get(n, "—") for n in names)] for env, v in envs.items()]
     text = [
         "# Benchmark results",
@@ -707,6 +808,12 @@ def main(argv: list[str] | None = None) -> int:
         print_table(f"targets ({rows:,} rows)", TARGET_HEADER, target_rows(found))
         print("\n".join(verdicts))
         print_table(f"failing rows per check ({rows:,} rows)", count_header, count_rows)
+        full_header, full_table, full_problems = full_rows(outcomes)
+        if full_table:
+            print_table(f"whole-contract checks ({rows:,} rows)", full_header, full_table)
+        if full_problems:
+            all_ok = False
+            print("sql-full differs from tscontract: " + "; ".join(full_problems))
         extra = unmapped_lines(outcomes)
         print("not compared:\n" + "\n".join(extra) if extra else "")
         for r in found:
@@ -732,6 +839,15 @@ def main(argv: list[str] | None = None) -> int:
             markdown_table(count_header, count_rows),
             "",
         ]
+        if full_table:
+            sections += [
+                "The whole contract's other checks, failing rows (`schema`: 0 when the columns and types"
+                " are as declared), tscontract against the same checks written by hand"
+                " (bold: differs from tscontract):",
+                "",
+                markdown_table(full_header, full_table),
+                "",
+            ]
         if extra:
             sections += ["Checks without a common key (not compared):", "", *extra, ""]
     glance = []

@@ -4,9 +4,11 @@
 #
 #   bench/.venv-pandera   pandera + pandas + pyarrow
 #   bench/.venv-gx        great_expectations + pandas + pyarrow
+#   bench/.venv-pandera-polars  pandera's polars backend + polars
+#   bench/.venv-dataframely     dataframely + polars
 #
-# pandera and Great Expectations pin overlapping dependencies differently, so
-# each gets its own interpreter; bench/run.py calls each peer with its own.
+# pandera, Great Expectations and the polars peers pin overlapping dependencies
+# differently, so each gets its own interpreter; bench/run.py calls each peer with its own.
 # The tscontract and handwritten-SQL peers (and the generator) run in the
 # project venv, /work/main/.venv (created by `make install`).
 set -euo pipefail
@@ -46,3 +48,7 @@ make_venv "$BENCH/.venv-pandera" "import pandera.pandas, pandas, pyarrow" \
   "pandera>=0.20" "pandas>=2.2" "pyarrow>=15"
 make_venv "$BENCH/.venv-gx" "import great_expectations as gx; assert gx.__version__.startswith('1.')" \
   "great_expectations>=1.0,<2" "pandas>=2.2" "pyarrow>=15"
+make_venv "$BENCH/.venv-pandera-polars" "import pandera.polars, polars" \
+  "pandera[polars]>=0.20" "polars>=1.0"
+make_venv "$BENCH/.venv-dataframely" "import dataframely, polars" \
+  "dataframely>=1.0" "polars>=1.0"

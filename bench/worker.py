@@ -29,10 +29,24 @@ MODULES = {
     "tscontract": "peers.tscontract_peer",
     "tscontract-compared": "peers.tscontract_compared_peer",
     "sql": "peers.handwritten_sql",
+    "sql-full": "peers.handwritten_full_sql",
     "pandera": "peers.pandera_peer",
     "gx": "peers.gx_peer",
+    "pandera-polars": "peers.pandera_polars_peer",
+    "dataframely": "peers.dataframely_peer",
 }
-DISTRIBUTIONS = ("tscontract", "duckdb", "pyarrow", "pandas", "numpy", "pandera", "great_expectations")
+DISTRIBUTIONS = (
+    "tscontract",
+    "duckdb",
+    "pyarrow",
+    "pandas",
+    "numpy",
+    "pandera",
+    "great_expectations",
+    "polars",
+    "dataframely",
+    "exchange-calendars",
+)
 
 
 def versions() -> dict[str, str]:

@@ -80,3 +80,8 @@ CHECKS: tuple[str, ...] = (
     ADJUSTED_CHECK,
     check_unique(UNIQUE_KEY),
 )
+
+# Checks of the whole contract that only the full-contract peers report (tscontract and the
+# hand-written sql-full), compared between those two: their failing-row counts, except
+# ``schema`` (0 when the columns and their types are as declared, else 1).
+FULL_CHECKS: tuple[str, ...] = ("schema", "time.precision", "catalog.series", "time.session", "time.cadence")
