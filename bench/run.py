@@ -5,8 +5,9 @@
 
 For each row count: generate the data if it is not there yet (bench/generate.py), then
 run every peer in a fresh subprocess with its own interpreter -- the project venv for
-tscontract and the hand-written SQL, bench/.venv-pandera and bench/.venv-gx for the
-others (bench/setup.sh makes them). Per run it measures
+tscontract and the hand-written SQL (``sql``, and ``sql-full``: the whole contract by hand),
+bench/.venv-pandera, bench/.venv-gx, bench/.venv-pandera-polars and bench/.venv-dataframely
+for the others (bench/setup.sh makes them). Per run it measures
 
 * wall time of ``peer.run(path)`` inside the subprocess: reading the Parquet file and
   validating it, end to end (interpreter start-up and library imports are reported
@@ -14,16 +15,18 @@ others (bench/setup.sh makes them). Per run it measures
 * peak resident memory of that subprocess (``ru_maxrss`` from ``os.wait4``, so each
   peer's peak is its own);
 * the failing-row count per common check, compared with the other peers and with the
-  ground truth the generator wrote.
+  ground truth the generator wrote; and the whole contract's other checks (cadence,
+  sessions, catalog, precision, schema), compared between tscontract and sql-full.
 
 A pandas peer may carry its pandas dtypes in its name (``pandera:numpy``, ``gx:arrow``);
 without one it reads with ``--pandas-dtypes``. A run over ``--timeout`` seconds or
 ``--max-rss-gib`` GiB resident is stopped and reported as such, with the reason.
 
 It prints the tables, and the project's targets (pandera against tscontract, tscontract
-against the hand-written SQL) met or not, and writes them with the package versions to
-bench/RESULTS.md. Exit status: 0 when every peer that finished agrees with the ground
-truth and none failed, 1 otherwise (a peer stopped by a budget does not change it).
+against the hand-written SQL, the full contract against sql-full) met or not, and writes
+them with the package versions to bench/RESULTS.md. Exit status: 0 when every peer that
+finished agrees with the ground truth (and sql-full with tscontract) and none failed, 1
+otherwise (a peer stopped by a budget does not change it).
 """
 
 from __future__ import annotations
