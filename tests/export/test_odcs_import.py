@@ -76,8 +76,12 @@ def test_import_of_a_document_written_elsewhere():
     (imported,) = import_document(FOREIGN)
     lost = {loss.path: loss for loss in imported.losses}
     assert "no time zone" in lost["schema[tbl].properties[txn_ts].physicalType"].reason
-    assert lost["status"].text == "active" and lost["schema[tbl].physicalName"].text == "tbl_1"
+    # descriptive elements are kept as written in the contract's note, not listed as lost
+    assert "status" not in lost and "schema[tbl].physicalName" not in lost
+    assert imported.kept == ["status", "schema[tbl].physicalName"]
     contract = parse_contract(imported.text)
+    assert contract.note is not None
+    assert contract.note.splitlines()[-2:] == ["status: active", "schema[tbl].physicalName: tbl_1"]
     assert contract.contract == "payments" and contract.owner == "daustin"
     assert contract.key == ("receiver_id", "txn_ts") and contract.time.column == "txn_ts"
     assert contract.fields["txn_ts"].type.text == "timestamp_us_utc"
@@ -101,7 +105,7 @@ def test_import_of_a_document_written_elsewhere():
     # the data names the key column rcvr_id: the mapping reads it from there
     assert imported.mapping is not None and "receiver_id:\n    from: rcvr_id\n" in imported.mapping
     # the file says what was not carried
-    assert "#   schema[tbl].physicalName: the table name: " in imported.text
+    assert "#   schema[tbl].properties[txn_ts].physicalType: 'timestamp' has no time zone" in imported.text
     assert not [p for p in lost if ".quality[" in p]
 
 
@@ -149,3 +153,35 @@ def test_refusals_are_one_line():
 )
 def test_display_names_become_identifiers(written, expected):
     assert identifier(written) == expected
+
+
+@pytest.mark.parametrize(
+    ("physical", "expected"),
+    [
+        ("varchar[50]", ("string", None, 50)),  # AdventureWorks writes the length in brackets
+        ("numeric[12, 2]", ("decimal(12,2)", None, None)),
+        ("TIMESTAMPLTZ", ("timestamp_us_utc", None, None)),  # Snowflake's spelling
+        ("varchar[max]", None),  # not a length: read from the logicalType, and listed
+    ],
+)
+def test_sql_type_spellings(physical, expected):
+    from tscontract.export.odcs_types import field_type
+
+    found = field_type({"physicalType": physical, "logicalType": "string"})
+    if expected is None:
+        assert found[0] == "string" and "is not a type tscontract knows" in str(found[1])
+    else:
+        assert found == expected
+
+
+def test_required_false_on_a_primary_key_says_nothing_but_on_a_chosen_key_is_listed():
+    nullable_key = FOREIGN.replace(
+        "        primaryKeyPosition: 1\n", "        primaryKeyPosition: 1\n        required: false\n"
+    )
+    nullable_key = nullable_key.replace("        physicalType: varchar(18)\n        required: true\n", "")
+    (imported,) = import_document(nullable_key)
+    assert not [loss for loss in imported.losses if loss.path.endswith(".required")]
+    no_pk = nullable_key.replace("primaryKey: true", "primaryKey: false")
+    (chosen,) = import_document(no_pk, key=["Receiver Id", "txn_ts"])
+    (loss,) = [loss for loss in chosen.losses if loss.path.endswith(".required")]
+    assert loss.path == "schema[tbl].properties[Receiver Id].required" and "never null" in loss.reason

@@ -296,11 +296,20 @@ slaProperties:
     (result,) = import_document(TRADES + sla)
     assert parse_contract(result.text).freshness.max_age.text == "15m"  # on the time column, trade_ts
     losses = lost(result)
-    assert losses["slaProperties[0]"] == "retention: tscontract judges batches, it keeps no data for a period"
+    # retention promises nothing tscontract checks: kept as written in the contract's note
+    assert "slaProperties[0]" not in losses and "slaProperties[0]" in result.kept
+    note = parse_contract(result.text).note
+    assert note is not None and (
+        'slaProperties[0]: {"property": "retention", "value": 3, "unit": "y", "element": "trades_eu.trade_ts"}'
+    ) in note.splitlines()
     assert losses["slaProperties[1]"] == (
         "freshness of trades.isin: not an instant column of this object (freshness reads one)"
     )
     assert not [p for p in losses if p.startswith("slaProperties[2]")]
+    # a freshness that is not a whole number of a unit is a check not carried: listed, not kept
+    (odd,) = import_document(TRADES + sla.replace("value: 15, unit: m", "value: 1.5, unit: h"))
+    assert lost(odd)["slaProperties[2]"] == "latency not a whole number of a time unit"
+    assert "slaProperties[2]" not in odd.kept
 
 
 def test_a_document_this_package_exported_gives_its_rules_back():

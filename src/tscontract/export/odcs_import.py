@@ -66,6 +66,7 @@ class Imported:
     text: str
     mapping: str | None = None
     losses: list[Loss] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # descriptive elements kept as written in notes, by path
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,8 +120,16 @@ def import_document(
     time_column: str | None = None,
 ) -> list[Imported]:
     """One :class:`Imported` per schema object (or the one named), each loadable by tscontract."""
+    return import_tree(load_document(text), object_name, key, time_column)
 
-    tree = load_document(text)
+
+def import_tree(
+    tree: dict[str, Any],
+    object_name: str | None = None,
+    key: list[str] | None = None,
+    time_column: str | None = None,
+) -> list[Imported]:
+    """:func:`import_document` of a document :func:`load_document` read (a large one is read once)."""
     names = object_names(tree)
     if object_name is not None:
         if object_name not in names:
@@ -170,6 +179,26 @@ def _origin(error: SourceError, generated: dict[str, _Clause]) -> _Clause | None
     section = error.section or ""
     above = [k for k in generated if section == k or section.startswith((f"{k}.", f"{k}["))]
     return generated[max(above, key=len)] if above else None
+
+
+def _plain(value: Any) -> Any:
+    """A YAML value as JSON data: numbers as numbers, dates and times as their ISO text."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() and "." not in str(value) else float(value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def _lines(value: Any) -> Any:
+    """A text of several lines as a YAML block (``|``), one line as it is."""
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    return LiteralScalarString(value) if isinstance(value, str) and "\n" in value else value
 
 
 def semver(value: Any, losses: list[Loss]) -> str:
@@ -251,16 +280,17 @@ _NO_PLACE = {
 }
 # flags whose false (the default) states nothing a contract would carry
 _FALSE_SAYS_NOTHING = ("partitioned", "criticalDataElement", "unique", "primaryKey")
-_SLA_NO_PLACE = {
-    "retention": "retention: tscontract judges batches, it keeps no data for a period",
-    "availability": "availability of a service: no place in a tscontract contract",
-    "generalAvailability": "release dates: no place in a tscontract contract",
-    "endOfSupport": "release dates: no place in a tscontract contract",
-    "endOfLife": "release dates: no place in a tscontract contract",
-    "frequency": "delivery frequency: tscontract's cadence is the spacing of points in the data, not of deliveries",
-    "timeOfAvailability": "time of availability: no tscontract clause (freshness judges the newest point's age)",
-    "errorRate": "error rate of a service: no place in a tscontract contract",
-}
+# elements that describe rather than check, kept as written in the note of their field (a property's)
+# or of the contract (the document's, the object's): ``<path>: <value as JSON>``, one line each
+_KEPT = frozenset(
+    (
+        "name", "description", "status", "tenant", "domain", "dataProduct", "contractCreatedTs", "tags",
+        "authoritativeDefinitions", "customProperties", "servers", "team", "roles", "support", "price",
+        "slaDefaultElement", "slaProperties", "physicalName", "physicalType", "logicalType", "businessName",
+        "dataGranularityDescription", "classification", "examples", "criticalDataElement", "encryptedName",
+        "partitioned", "partitionKeyPosition", "transformSourceObjects", "transformLogic", "transformDescription",
+    )
+)  # fmt: skip
 _NULL_METRICS = ("nullValues", "nullCheck")
 _DUPLICATE_METRICS = ("duplicateValues", "duplicateCount", "uniqueCheck", "unique")
 # the keys of a quality rule a native clause carries; the others (schedule, businessImpact ...) are listed
@@ -318,6 +348,7 @@ class ObjectImport:
         self.sql_checks: list[tuple[dict[str, Any], _Clause]] = []
         self.field_notes: dict[str, list[str]] = {}  # rules folded into nullable: false, their texts
         self.own = False  # a document this package's export wrote
+        self.kept: list[str] = []  # paths of the descriptive elements kept in notes
 
     # ------------------------------------------------------------ bookkeeping
     def take(self, *path: Any) -> None:
@@ -360,6 +391,9 @@ class ObjectImport:
             last = next((p for p in reversed(path) if isinstance(p, str)), "")
             if node in (None, [], {}, "") or (node is False and last in _FALSE_SAYS_NOTHING):
                 return
+            if self.owner_key(path) in _KEPT:
+                self.keep(path, node)
+                return
             self.losses.append(
                 Loss(self.render(path), shown(node), _NO_PLACE.get(last, "no place in a tscontract contract"))
             )
@@ -368,6 +402,22 @@ class ObjectImport:
             if k != "schema":
                 walk(v, (k,))
         walk(self.record, self.base)
+
+    def owner_key(self, path: tuple[Any, ...]) -> Any:
+        """The key an element has in the document, its object or its property (``tags`` of ``...tags[0]``)."""
+        if path[0] != "schema":
+            return path[0]
+        rest = path[len(self.base) :]
+        return rest[2] if len(rest) > 2 and rest[0] == "properties" else rest[0] if rest else None
+
+    def keep(self, path: tuple[Any, ...], node: Any) -> None:
+        """A descriptive element as written, in its field's note (a property's) or the contract's."""
+        rest = path[len(self.base) :] if path[0] == "schema" else ()
+        prop = self.record["properties"][rest[1]] if len(rest) > 2 and rest[0] == "properties" else None
+        name = self.names.get(str(prop.get("name") or prop.get("physicalName"))) if prop is not None else None
+        text = node if isinstance(node, str) else json.dumps(_plain(node), ensure_ascii=False)
+        self.field_notes.setdefault(name if name in self.fields else "", []).append(f"{self.render(path)}: {text}")
+        self.kept.append(self.render(path))
 
     # ------------------------------------------------------------ the object
     def run(self) -> Imported:
@@ -417,7 +467,8 @@ class ObjectImport:
             return self.render_contract(contract, section, key, time, freshness, provenance, object_name)
 
         text = verified(build, self.losses)
-        return Imported(object_name, contract["contract"], text, self.render_mapping(contract["contract"]), self.losses)
+        mapping = self.render_mapping(contract["contract"])
+        return Imported(object_name, contract["contract"], text, mapping, self.losses, self.kept)
 
     def contract_name(self, object_name: str) -> str:
         document_name = self.tree.get("name")
@@ -717,6 +768,8 @@ class ObjectImport:
                 continue
             never_null = name in key or name == time_column or name in provenance
             if bool(prop["required"]) != never_null:
+                if never_null and prop.get("primaryKey") is True:
+                    continue  # a primary key column is never null (SQL's PRIMARY KEY): required: false adds nothing
                 if never_null:
                     self.lose(
                         (*self.base, "properties", i, "required"),
@@ -993,31 +1046,32 @@ class ObjectImport:
             "week": "w",
             "weeks": "w",
         }
+        found = None
         for i, sla in enumerate(self.tree.get("slaProperties") or []):
             if ("slaProperties",) in self.consumed:  # a document this package wrote: its own latency
                 break
-            if isinstance(sla, dict) and sla.get("property") in _SLA_NO_PLACE:
-                self.lose(("slaProperties", i), _SLA_NO_PLACE[sla["property"]])
             if not isinstance(sla, dict) or sla.get("property") not in ("latency", "freshness"):
-                continue
+                continue  # descriptive (retention, availability ...): kept in the note
             unit = units.get(str(sla.get("unit", "")).lower())
             value = sla.get("value")
-            if not unit or not isinstance(value, int) or isinstance(value, bool):
-                continue
             element = sla.get("element") or self.tree.get("slaDefaultElement")
             column = self.sla_column(str(element)) if element else time_column
-            if column is None:
+            if found is not None:
+                self.lose(("slaProperties", i), f"a second {sla['property']}: the contract has one freshness")
+            elif not unit or not isinstance(value, int) or isinstance(value, bool):
+                self.lose(("slaProperties", i), f"{sla['property']} not a whole number of a time unit")
+            elif column is None:
                 self.lose(
                     ("slaProperties", i),
                     f"{sla['property']} of {element}: not an instant column of this object (freshness reads one)",
                 )
-                continue
-            for k in ("property", "value", "unit", "element", "driver"):
-                self.take("slaProperties", i, k)
-            if not sla.get("element") and element:
-                self.take("slaDefaultElement")
-            return {"max_age": f"{value}{unit}", **({"column": column} if column != time_column else {})}
-        return None
+            else:
+                for k in ("property", "value", "unit", "element", "driver"):
+                    self.take("slaProperties", i, k)
+                if not sla.get("element") and element:
+                    self.take("slaDefaultElement")
+                found = {"max_age": f"{value}{unit}", **({"column": column} if column != time_column else {})}
+        return found
 
     def sla_column(self, element: str) -> str | None:
         """The instant field an SLA ``element`` (``table.column`` or ``column``) names, if of this object."""
@@ -1123,11 +1177,15 @@ class ObjectImport:
         for k in ("sql_checks", "row_count"):  # rule sections, after the invariants
             if k not in sections:
                 sections.insert(sections.index("invariants") + 1, k)
-        ordered = {k: body[k] for k in sections if body.get(k) not in (None, [], {})}
+        ordered = {k: _lines(body[k]) for k in sections if body.get(k) not in (None, [], {})}
+        for entry in ordered["fields"].values():
+            entry.update({k: _lines(entry[k]) for k in ("description", "note") if k in entry})
         header = f"# imported from ODCS {self.tree.get('apiVersion')} document {self.tree.get('id', '')}".rstrip()
         header += f", schema object {object_name}\n"
         if self.columns or self.drop:
             header += "# the data's own column names are in the mapping written beside this file\n"
+        if self.kept:
+            header += "# descriptive elements (tags, links, servers, team ...) are in the notes: PATH: VALUE\n"
         if self.losses:
             header += "# not carried over (no place in tscontract, or read as stated):\n"
             header += "".join(f"#   {loss.line()}\n" for loss in self.losses)

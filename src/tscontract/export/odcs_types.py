@@ -55,11 +55,20 @@ _ZONED = (
     "timestamp with time zone",
     "timestamp_tz",
     "timestamp_ltz",
+    "timestampltz",
     "datetimeoffset",
     "timestamp with local time zone",
     "datetime2 with time zone",
 )
-_NAIVE = ("timestamp", "timestamp without time zone", "timestamp_ntz", "datetime", "datetime2", "smalldatetime")
+_NAIVE = (
+    "timestamp",
+    "timestamp without time zone",
+    "timestamp_ntz",
+    "timestampntz",
+    "datetime",
+    "datetime2",
+    "smalldatetime",
+)
 _NESTED = (
     "object",
     "array",
@@ -94,7 +103,8 @@ def _base(physical: Any) -> str:
 
 def _sql_type(physical: str) -> tuple[str, str | None, int | None] | None:
     """(tscontract type, reason it says less, max length) for a SQL type, or None when unknown."""
-    text = _base(physical)
+    # a length in brackets (``varchar[50]``, as AdventureWorks documents write it) as in parentheses
+    text = re.sub(r"\[(\s*\d+\s*(?:,\s*\d+\s*)?)\]$", r"(\1)", _base(physical))
     args = re.search(r"\(([^)]*)\)", text)
     parts = [a.strip() for a in args.group(1).split(",")] if args else []
     first = parts[0] if parts else None
