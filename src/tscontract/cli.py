@@ -101,10 +101,22 @@ def _print_report(report: Any, fmt: ReportFormat, contract: Path, quiet: bool = 
 @app.callback()
 def _root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")] = False,
+    memory_limit: Annotated[
+        str | None,
+        typer.Option(
+            "--memory-limit",
+            metavar="SIZE",
+            help="Memory DuckDB may use before it spills to disk (512MB, 4GiB, 80%); default 1GiB "
+            "or TSCONTRACT_MEMORY_LIMIT.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Executable data contracts for time series: lint, validate, gate, export, evolve."""
     if debug:
         os.environ["TSCONTRACT_DEBUG"] = "1"
+    if memory_limit is not None:
+        os.environ["TSCONTRACT_MEMORY_LIMIT"] = memory_limit  # engines.duckdb.connect reads it
 
 
 @app.command()
@@ -958,6 +970,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
             _fail("aborted", args)
         if debug:
             raise
+        if type(exc).__name__ == "OutOfMemoryException" and type(exc).__module__.startswith("duckdb"):
+            from tscontract.engines.duckdb import out_of_memory  # the ingest gate, profile, ...
+
+            _fail(str(out_of_memory(exc)), args)
         _fail(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)", args)
     raise SystemExit(result if isinstance(result, int) else EXIT_OK)
 
