@@ -222,6 +222,7 @@ def test_cli_exit_codes_and_json(tmp_path):
     (sql_loss,) = [x for x in entry["lost"] if x["path"] == "schema[shipments2].quality[0]"]
     assert sql_loss["reason"].startswith("SQL check: reads table 'shipments'") and "COUNT(*)" in sql_loss["text"]
     assert data["lost"] == len(entry["lost"]) > 0
+    assert "servers" in entry["kept"] and "servers" not in {x["path"] for x in entry["lost"]}
     linted = run_cli("lint", out, "--format", "json")
     assert {f["code"] for f in json.loads(linted.stdout)["findings"] if f["severity"] == "error"} == {"TS140"}
     allowed = run_cli("import", "odcs", doc, "--key", "shipment_id,delivery_date", "-o", out, "--allow-loss")

@@ -299,9 +299,11 @@ slaProperties:
     # retention promises nothing tscontract checks: kept as written in the contract's note
     assert "slaProperties[0]" not in losses and "slaProperties[0]" in result.kept
     note = parse_contract(result.text).note
-    assert note is not None and (
-        'slaProperties[0]: {"property": "retention", "value": 3, "unit": "y", "element": "trades_eu.trade_ts"}'
-    ) in note.splitlines()
+    assert (
+        note is not None
+        and ('slaProperties[0]: {"property": "retention", "value": 3, "unit": "y", "element": "trades_eu.trade_ts"}')
+        in note.splitlines()
+    )
     assert losses["slaProperties[1]"] == (
         "freshness of trades.isin: not an instant column of this object (freshness reads one)"
     )

@@ -20,8 +20,12 @@ One contract per schema object (:func:`import_document`). What maps to what:
   ``max_failing``, description, dimension as note), ``row_count``, ``sql_checks``; how each is read
   and when it is refused is in :mod:`tscontract.export.odcs_rules`.
 - slaProperties ``latency``/``freshness`` on an instant of the object → ``freshness``.
-- everything else — retention, servers, roles, relationships, nested properties, a rule with no
-  exact form ... — is a :class:`Loss` with its path, text and reason.
+- elements that describe rather than check — tags, links (authoritativeDefinitions), customProperties,
+  servers, team, roles, support, price, status, the other SLA properties, classification, examples,
+  the table's name ... (``_KEPT``) — are kept as written, one ``PATH: VALUE`` line each (the value as
+  JSON), in the note of their field (a property's) or of the contract; ``Imported.kept`` lists them.
+- everything else — relationships, nested properties, a rule with no exact form, a type read as the
+  nearest one, an unknown key ... — is a :class:`Loss` with its path, text and reason.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ class Imported:
             "contract": self.contract,
             "mapping": self.mapping is not None,
             "lost": [loss.to_json() for loss in self.losses],
+            "kept": list(self.kept),
         }
 
 
