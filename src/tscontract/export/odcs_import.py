@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -239,6 +240,108 @@ def number_text(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
         return None
     return format(Decimal(value), "f")
+
+
+def contract_name(written: str) -> str:
+    """A contract name (a letter first, then letters, digits, ``_.-``) for a name as a document writes it."""
+    name = written if re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", written) else identifier(written)
+    return name if name[:1].isalpha() else f"c{name}"
+
+
+def time_and_key(
+    fields: dict[str, dict[str, Any]],
+    key: list[str],
+    time: dict[str, Any] | None,
+    time_option: tuple[str, str] | None,
+    no_instant: str,
+    key_name: str,
+) -> tuple[list[str], dict[str, Any]]:
+    """The time rules (``--time-column`` as written and its field; the stated ones; the key's instant,
+    else the only one) and the key, which must include the time column; else a one-line refusal naming
+    the candidates (``no_instant`` when there is no instant at all)."""
+    instants = [n for n, f in fields.items() if str(f["type"]).startswith("timestamp")]
+    if time_option is not None:
+        written, column = time_option
+        if column not in instants:
+            raise InputError(
+                f"--time-column {written!r} is {fields[column]['type']}, not an instant"
+                f"{'; instants: ' + ', '.join(instants) if instants else ''}"
+            )
+        time = {"column": column}
+    elif time is None:
+        in_key = [c for c in key if c in instants]
+        chosen = in_key if len(in_key) == 1 else instants if len(instants) == 1 else []
+        if not chosen:
+            if not instants:
+                raise InputError(no_instant)
+            raise InputError(f"no time column: give --time-column C (candidates: {', '.join(instants)})")
+        time = {"column": chosen[0]}
+    column = time["column"]
+    if not key:
+        others = [n for n, f in fields.items() if n != column and not str(f["type"]).startswith(("float", "bool"))]
+        raise InputError(
+            f"no primary key: give --key COLUMNS (the key must include the time column {column}; "
+            f"candidates: {', '.join([column, *others[:6]])})"
+        )
+    if column not in key:
+        raise InputError(
+            f"{key_name} ({', '.join(key)}) does not include the time column {column}: "
+            f"give --key (e.g. --key {','.join([*key, column])}) or --time-column"
+        )
+    return key, time
+
+
+def place_clauses(
+    clauses: list[_Clause], fields: dict[str, dict[str, Any]], generated: dict[str, _Clause]
+) -> list[Any]:
+    """The clauses not dropped: each the ``constraint`` of its field when it is the field's only clause,
+    at error severity with no options, and starts with the field; else an invariant (in the returned
+    list). ``generated`` gets the section each is written at."""
+    invariants: list[Any] = []
+    live = [c for c in clauses if not c.dropped]
+    per_column = Counter(c.column for c in live if c.column)
+    for c in live:
+        entry = fields.get(c.column or "")
+        if (
+            c.column
+            and entry is not None
+            and "constraint" not in entry
+            and per_column[c.column] == 1
+            and not c.options()
+            and c.clause.startswith(f"{c.column} ")
+            and not c.clause.endswith(" is not null")
+        ):
+            entry["constraint"] = c.clause[len(c.column) + 1 :]
+            generated[f"fields.{c.column}.constraint"] = c
+            continue
+        at = f"invariants[{len(invariants)}]"
+        invariants.append({"clause": c.clause, **c.options()} if c.options() else c.clause)
+        if c.written != "round-trip":
+            generated[at] = c
+    return invariants
+
+
+def header_notes(mapped: bool, losses: list[Loss]) -> str:
+    """The header comment lines after the origin: a mapping beside the file, what was not carried."""
+    text = "# the data's own column names are in the mapping written beside this file\n" if mapped else ""
+    if losses:
+        text += "# not carried over (no place in tscontract, or read as stated):\n"
+        text += "".join(f"#   {loss.line()}\n" for loss in losses)
+    return text
+
+
+def mapping_text(name: str, version: str, description: str, columns: dict[str, str], drop: list[str]) -> str | None:
+    """The mapping that reads the data's own column names into the contract's fields, if any differ."""
+    from tscontract.export.odcs import _dump
+
+    if not columns and not drop:
+        return None
+    mapping: dict[str, Any] = {"mapping": name, "transform_version": version, "description": description}
+    if columns:
+        mapping["columns"] = {field: {"from": column} for field, column in columns.items()}
+    if drop:
+        mapping["drop"] = list(drop)
+    return _dump(mapping)
 
 
 # ---------------------------------------------------------------- one schema object
@@ -482,8 +585,7 @@ class ObjectImport:
             wanted = document_name
         else:
             wanted = object_name
-        name = identifier(wanted) if not re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", wanted) else wanted
-        return name if name[0].isalpha() else f"c{name}"
+        return contract_name(wanted)
 
     def round_trip(self, base: tuple[Any, ...], names: tuple[str, ...]) -> dict[str, Any]:
         """customProperties this package's export writes, taken back."""
@@ -703,7 +805,6 @@ class ObjectImport:
 
     def key_and_time(self, section: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         props = [p for p in self.record.get("properties") or [] if isinstance(p, dict)]
-        instants = [n for n, f in self.fields.items() if str(f["type"]).startswith("timestamp")]
         if self.key_option:
             key = [self.resolve(k, "--key") for k in self.key_option]
         elif section.get("key"):
@@ -722,45 +823,17 @@ class ObjectImport:
             if isinstance(prop, dict) and str(prop.get("name")) in self.names:  # the key, or --key instead
                 self.take(*self.base, "properties", i, "primaryKey")
                 self.take(*self.base, "properties", i, "primaryKeyPosition")
-        if self.time_option:
-            column = self.resolve(self.time_option, "--time-column")
-            if column not in instants:
-                raise InputError(
-                    f"--time-column {self.time_option!r} is {self.fields[column]['type']}, not an instant"
-                    f"{'; instants: ' + ', '.join(instants) if instants else ''}"
-                )
-            time: dict[str, Any] = {"column": column}
-        elif isinstance(section.get("time"), dict):
-            time = section["time"]
-        else:
-            in_key = [c for c in key if c in instants]
-            chosen = in_key if len(in_key) == 1 else instants if len(instants) == 1 else []
-            if not chosen:
-                if not instants:
-                    dates = [n for n, f in self.fields.items() if f["type"] == "date"]
-                    hint = f" (date columns, not instants: {', '.join(dates)})" if dates else ""
-                    raise InputError(
-                        "no time column: a tscontract contract describes a time series and the object has no "
-                        f"timestamp property{hint}; give --time-column C"
-                    )
-                raise InputError(f"no time column: give --time-column C (candidates: {', '.join(instants)})")
-            time = {"column": chosen[0]}
-        column = time["column"]
-        if not key:
-            others = [
-                n for n, f in self.fields.items() if n != column and not str(f["type"]).startswith(("float", "bool"))
-            ]
-            candidates = [column, *others[:6]]
-            raise InputError(
-                f"no primary key: give --key COLUMNS (the key must include the time column {column}; "
-                f"candidates: {', '.join(candidates)})"
-            )
-        if column not in key:
-            raise InputError(
-                f"the primary key ({', '.join(key)}) does not include the time column {column}: "
-                f"give --key (e.g. --key {','.join([*key, column])}) or --time-column"
-            )
-        return key, time
+        dates = [n for n, f in self.fields.items() if f["type"] == "date"]
+        hint = f" (date columns, not instants: {', '.join(dates)})" if dates else ""
+        return time_and_key(
+            self.fields,
+            key,
+            section["time"] if isinstance(section.get("time"), dict) else None,
+            (self.time_option, self.resolve(self.time_option, "--time-column")) if self.time_option else None,
+            "no time column: a tscontract contract describes a time series and the object has no "
+            f"timestamp property{hint}; give --time-column C",
+            "the primary key",
+        )
 
     def nullability(self, key: list[str], time_column: str | None, provenance: list[str]) -> None:
         for i, prop in enumerate(self.record.get("properties") or []):
@@ -1113,30 +1186,7 @@ class ObjectImport:
                 "note": "\n".join([*([contract["note"]] if contract.get("note") else []), *self.field_notes[""]]),
             }
         generated: dict[str, _Clause] = {}
-        invariants: list[Any] = []
-        live = [c for c in self.clauses if not c.dropped]
-        per_column: dict[str, int] = {}
-        for c in live:
-            if c.column:
-                per_column[c.column] = per_column.get(c.column, 0) + 1
-        for c in live:
-            field_entry = fields.get(c.column or "")
-            if (
-                c.column
-                and field_entry is not None
-                and "constraint" not in field_entry
-                and per_column[c.column] == 1
-                and not c.options()
-                and c.clause.startswith(f"{c.column} ")
-                and not c.clause.endswith(" is not null")
-            ):
-                field_entry["constraint"] = c.clause[len(c.column) + 1 :]
-                generated[f"fields.{c.column}.constraint"] = c
-                continue
-            at = f"invariants[{len(invariants)}]"
-            invariants.append({"clause": c.clause, **c.options()} if c.options() else c.clause)
-            if c.written != "round-trip":
-                generated[at] = c
+        invariants = place_clauses(self.clauses, fields, generated)
         for name, c in self.uniques.items():
             if not c.dropped and name in fields:
                 fields[name]["unique"] = c.options() or True
@@ -1187,30 +1237,18 @@ class ObjectImport:
             entry.update({k: _lines(entry[k]) for k in ("description", "note") if k in entry})
         header = f"# imported from ODCS {self.tree.get('apiVersion')} document {self.tree.get('id', '')}".rstrip()
         header += f", schema object {object_name}\n"
-        if self.columns or self.drop:
-            header += "# the data's own column names are in the mapping written beside this file\n"
         if self.kept:
             header += "# descriptive elements (tags, links, servers, team ...) are in the notes: PATH: VALUE\n"
-        if self.losses:
-            header += "# not carried over (no place in tscontract, or read as stated):\n"
-            header += "".join(f"#   {loss.line()}\n" for loss in self.losses)
-        return header + _dump(ordered), generated
+        return header + header_notes(bool(self.columns or self.drop), self.losses) + _dump(ordered), generated
 
     def render_mapping(self, contract: str) -> str | None:
-        from tscontract.export.odcs import _dump
-
-        if not self.columns and not self.drop:
-            return None
-        mapping: dict[str, Any] = {
-            "mapping": f"{contract}_odcs",
-            "transform_version": "odcs-import",
-            "description": "the data's column names (ODCS physicalName) for the contract's fields",
-        }
-        if self.columns:
-            mapping["columns"] = {name: {"from": column} for name, column in self.columns.items()}
-        if self.drop:
-            mapping["drop"] = list(self.drop)
-        return _dump(mapping)
+        return mapping_text(
+            f"{contract}_odcs",
+            "odcs-import",
+            "the data's column names (ODCS physicalName) for the contract's fields",
+            self.columns,
+            self.drop,
+        )
 
 
 def write_imported(results: list[Imported], out: Any) -> list[dict[str, str]]:
