@@ -46,7 +46,7 @@ WINDOWS = "__tsc_windows"  # completeness windows per window group
 GROUPS = "__tsc_window_groups"  # the window group of each series
 _SESSION_GAPS = ("outside_session", "exchange_holiday")
 _PLAUSIBLE = (f"{calendars.FIRST_YEAR}-01-01", f"{calendars.LAST_YEAR + 1}-01-01")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_DAY_US = 86_400_000_000
 
 
 def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
@@ -63,6 +63,14 @@ def _instant(moment: datetime) -> str:
 
 def _us(duration_us: str) -> str:
     return f"to_microseconds({duration_us})"
+
+
+def _day(instant: str, before_us: int = 0) -> str:
+    """The UTC day of ``before_us`` microseconds before an instant, as days since 1970 (from 1970 on,
+    where sessions are: division truncates, so an earlier instant may share day 0 with 1970-01-01,
+    whose sessions all follow it)."""
+    shift = f" - {before_us}" if before_us else ""
+    return f"(epoch_us({instant}){shift}) // {_DAY_US}"
 
 
 class TimeChecks:
@@ -205,11 +213,11 @@ class TimeChecks:
         ]
         small_table(run.con, SESSION_ROWS, [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ")], rows)
         # one row per UTC day a session touches: points find their session by an equi-join on
-        # (calendar, day) instead of an ASOF join, twice as fast on large batches
+        # (calendar, day) instead of an ASOF join, twice as fast on large batches. The day is a number
+        # (days since 1970), not date_trunc of an instant: no time zone rules per point
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, kind, open, close, "
-            "unnest(generate_series(date_trunc('day', open), date_trunc('day', close - INTERVAL 1 MICROSECOND), "
-            f"INTERVAL 1 DAY)) AS day FROM {SESSION_ROWS}"
+            f"unnest(generate_series({_day('open')}, {_day('close', 1)})) AS day FROM {SESSION_ROWS}"
         )
         return None
 
@@ -229,7 +237,7 @@ class TimeChecks:
         """``LEFT JOIN`` of the session (if any) that contains ``alias.__t``."""
         return (
             f"LEFT JOIN {SESSIONS} x ON x.calendar = {alias}.__cal AND x.kind = {alias}.__kind "
-            f"AND x.day = date_trunc('day', {alias}.__t) AND {alias}.__t >= x.open AND {alias}.__t < x.close"
+            f"AND x.day = {_day(alias + '.__t')} AND {alias}.__t >= x.open AND {alias}.__t < x.close"
         )
 
     def build_points(self, sessions: bool, keep_all: bool) -> None:
@@ -264,22 +272,18 @@ class TimeChecks:
             )
         else:
             flagged = f"SELECT {narrow}, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points}) p"
-        # the unit a point counts in: its session (or the whole series), none outside a session; a gap
-        # counts only between two points of one unit. One lag and one lead of it say both.
-        unit = (
-            f"SELECT *, CASE WHEN NOT __outside THEN coalesce(__open, {_instant(_EPOCH)}) END AS __unit "
-            f"FROM ({flagged})"
-        )
-        same_prev = "lag(__unit) OVER w = __unit"
+        # the unit a point counts in: its session (its open), or the whole series without sessions (open
+        # NULL); none outside a session (open NULL too, flagged). A gap counts only between two points of
+        # one unit: one window partitioned by unit, with one lag and one lead, says both
         fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
         keep = "" if keep_all else f" WHERE __outside OR __first OR __last OR ({fault})"
         kept = (
             f"SELECT {narrow.replace('p.', '')}, __open, __outside, __prev, __gap_us, __first, __last FROM (SELECT *, "
             f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
-            f"CASE WHEN {same_prev} THEN lag(__t) OVER w END AS __prev, "
-            f"CASE WHEN {same_prev} THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
-            f"NOT __outside AND NOT coalesce(lead(__unit) OVER w = __unit, FALSE) AS __last "
-            f"FROM ({unit}) WINDOW w AS (PARTITION BY __s ORDER BY __t))){keep}"
+            f"CASE WHEN NOT __outside THEN lag(__t) OVER w END AS __prev, "
+            f"CASE WHEN NOT __outside THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
+            f"NOT __outside AND lead(__t) OVER w IS NULL AS __last "
+            f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s, __open ORDER BY __t))){keep}"
         )
         catalog = f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = k.__s" if run.catalog_joined else ""
         run.con.execute(
