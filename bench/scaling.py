@@ -134,9 +134,14 @@ def _validate(args: argparse.Namespace, result: dict[str, Any]) -> None:
         "spark_master": args.spark_master,
         "spark_conf": conf,
     }
+    if session is not None:  # every Spark job of the first validation carries this group: counted after it
+        session.sparkContext.setJobGroup("tscontract-bench", "the first validation")
     started = time.perf_counter()
     report = validate(contract, args.parquet, progress=clock, **options)
     result["run_s"] = time.perf_counter() - started
+    if session is not None:
+        result["spark_jobs"] = len(session.sparkContext.statusTracker().getJobIdsForGroup("tscontract-bench"))
+        session.sparkContext.setJobGroup("tscontract-warm", "the warm validation")
     first_phases = clock.stop()  # before the warm run, which the last phase must not absorb
     # the same validation again in this process: what a long-lived session (a warm JVM) pays per batch
     started = time.perf_counter()
@@ -344,6 +349,7 @@ HEADER = [
     "process s",
     "py peak RSS MiB",
     "JVM peak RSS MiB",
+    "spark jobs",
     "rows/s",
     "vs previous size",
     "spark/duckdb",
@@ -368,7 +374,7 @@ def table_rows(measures: list[Measure]) -> list[list[str]]:
     previous: dict[str, Measure] = {}
     for m in measures:
         if m.status != "ok":
-            rows.append([f"{m.rows:,}", m.engine, f"{m.status}: {m.message}", *["—"] * 8, m.loads or "—"])
+            rows.append([f"{m.rows:,}", m.engine, f"{m.status}: {m.message}", *["—"] * 9, m.loads or "—"])
             continue
         wall = m.median("run_s")
         duck = next(
@@ -390,6 +396,7 @@ def table_rows(measures: list[Measure]) -> list[list[str]]:
                 _fmt(m.median("process_s")),
                 _fmt(m.peak_mib("maxrss_kib"), 0),
                 _jvm(m),
+                _fmt(m.median("spark_jobs"), 0),
                 f"{m.rows / wall:,.0f}" if wall else "—",
                 _growth(m, previous.get(m.engine)),
                 ratio,
@@ -454,7 +461,8 @@ def section(
         " process s: the whole process (interpreter, imports, JVM, validate)."
         " py peak RSS: `ru_maxrss` of the Python worker; JVM peak RSS: `VmHWM` of the Spark JVM"
         " (a child of the worker), read before the session stops, and in brackets the summed"
-        " `VmHWM` of the `pyspark.daemon` Python workers it started. rows/s: rows / wall s.",
+        " `VmHWM` of the `pyspark.daemon` Python workers it started. spark jobs: the Spark jobs the"
+        " first `validate()` ran (its job group, from the status tracker). rows/s: rows / wall s.",
         "- load 1-min: the machine's 1-minute load average when each run started and ended"
         f" ({os.cpu_count()} cores; another process's load above that slows the runs).",
         "",
