@@ -513,3 +513,24 @@ def test_soda_and_gx_row_counts(implementation, engine, expected):
 def test_other_custom_rules_are_refused(implementation, engine, reason):
     with pytest.raises(odcs_rules.Refused, match=reason):
         odcs_rules.engine_row_count({"type": "custom", "engine": engine, "implementation": implementation})
+
+
+def test_a_sql_rule_is_bound_before_it_is_judged_per_row():
+    """DuckDB binds the query first: an aggregate sqlglot does not know (product) is one value, a
+    function DuckDB lacks (Impala's ndv) is named as such, a plain column is a value per row."""
+    from tscontract.contract.types import parse_type
+
+    types = {"price": parse_type("float64")}
+
+    def check(query: str) -> dict[str, object]:
+        rule = {"type": "sql", "query": query, "mustBeGreaterThan": 0}
+        return odcs_rules.sql_check(rule, {"orders"}, {"price": "price"}, None, types)
+
+    assert check("SELECT product(price) FROM orders") == {
+        "sql": "SELECT PRODUCT(price) FROM {object}",  # rewritten by sqlglot: the table is {object}
+        "must_be_greater_than": 0,
+    }
+    with pytest.raises(odcs_rules.Refused, match="Scalar Function with name ndv does not exist"):
+        check("SELECT ndv(price) FROM orders")
+    with pytest.raises(odcs_rules.Refused, match="a value per row"):
+        check("SELECT price FROM orders")

@@ -233,9 +233,11 @@ def sql_check(
     except ValueError as exc:
         raise Refused(str(exc)) from None
     value = parsed.expressions[0]
-    if parsed.args.get("group") or not (any(value.find_all(exp.AggFunc)) or parsed.args.get("limit")):
+    # bound first: a function DuckDB does not have is named as such, not taken for a value per row
+    rows = _bind(parsed, types)
+    aggregated = any(value.find_all(exp.AggFunc)) or rows == 1  # an aggregate gives one row of no rows
+    if parsed.args.get("group") or not (aggregated or parsed.args.get("limit")):
         raise Refused("the query returns a value per row (or group), not one value: aggregate it (count, max ...)")
-    _bind(parsed, types)
     entry: dict[str, Any] = {"sql": sql}
     entry.update(_expectation(rule, parsed))
     return entry
@@ -268,8 +270,9 @@ def _expectation(rule: dict[str, Any], query: exp.Select) -> dict[str, Any]:
     raise Refused(f"{key}: sql_checks state must_be, must_be_less_than, must_be_greater_than, must_be_between")
 
 
-def _bind(query: exp.Select, types: dict[str, DataType]) -> None:
-    """Run the query in DuckDB over an empty table of the contract's typed columns: it binds, one column."""
+def _bind(query: exp.Select, types: dict[str, DataType]) -> int:
+    """Run the query in DuckDB over an empty table of the contract's typed columns: it binds, one column;
+    the number of rows it gives there."""
     import duckdb
 
     from tscontract.engines.columns import sql_type
@@ -280,13 +283,14 @@ def _bind(query: exp.Select, types: dict[str, DataType]) -> None:
         con.execute(f"CREATE TABLE {OBJECT_TABLE} ({columns})")
         result = con.execute(bound_to(query, OBJECT_TABLE))
         width = len(result.description or [])
-        result.fetchall()
+        rows = len(result.fetchall())
     except duckdb.Error as exc:
         raise Refused(f"DuckDB refuses the query over the contract's columns: {str(exc).splitlines()[0]}") from None
     finally:
         con.close()
     if width != 1:
         raise Refused("a SQL check returns one value")
+    return rows
 
 
 DQX_FUNCTIONS = ("is_not_null", "is_unique", "is_in_list", "is_in_range", "regex_match")
