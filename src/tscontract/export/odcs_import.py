@@ -361,25 +361,12 @@ _CARRIED = re.compile(
     r"^(invariants\[\d+\]|key\.unique|source\.rows|time\.\w+|completeness|freshness|catalog\.\w+"
     r"|field\.\w+\.(value|constraint)|plausibility\..+)$"
 )
+# reasons for what has no place and is not kept (_KEPT): a rule's own keys, relationships
 _NO_PLACE = {
-    "servers": "servers: tscontract validates the data it is given",
-    "roles": "access roles: no place in a tscontract contract",
-    "price": "pricing: no place in a tscontract contract",
-    "support": "support channels: no place in a tscontract contract",
-    "tags": "tags: no place in a tscontract contract",
-    "authoritativeDefinitions": "links: no place in a tscontract contract",
+    "tags": "tags of a rule: no place in a tscontract clause",
+    "authoritativeDefinitions": "links of a rule: no place in a tscontract clause",
+    "customProperties": "custom properties of a rule: no place in a tscontract clause",
     "relationships": "relationships (foreign keys): no tscontract clause",
-    "partitioned": "partitioning: no place in a tscontract contract",
-    "partitionKeyPosition": "partitioning: no place in a tscontract contract",
-    "classification": "classification: no place in a tscontract contract",
-    "encryptedName": "encryption: no place in a tscontract contract",
-    "transformSourceObjects": "lineage: no place in a tscontract contract",
-    "transformLogic": "lineage: no place in a tscontract contract",
-    "transformDescription": "lineage: no place in a tscontract contract",
-    "examples": "examples: no place in a tscontract contract",
-    "criticalDataElement": "no place in a tscontract contract",
-    "status": "status: no place in a tscontract contract",
-    "physicalName": "the table name: tscontract validates the files or table it is given",
     "schedule": "scheduling: tscontract checks each batch it is given",
     "scheduler": "scheduling: tscontract checks each batch it is given",
     "businessImpact": "business impact: no place in a tscontract contract",
