@@ -534,3 +534,32 @@ def test_a_sql_rule_is_bound_before_it_is_judged_per_row():
         check("SELECT ndv(price) FROM orders")
     with pytest.raises(odcs_rules.Refused, match="a value per row"):
         check("SELECT price FROM orders")
+
+
+def test_a_sql_rule_in_the_servers_dialect_is_translated_to_duckdb():
+    """servers[].type names the dialect the queries are written in: sqlglot translates them to DuckDB's
+    (the note keeps the query as written); what it cannot translate exactly is refused."""
+    from tscontract.contract.types import parse_type
+
+    assert odcs_rules.server_dialect([{"type": "sqlserver"}, {"type": "SQLServer"}]) == "tsql"
+    assert odcs_rules.server_dialect([{"type": "local"}]) is None  # files: DuckDB reads them
+    assert odcs_rules.server_dialect([{"type": "postgres"}, {"type": "snowflake"}]) is None  # which one?
+    types = {"order_ts": parse_type("timestamp_us_utc"), "total": parse_type("float64")}
+
+    def check(query: str, dialect: str) -> dict[str, object]:
+        rule = {"type": "sql", "query": query, "mustBeGreaterThan": 0}
+        return odcs_rules.sql_check(rule, {"orders"}, {"order_ts": "order_ts", "total": "total"}, None, types, dialect)
+
+    tsql = check("SELECT TOP 1 count(*) FROM ${model} WHERE order_ts > DATEADD(day, -1, GETDATE())", "tsql")
+    assert (
+        tsql["sql"] == "SELECT COUNT(*) FROM {object} WHERE order_ts > (CURRENT_TIMESTAMP + INTERVAL (-1) DAY) LIMIT 1"
+    )
+    assert tsql["note"] == (
+        "the ODCS query, in tsql SQL: SELECT TOP 1 count(*) FROM ${model} WHERE order_ts > DATEADD(day, -1, GETDATE())"
+    )
+    bigquery = check("SELECT countif(total < 0) FROM `${project}.${dataset}.${model}`", "bigquery")
+    assert bigquery["sql"] == "SELECT COUNT_IF(total < 0) FROM {object}"
+    with pytest.raises(odcs_rules.Refused, match="no exact DuckDB form of the snowflake query: Sampling method"):
+        check("SELECT count(*) FROM ${model} SAMPLE (10 ROWS)", "snowflake")
+    with pytest.raises(odcs_rules.Refused, match="Scalar Function with name dateadd does not exist"):
+        check("SELECT count(*) FROM ${model} WHERE order_ts > DATEADD(day, -1, GETDATE())", None)

@@ -1075,7 +1075,11 @@ class ObjectImport:
         columns = {field.lower(): field for field in self.fields}
         columns.update({column.lower(): field for field, column in self.columns.items()})
         types = {n: parse_type(str(f["type"])) for n, f in self.fields.items()}
-        entry = odcs_rules.sql_check(q, tables, columns, name, types)
+        entry = odcs_rules.sql_check(
+            q, tables, columns, name, types, odcs_rules.server_dialect(self.tree.get("servers"))
+        )
+        if "note" in entry:  # the query as written, in the document's dialect
+            origin.note = "\n".join(t for t in (origin.note, entry.pop("note")) if t)
         taken = {e["name"] for e, _ in self.sql_checks}
         written = q.get("name") or q.get("id")
         if self.own and isinstance(written, str) and written.startswith("sql_checks."):

@@ -26,7 +26,7 @@ from typing import Any
 
 import sqlglot
 import sqlglot.expressions as exp
-from sqlglot.errors import ParseError, TokenError
+from sqlglot.errors import ErrorLevel, ParseError, TokenError, UnsupportedError
 
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.regex import check_regex
@@ -49,6 +49,38 @@ _ERROR = ("error", "critical", "high", "blocker", "fatal")
 _WARNING = ("warning", "warn")
 _OBJECT_PLACEHOLDERS = ("${object}", "${model}", "{model}", "${table}", "{table}")
 _FIELD_PLACEHOLDERS = ("${field}", "{field}", "${column}", "{column}", "${property}", "{property}")
+
+
+# the SQL dialect of a server type (ODCS servers[].type) whose queries are not DuckDB's; files (local, s3,
+# gcs, azure ...) are read by DuckDB, as tscontract and datacontract-cli read them
+SERVER_DIALECTS = {
+    "athena": "athena",
+    "bigquery": "bigquery",
+    "clickhouse": "clickhouse",
+    "databricks": "databricks",
+    "hive": "hive",
+    "impala": "hive",
+    "mysql": "mysql",
+    "oracle": "oracle",
+    "postgres": "postgres",
+    "postgresql": "postgres",
+    "presto": "presto",
+    "redshift": "redshift",
+    "snowflake": "snowflake",
+    "spark": "spark",
+    "sqlserver": "tsql",
+    "teradata": "teradata",
+    "trino": "trino",
+}
+
+
+def server_dialect(servers: Any) -> str | None:
+    """The one SQL dialect (sqlglot's name) the document's servers query in, if not DuckDB's."""
+    types = (
+        {str(s.get("type", "")).lower() for s in servers if isinstance(s, dict)} if isinstance(servers, list) else set()
+    )
+    dialects = {SERVER_DIALECTS.get(t) for t in types}
+    return next(iter(dialects)) if len(dialects) == 1 else None
 
 
 class Refused(ValueError):
@@ -183,11 +215,14 @@ def sql_check(
     columns: dict[str, str],
     field: str | None,
     types: dict[str, DataType],
+    dialect: str | None = None,
 ) -> dict[str, Any]:
     """A ``sql`` rule as a ``sql_checks`` entry's ``sql`` and expectation (name, severity added by the caller).
 
     ``tables``: lower-cased names the batch goes by (object name, physicalName); ``columns``: lower-cased
-    data column → field name; ``field``: the property the rule is on.
+    data column → field name; ``field``: the property the rule is on; ``dialect``: the SQL dialect the
+    query is written in (:func:`server_dialect`), translated to DuckDB's by sqlglot — the entry's
+    ``note`` then gives the query as written.
     """
     query = rule.get("query")
     if not isinstance(query, str) or not query.strip():
@@ -201,16 +236,24 @@ def sql_check(
                 raise Refused(f"{placeholder} in a rule that is not on a property")
             text = text.replace(placeholder, field)
     try:
-        statements = sqlglot.parse(text.replace(OBJECT, OBJECT_TABLE), read="duckdb")
+        statements = sqlglot.parse(text.replace(OBJECT, OBJECT_TABLE), read=dialect or "duckdb")
     except (ParseError, TokenError) as exc:
-        raise Refused(f"the SQL does not parse: {str(exc).splitlines()[0]}") from None
+        raise Refused(
+            f"the SQL does not parse{f' as {dialect}' if dialect else ''}: {str(exc).splitlines()[0]}"
+        ) from None
     if len(statements) != 1 or not isinstance(statements[0], exp.Select):
         raise Refused("a SQL check is one SELECT statement returning one number")
     tree = statements[0]
-    changed = text != written
+    changed = text != written or dialect is not None
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     for table in tree.find_all(exp.Table):
-        if table.name in ctes or table.name == OBJECT_TABLE:
+        if table.name in ctes:
+            continue
+        if table.name == OBJECT_TABLE:  # {object} quoted or in a qualified name (`${project}.${dataset}.${model}`)
+            changed = changed or bool(table.args.get("db") or table.args.get("catalog") or table.this.quoted)
+            table.set("this", exp.to_identifier(OBJECT_TABLE))
+            table.set("db", None)
+            table.set("catalog", None)
             continue
         if table.name.lower() not in tables:
             raise Refused(f"reads table {table.sql()!r}, which is not this object ({', '.join(sorted(tables))})")
@@ -227,7 +270,12 @@ def sql_check(
             column.set("table", exp.to_identifier(OBJECT_TABLE))
             changed = True
     # the query as written when it already reads {object} by the contract's names, else as rewritten
-    sql = tree.sql(dialect="duckdb").replace(OBJECT_TABLE, OBJECT) if changed else written
+    try:  # a query sqlglot cannot translate exactly (a sampling method DuckDB lacks ...) is refused
+        level = ErrorLevel.RAISE if dialect else ErrorLevel.WARN
+        sql = tree.sql(dialect="duckdb", unsupported_level=level).replace(OBJECT_TABLE, OBJECT)
+    except UnsupportedError as exc:
+        raise Refused(f"no exact DuckDB form of the {dialect} query: {str(exc).splitlines()[0]}") from None
+    sql = sql if changed else written
     try:
         parsed = sql_check_query(sql)
     except ValueError as exc:
@@ -240,6 +288,8 @@ def sql_check(
         raise Refused("the query returns a value per row (or group), not one value: aggregate it (count, max ...)")
     entry: dict[str, Any] = {"sql": sql}
     entry.update(_expectation(rule, parsed))
+    if dialect is not None:
+        entry["note"] = f"the ODCS query, in {dialect} SQL: {' '.join(written.split())}"
     return entry
 
 
