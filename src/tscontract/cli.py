@@ -512,18 +512,22 @@ def import_command(
     if out is not None and not out.is_dir():
         _output_file(out, "--out")
     keys = [k.strip() for k in key.split(",") if k.strip()] if key else None
+    refused: list[tuple[str, str]] = []  # objects of a several-object document written to a directory
     if source_format == "odcs":
-        results = import_document(read_text(document, "ODCS document"), object_name, keys, time_column)
+        text = read_text(document, "ODCS document")
+        into_directory = out is not None and (out.is_dir() or not out.suffix)
+        results = import_document(text, object_name, keys, time_column, refused if into_directory else None)
     else:
         text = read_text(document, f"{source_format} document")
         results = import_file(source_format, text, document.name, object_name, keys, time_column)
     written = write_imported(results, out)
-    lost = sum(len(r.losses) for r in results)
+    lost = sum(len(r.losses) for r in results) + len(refused)
     if fmt is OutputFormat.json:
         entries = [{**r.to_json(), **w} for r, w in zip(results, written, strict=True)]
         if out is None:
             entries[0]["content"] = results[0].text
-        _emit_json({"contracts": entries, "lost": lost})
+        refusals = [{"object": name, "reason": why} for name, why in refused]
+        _emit_json({"contracts": entries, "refused": refusals, "lost": lost})
     else:
         if out is None:
             sys.stdout.write(results[0].text)
@@ -532,6 +536,8 @@ def import_command(
                 typer.echo(f"wrote {path}", err=out is None)
             for loss in result.losses:
                 typer.echo(f"lost: {result.contract}: {loss.line()}", err=out is None)
+        for name, why in refused:
+            typer.echo(f"refused: {name}: {why}")
     if lost and not allow_loss:
         raise typer.Exit(EXIT_VIOLATION)
 

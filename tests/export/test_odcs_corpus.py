@@ -238,3 +238,23 @@ def test_cli_exit_codes_and_json(tmp_path):
         "--allow-loss",
     )
     assert one.returncode == 0 and "contract: employeepayhistory\n" in one.stdout
+
+
+def test_a_directory_gets_every_object_that_imports_and_the_refusals_listed(tmp_path):
+    document = CORPUS / "dccli--odcs_v3-adventureworks.odcs.yaml"
+    names = object_names(load_document(document.read_text(encoding="utf-8")))
+    done = run_cli("import", "odcs", document, "-o", tmp_path / "aw", "--format", "json")
+    assert done.returncode == 1, done.stderr  # objects refused: not everything was carried
+    found = json.loads(done.stdout)
+    written = sorted(p.stem for p in (tmp_path / "aw").glob("*.yaml") if not p.name.endswith(".mapping.yaml"))
+    imported = sorted(c["contract"] for c in found["contracts"])
+    assert written == imported and len(imported) >= 5
+    refused = {r["object"]: r["reason"] for r in found["refused"]}
+    assert len(refused) + len(imported) == len(names)
+    assert all("give --key" in why or "no " in why for why in refused.values()), refused
+    for path in (tmp_path / "aw").glob("*.yaml"):
+        if not path.name.endswith(".mapping.yaml"):
+            parse_contract(path.read_text(encoding="utf-8"), path.name)
+    # a single object named, or every object refused: still the one-line refusal, exit 2
+    alone = run_cli("import", "odcs", document, "--object", "department", "-o", tmp_path / "d")
+    assert alone.returncode == 2 and alone.stderr.count("\n") == 1 and "give --key" in alone.stderr

@@ -124,9 +124,15 @@ def import_document(
     object_name: str | None = None,
     key: list[str] | None = None,
     time_column: str | None = None,
+    refused: list[tuple[str, str]] | None = None,
 ) -> list[Imported]:
-    """One :class:`Imported` per schema object (or the one named), each loadable by tscontract."""
-    return import_tree(load_document(text), object_name, key, time_column)
+    """One :class:`Imported` per schema object (or the one named), each loadable by tscontract.
+
+    With ``refused`` (a list), an object of a several-object document that cannot be imported
+    is added there as (name, reason) and the others are still imported; without it, or when
+    every object is refused, the first refusal is raised.
+    """
+    return import_tree(load_document(text), object_name, key, time_column, refused)
 
 
 def import_tree(
@@ -134,6 +140,7 @@ def import_tree(
     object_name: str | None = None,
     key: list[str] | None = None,
     time_column: str | None = None,
+    refused: list[tuple[str, str]] | None = None,
 ) -> list[Imported]:
     """:func:`import_document` of a document :func:`load_document` read (a large one is read once)."""
     names = object_names(tree)
@@ -144,14 +151,21 @@ def import_tree(
     else:
         chosen = list(range(len(names)))
     single = len(names) == 1
-    results = []
+    results: list[Imported] = []
+    first: InputError | None = None
     for index in chosen:
         try:
             results.append(ObjectImport(tree, index, single, key, time_column).run())
         except InputError as exc:
-            if len(names) > 1:
-                raise InputError(f"schema object {names[index]!r}: {exc}") from None
-            raise
+            if len(names) == 1:
+                raise
+            error = InputError(f"schema object {names[index]!r}: {exc}")
+            if refused is None or len(chosen) == 1:
+                raise error from None
+            refused.append((names[index], str(exc)))
+            first = first or error
+    if not results and first is not None:
+        raise first
     return results
 
 
