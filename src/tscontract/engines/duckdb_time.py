@@ -66,9 +66,9 @@ def _us(duration_us: str) -> str:
 
 
 def _day(instant: str, before_us: int = 0) -> str:
-    """The UTC day of ``before_us`` microseconds before an instant, as days since 1970 (from 1970 on,
-    where sessions are: division truncates, so an earlier instant may share day 0 with 1970-01-01,
-    whose sessions all follow it)."""
+    """The UTC day of ``before_us`` microseconds before an instant, as a number of days since 1970
+    (division truncates before 1970, on every engine: the day numbers still never decrease with
+    time, all an equi-join on them needs)."""
     shift = f" - {before_us}" if before_us else ""
     return f"(epoch_us({instant}){shift}) // {_DAY_US}"
 
@@ -550,10 +550,19 @@ class TimeChecks:
             self.run.result(check, "error", message=str(exc))
             return
         self.run.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_expected AS {self.expected_sql(spec)}")
+        # a point finds its window by an equi-join on (series, bucket): each window listed once per bucket
+        # of ``width`` it touches (one or two for windows of UTC time, days otherwise), not by a range join
+        # against every window of its series. Distinct instants: revisions of an instant have a gap of 0
+        window = spec.window
+        width = _DAY_US if window.on_trading_calendar or window.in_local_days else int(window.seconds * 1_000_000)
+        buckets = (
+            f"SELECT __s, __w, __lo, __hi, unnest(generate_series(epoch_us(__lo) // {width}, "
+            f"(epoch_us(__hi) - 1) // {width})) AS __b FROM __tsc_expected WHERE __hi > __lo"
+        )
         actual = (
-            "SELECT w.__s, w.__w, count(DISTINCT p.__t) AS __actual FROM __tsc_expected w "
-            f"JOIN {POINTS} p ON p.__s = w.__s AND p.__t >= w.__lo AND p.__t < w.__hi AND NOT p.__outside "
-            "GROUP BY w.__s, w.__w"
+            f"SELECT w.__s, w.__w, count(*) AS __actual FROM ({buckets}) w JOIN {POINTS} p ON p.__s = w.__s "
+            f"AND epoch_us(p.__t) // {width} = w.__b AND p.__t >= w.__lo AND p.__t < w.__hi AND NOT p.__outside "
+            "AND coalesce(p.__gap_us, 1) <> 0 GROUP BY w.__s, w.__w"
         )
         ratio = str(spec.min_ratio)
         self.run.con.execute(
