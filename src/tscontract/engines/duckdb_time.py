@@ -297,9 +297,11 @@ class TimeChecks:
         span = self.span()
         assert span is not None
         start, end = (_instant(span[0]), _instant(span[1]))
+        # a series present has a point outside every session or a first point of a session (or series):
+        # those rows name every series, even where the points table keeps every point
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {SERIES} AS SELECT __s, any_value(__i) AS __i, any_value(__cal) AS __cal, "
-            f"any_value(__kind) AS __kind FROM {POINTS} GROUP BY __s"
+            f"any_value(__kind) AS __kind FROM {POINTS} WHERE __outside OR __first GROUP BY __s"
         )
         if sessions:
             if self.per_session:
@@ -332,7 +334,7 @@ class TimeChecks:
         on = "u.__s = f.__s AND u.__open IS NOT DISTINCT FROM f.__open"
         firsts = (
             f"SELECT __s, __open, min(CASE WHEN __first THEN __t END) AS __p1, "
-            f"max(CASE WHEN __last THEN __t END) AS __pn FROM {POINTS} WHERE NOT __outside GROUP BY __s, __open"
+            f"max(CASE WHEN __last THEN __t END) AS __pn FROM {POINTS} WHERE __first OR __last GROUP BY __s, __open"
         )
         if self.per_session:
             lead = trail = "FALSE"
