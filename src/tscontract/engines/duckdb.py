@@ -399,6 +399,7 @@ class ValidationRun:
                 self.keep_failing(failing, "__tsc_typed_numbered")
             flag = {check.id: i for i, (check, _) in enumerate(failing)}
             failed = [(check, flag.get(check.id, -1), n) for check, _, n in counted]
+        examples = self.row_examples([(check, i) for check, i, n in failed if n and i >= 0])
         for check, i, n in failed:
             if not n:
                 self.result(check, "passed")
@@ -406,7 +407,7 @@ class ValidationRun:
             message = None
             if check.kind == "type" and self.columns[check.columns[0]].schema_problem:
                 message = self.columns[check.columns[0]].schema_problem
-            self.judged(check, n, self.row_examples(check, i), message)
+            self.judged(check, n, examples.get(i, []), message)
 
     def keep_failing(self, checks: list[tuple[Check, str]], view: str) -> None:
         """``__tsc_failing``: the rows of ``view`` failing any of ``checks``, a flag ``__f<i>`` per check.
@@ -414,16 +415,19 @@ class ValidationRun:
         With the raw text of every present column and the type-failure reasons, all that
         examples show, so they are read from this table alone.
         """
-        present = [n for n, col in self.columns.items() if col.present]
         flags = [f"({sql}) AS __f{i}" for i, (_, sql) in enumerate(checks)]
-        shown = [ident("__raw_" + n) for n in present] + [ident("__why_" + n) for n in present]
-        if self.source.malformed:
-            shown += [MALFORMED, RECORD]
+        shown = self.failing_shown()
         any_failed = " OR ".join(f"({sql})" for _, sql in checks) or "FALSE"
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT {', '.join(['__row', *flags, *shown])} "
             f"FROM {view} WHERE {any_failed}"
         )
+
+    def failing_shown(self) -> list[str]:
+        """The columns of ``__tsc_failing`` examples show: raw text and type-failure reason of each present column."""
+        present = [n for n, col in self.columns.items() if col.present]
+        shown = [ident("__raw_" + n) for n in present] + [ident("__why_" + n) for n in present]
+        return [*shown, MALFORMED, RECORD] if self.source.malformed else shown
 
     def failing_counts(self, checks: list[tuple[Check, str]]) -> list[int]:
         if not checks:
@@ -435,28 +439,37 @@ class ValidationRun:
         names = list(dict.fromkeys([*self.contract.key, *check.columns]))
         return [n for n in names if n in self.columns and self.columns[n].present]
 
-    def row_examples(self, check: Check, flag: int) -> list[dict[str, Any]]:
-        """The first failing rows of ``check`` (flag ``__f<flag>`` of ``__tsc_failing``)."""
-        if check.kind == "well_formed":  # a malformed row: why, and its text as written (the first 200 characters)
-            rows = self.fetch(
-                f"SELECT __row, {MALFORMED}, {RECORD} FROM __tsc_failing WHERE __f{flag} "
-                f"ORDER BY __row LIMIT {self.limit}"
-            )
-            return [{"row": r[0], "reason": r[1], "text": r[2] if len(r[2]) <= 200 else r[2][:200] + "…"} for r in rows]
-        names = self.example_columns(check)
-        cols = "".join(", " + ident("__raw_" + n) for n in names)
-        reason = f", {ident('__why_' + check.columns[0])}" if check.kind == "type" else ""
-        rows = self.fetch(
-            f"SELECT __row{cols}{reason} FROM __tsc_failing WHERE __f{flag} ORDER BY __row LIMIT {self.limit}"
-        )
-        examples = []
+    def row_examples(self, failed: list[tuple[Check, int]]) -> dict[int, list[dict[str, Any]]]:
+        """The first failing rows of each failed check (flag ``__f<i>`` of ``__tsc_failing``), by flag.
+
+        One statement for all of them, a ``LIMIT n`` subquery per check (a Spark job or a
+        server round trip each would cost more than the rows they read).
+        """
+        if not failed:
+            return {}
+        shown = self.failing_shown()
+        parts = [
+            f"SELECT * FROM (SELECT {flag} AS __k, __row, {', '.join(shown)} FROM __tsc_failing WHERE __f{flag} "
+            f"ORDER BY __row LIMIT {self.limit}) AS __e{flag}"
+            for _, flag in failed
+        ]
+        rows = self.fetch(f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS __e ORDER BY __k, __row")
+        at = {name: j + 2 for j, name in enumerate(shown)}  # after __k and __row
+        by_flag: dict[int, list[tuple[Any, ...]]] = {}
         for r in rows:
-            example: dict[str, Any] = {"row": r[0]}
-            example.update({n: r[j + 1] for j, n in enumerate(names)})
-            if reason:
-                example["reason"] = r[-1]
-            examples.append(example)
-        return examples
+            by_flag.setdefault(r[0], []).append(r)
+        return {flag: [self.row_example(check, r, at) for r in by_flag.get(flag, [])] for check, flag in failed}
+
+    def row_example(self, check: Check, r: tuple[Any, ...], at: dict[str, int]) -> dict[str, Any]:
+        """One failing row as an example: its number, the key's and the check's columns as written."""
+        if check.kind == "well_formed":  # a malformed row: why, and its text as written (the first 200 characters)
+            text = r[at[RECORD]]
+            return {"row": r[1], "reason": r[at[MALFORMED]], "text": text if len(text) <= 200 else text[:200] + "…"}
+        example: dict[str, Any] = {"row": r[1]}
+        example.update({n: r[at[ident("__raw_" + n)]] for n in self.example_columns(check)})
+        if check.kind == "type":
+            example["reason"] = r[at[ident("__why_" + check.columns[0])]]
+        return example
 
     def materialize_failures(self, check_ids: list[str], table: str = "__tsc_row_fail") -> None:
         """``table(__row, check_id)``: every input row that fails each of ``check_ids``.
