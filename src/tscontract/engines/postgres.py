@@ -27,12 +27,12 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import sqlglot
 import sqlglot.expressions as exp
 
 from tscontract.engines.columns import ident
 from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
 from tscontract.engines.sources import SOURCE_VIEW, Source
+from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
 from tscontract.report.model import ValidationReport
@@ -110,16 +110,10 @@ def _first_line(exc: BaseException) -> str:
 
 
 # ---------------------------------------------------------------------------- connection
-class _Result:
-    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
-        self.rows = rows
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        return self.rows
-
-
-class PostgresConnection:
+class PostgresConnection(TranslatedConnection):
     """The subset of a DuckDB connection the validation run uses, on a PostgreSQL session."""
+
+    engine_name = "PostgreSQL"
 
     def __init__(self, conninfo: str) -> None:
         try:
@@ -150,22 +144,12 @@ class PostgresConnection:
             self.rows_fetched += cur.rowcount
             return [tuple(_integer(v) if p else v for v, p in zip(row, plain, strict=True)) for row in cur.fetchall()]
 
-    def execute(self, sql: str, params: Sequence[Any] | None = None) -> _Result:
-        if params:
-            raise NotImplementedError("the PostgreSQL connection takes no bound parameters; inline literals")
-        tree = sqlglot.parse_one(sql, read="duckdb")
-        if isinstance(tree, exp.Set):
-            return _Result([])
-        if isinstance(tree, exp.Create):
-            name = tree.this.name
-            query = tree.expression
-            if query is None:
-                raise NotImplementedError(f"the PostgreSQL connection creates tables from queries only: {sql[:60]}")
-            kind = "VIEW" if tree.kind == "VIEW" else "TABLE"
-            self.run(f"DROP {kind} IF EXISTS {ident(name)}")
-            self.run(f"CREATE TEMP {kind} {ident(name)} AS {to_postgres(query, self.columns)}")
-            return _Result([])
-        return _Result(self.run(to_postgres(tree, self.columns)))
+    def create(self, kind: str, name: str, query: exp.Expression) -> None:
+        self.run(f"DROP {kind} IF EXISTS {ident(name)}")
+        self.run(f"CREATE TEMP {kind} {ident(name)} AS {to_postgres(query, self.columns)}")
+
+    def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
+        return self.run(to_postgres(tree, self.columns))
 
     def register(self, name: str, table: Any) -> None:
         """An Arrow table of text columns as a temporary table (relations.small_table, for large ones)."""

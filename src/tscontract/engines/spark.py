@@ -22,12 +22,11 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import sqlglot
 import sqlglot.expressions as exp
 
 from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
@@ -42,6 +41,7 @@ from tscontract.engines.sources import (
     paths_of,
 )
 from tscontract.engines.spark_sql import to_spark
+from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
 from tscontract.report.model import ValidationReport
@@ -116,16 +116,10 @@ def parse_conf(items: Iterable[str]) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------- connection
-class _Result:
-    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
-        self.rows = rows
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        return self.rows
-
-
-class SparkConnection:
+class SparkConnection(TranslatedConnection):
     """The subset of a DuckDB connection the validation run uses, on a Spark session."""
+
+    engine_name = "Spark"
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
@@ -151,24 +145,15 @@ class SparkConnection:
         self.cached[name] = df
         self.views.add(name)
 
-    def execute(self, sql: str, params: Sequence[Any] | None = None) -> _Result:
-        if params:
-            raise NotImplementedError("the Spark connection takes no bound parameters; inline literals")
-        tree = sqlglot.parse_one(sql, read="duckdb")
-        if isinstance(tree, exp.Set):
-            return _Result([])
-        if isinstance(tree, exp.Create):
-            name = tree.this.name
-            query = tree.expression
-            if query is None:
-                raise NotImplementedError(f"the Spark connection creates tables from queries only: {sql[:60]}")
-            if tree.kind == "VIEW":
-                self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {to_spark(query)}")
-                self.views.add(name)
-            else:
-                self.table(name, self.spark.sql(to_spark(query)))
-            return _Result([])
-        return _Result(self._collect(self.spark.sql(to_spark(tree))))
+    def create(self, kind: str, name: str, query: exp.Expression) -> None:
+        if kind == "VIEW":
+            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {to_spark(query)}")
+            self.views.add(name)
+        else:
+            self.table(name, self.spark.sql(to_spark(query)))
+
+    def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
+        return self._collect(self.spark.sql(to_spark(tree)))
 
     def register(self, name: str, table: Any) -> None:
         """An Arrow table as a temporary table (relations.small_table, for large ones)."""
