@@ -55,6 +55,7 @@ REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 from peers.common import CHECKS, FULL_CHECKS  # noqa: E402
+from worker import DISTRIBUTIONS  # noqa: E402  (the versions each peer's process reports)
 
 MAIN_PYTHON = REPO / ".venv" / "bin" / "python"
 
@@ -653,19 +654,7 @@ def write_results(
     for o in outcomes_all:
         if o.versions:
             envs.setdefault(o.peer.env, {}).update(o.versions)
-    names = [
-        "python",
-        "tscontract",
-        "duckdb",
-        "pyarrow",
-        "pandas",
-        "numpy",
-        "pandera",
-        "great_expectations",
-        "polars",
-        "dataframely",
-        "exchange-calendars",
-    ]
+    names = ["python", *DISTRIBUTIONS]
     version_rows = [[env, *(v.get(n, "—") for n in names)] for env, v in envs.items()]
     text = [
         "# Benchmark results",

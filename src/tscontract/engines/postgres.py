@@ -252,8 +252,6 @@ class PostgresEngine:
         progress: Any = None,
         coverage: Any = None,
     ) -> ValidationReport:
-        from tscontract.engines.duckdb import ValidationRun
-
         url = table_url(data)
         if url is None:
             raise InputError("the PostgreSQL engine validates one table: postgresql://user@host:port/db#schema.table")
@@ -264,17 +262,9 @@ class PostgresEngine:
         con = PostgresConnection(conninfo)
         try:
             source = open_postgres_source(con, url, plan.contract.key)
-            run = ValidationRun(
-                plan,
-                source,
-                now,
-                examples,
-                progress,
-                con=con,  # type: ignore[arg-type]
-                engine=self.name,
-                coverage=coverage,
+            report = con.validate(
+                plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
             )
-            report = run.run()
         except Exception as exc:
             if not type(exc).__module__.startswith("psycopg"):
                 raise

@@ -380,8 +380,6 @@ class SparkEngine:
         progress: Any = None,
         coverage: Any = None,
     ) -> ValidationReport:
-        from tscontract.engines.duckdb import ValidationRun
-
         started = time.perf_counter()
         if progress:
             progress("starting Spark")
@@ -389,17 +387,9 @@ class SparkEngine:
         con = SparkConnection(spark)
         try:
             source = open_spark_source(con, data)
-            run = ValidationRun(
-                plan,
-                source,
-                now,
-                examples,
-                progress,
-                con=con,  # type: ignore[arg-type]
-                engine=self.name,
-                coverage=coverage,
+            report = con.validate(
+                plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
             )
-            report = run.run()
         except Exception as exc:
             if not type(exc).__module__.startswith(("pyspark", "py4j")):
                 raise

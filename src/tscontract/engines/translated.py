@@ -10,10 +10,16 @@ else is a query whose rows come back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 import sqlglot
 import sqlglot.expressions as exp
+
+if TYPE_CHECKING:
+    from tscontract.engines.sources import Source
+    from tscontract.plan.checks import CheckPlan
+    from tscontract.report.model import ValidationReport
 
 
 class Rows:
@@ -54,3 +60,20 @@ class TranslatedConnection:
             self.create("VIEW" if tree.kind == "VIEW" else "TABLE", tree.this.name, query)
             return Rows([])
         return Rows(self.query(tree))
+
+    def validate(
+        self,
+        plan: CheckPlan,
+        source: Source,
+        *,
+        engine: str,
+        now: datetime | None,
+        examples: int,
+        progress: Any,
+        coverage: Any,
+    ) -> ValidationReport:
+        """The validation run of engines/duckdb.py, its statements issued to this connection."""
+        from tscontract.engines.duckdb import ValidationRun
+
+        run = ValidationRun(plan, source, now, examples, progress, con=self, engine=engine, coverage=coverage)  # type: ignore[arg-type]
+        return run.run()
