@@ -1,0 +1,235 @@
+"""The CheckPlan on in-process ClickHouse (chdb): the same checks, the same SQL, generated for ClickHouse.
+
+:class:`ChdbConnection` stands where the embedded engine's DuckDB connection
+stands. The validation run (engines/duckdb.py) issues its statements to it; each
+is generated for ClickHouse by engines/chdb_sql.py and run in one chdb session
+(time zone UTC, SQL's NULL semantics). Temporary tables are ``Memory`` tables
+of that session, views its views; results come back as Arrow, so instants arrive
+as UTC and decimals exact.
+
+The data is Parquet files, read where they are by ClickHouse's ``file()``. Rows
+are numbered as the files hold them (``_row_number``, from 0 in each file, after
+the rows of the files before it), so failing examples name the rows DuckDB names.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import sqlglot.expressions as exp
+
+from tscontract.engines.chdb_sql import to_clickhouse
+from tscontract.engines.columns import ident, sql_string
+from tscontract.engines.sources import SOURCE_VIEW, Source, file_kind, paths_of
+from tscontract.engines.translated import TranslatedConnection
+from tscontract.errors import InputError, display_path
+from tscontract.plan.checks import CheckPlan
+from tscontract.report.model import ValidationReport
+
+# SQL's NULL semantics where ClickHouse's defaults differ: an outer join's missing side is NULL (not
+# the type's default), an aggregate over no row is NULL (not 0), a cast keeps NULL; instants in UTC;
+# a name in a query is the input's column, not an alias of the same SELECT (``x AS x`` then ``CAST(x ...)``)
+SETTINGS = {
+    "prefer_column_name_to_alias": "1",
+    "session_timezone": "'UTC'",
+    "join_use_nulls": "1",
+    "aggregate_functions_null_for_empty": "1",
+    "cast_keep_nullable": "1",
+    "union_default_mode": "'ALL'",
+}
+_SIMPLE_TYPES = {
+    "String": "VARCHAR",
+    "FixedString": "VARCHAR",
+    "Bool": "BOOLEAN",
+    "Int8": "TINYINT",
+    "Int16": "SMALLINT",
+    "Int32": "INTEGER",
+    "Int64": "BIGINT",
+    "Int128": "HUGEINT",
+    "UInt8": "UTINYINT",
+    "UInt16": "USMALLINT",
+    "UInt32": "UINTEGER",
+    "UInt64": "UBIGINT",
+    "Float32": "FLOAT",
+    "Float64": "DOUBLE",
+    "Date": "DATE",
+    "Date32": "DATE",
+}
+
+
+def duckdb_type(ch_type: str) -> str:
+    """A ClickHouse column type named as the column checks name physical types (DuckDB's names)."""
+    base = ch_type
+    while match := re.fullmatch(r"(?:Nullable|LowCardinality)\((.*)\)", base):
+        base = match[1]
+    base = re.sub(r"^FixedString\(\d+\)$", "FixedString", base)
+    if base in _SIMPLE_TYPES:
+        return _SIMPLE_TYPES[base]
+    match = re.fullmatch(r"Decimal(?:32|64|128|256)?\((\d+), *(\d+)\)", base)
+    if match:
+        return f"DECIMAL({match[1]},{match[2]})"
+    match = re.fullmatch(r"DateTime(?:64)?(?:\(\s*(?:\d+\s*)?(?:,\s*)?('([^']*)')?\s*\))?", base)
+    if match:  # an instant where the file says it is one (UTC-adjusted); else a wall-clock time with no zone
+        return "TIMESTAMP WITH TIME ZONE" if match[2] else "TIMESTAMP"
+    return base.upper()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# ---------------------------------------------------------------------------- connection
+class ChdbConnection(TranslatedConnection):
+    """The subset of a DuckDB connection the validation run uses, on a chdb session."""
+
+    engine_name = "chdb"
+
+    def __init__(self) -> None:
+        try:
+            from chdb import session
+        except ImportError:
+            raise InputError("the chdb engine needs chdb: pip install 'tscontract[chdb]'") from None
+        self.session = session.Session()
+        self.columns: dict[str, str] = {}  # the source's, with their DuckDB types
+        self.statements: list[str] = []  # as run, for a post-mortem and the tests
+        self.run(f"SET {', '.join(f'{k} = {v}' for k, v in SETTINGS.items())}")
+        self.run("CREATE DATABASE IF NOT EXISTS __tsc")
+        self.run("USE __tsc")
+
+    def run(self, sql: str) -> list[tuple[Any, ...]]:
+        """ClickHouse ``sql`` as is; the rows it returns."""
+        self.statements.append(sql)
+        table = self.session.query(sql, "ArrowTable")
+        if table is None or not table.num_columns:
+            return []
+        columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+        return list(zip(*columns, strict=True))
+
+    def create(self, kind: str, name: str, query: exp.Expression) -> None:
+        self.run(f"DROP {kind} IF EXISTS {ident(name)}")
+        if kind == "VIEW":
+            self.run(f"CREATE VIEW {ident(name)} AS {to_clickhouse(query, self.columns)}")
+        else:
+            self.run(
+                f"CREATE TABLE {ident(name)} ENGINE = Memory AS {self.storable(to_clickhouse(query, self.columns))}"
+            )
+
+    def storable(self, sql: str) -> str:
+        """``sql`` with a column that is NULL on every row typed as text (DuckDB's bare NULL is storable)."""
+        if "NULL" not in sql:
+            return sql
+        untyped = [str(r[0]) for r in self.run(f"DESCRIBE ({sql})") if str(r[1]) == "Nullable(Nothing)"]
+        if not untyped:
+            return sql
+        typed = ", ".join(f"CAST({ident(c)} AS Nullable(String)) AS {ident(c)}" for c in untyped)
+        return f"SELECT * REPLACE ({typed}) FROM ({sql})"
+
+    def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
+        return self.run(to_clickhouse(tree, self.columns))
+
+    def register(self, name: str, table: Any) -> None:
+        """An Arrow table as a table (relations.small_table, for large ones), through a Parquet file."""
+        import pyarrow.parquet as pq
+
+        self.run(f"DROP TABLE IF EXISTS {ident(name)}")
+        with tempfile.TemporaryDirectory(prefix="tscontract-chdb-") as tmp:
+            path = Path(tmp) / "rows.parquet"
+            pq.write_table(table, path)
+            self.run(f"CREATE TABLE {ident(name)} ENGINE = Memory AS SELECT * FROM {_file(path)}")
+
+    def close(self) -> None:
+        self.session.close()
+
+
+# ---------------------------------------------------------------------------- source
+def open_chdb_source(con: ChdbConnection, data: Any) -> Source:
+    """Parquet files as the view ``__tsc_source``, columns by name, rows numbered (``__row``) in file order."""
+    items = [data] if isinstance(data, str | Path) else list(data)
+    if not items:
+        raise InputError("no data given")
+    paths = paths_of(items)
+    shown = [display_path(p) for p in paths]
+    if file_kind(paths) != "parquet":
+        raise InputError(f"the chdb engine reads Parquet files: {', '.join(shown)}")
+    schemas: list[dict[str, str]] = []
+    counts: list[int] = []
+    for path, name in zip(paths, shown, strict=True):
+        if path.stat().st_size == 0:
+            raise InputError(f"{name}: empty file")
+        table = _file(path)
+        try:
+            schema = {str(r[0]): str(r[1]) for r in con.run(f"DESCRIBE TABLE {table}")}
+            # ClickHouse reads a timestamp not adjusted to UTC as UTC: the file's own schema says which are naive
+            for column in _naive_timestamps(path):
+                schema[column] = "DateTime64(6)"
+            schemas.append(schema)
+            counts.append(int(con.run(f"SELECT count() FROM {table}")[0][0]))
+        except Exception as exc:
+            raise InputError(f"cannot read {name}: {_first_line(exc)}") from None
+    columns: dict[str, str] = {}
+    for schema in schemas:
+        for column, ch_type in schema.items():
+            columns.setdefault(column, ch_type)
+    parts, offset = [], 1
+    for path, schema, count in zip(paths, schemas, counts, strict=True):
+        selects = [f"_row_number + {offset} AS __row"]
+        for column, ch_type in columns.items():
+            typed = ch_type if ch_type.startswith("Nullable(") else f"Nullable({ch_type})"
+            selects.append(ident(column) if column in schema else f"CAST(NULL AS {typed}) AS {ident(column)}")
+        parts.append(f"SELECT {', '.join(selects)} FROM {_file(path)}")
+        offset += count
+    con.columns = {c: duckdb_type(t) for c, t in columns.items()}
+    con.run(f"DROP VIEW IF EXISTS {SOURCE_VIEW}")
+    con.run(f"CREATE VIEW {SOURCE_VIEW} AS {' UNION ALL '.join(parts)}")
+    return Source(dict(con.columns), text=False, has_row_number=True, description=shown)
+
+
+def _naive_timestamps(path: Path) -> list[str]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return [f.name for f in pq.read_schema(path) if pa.types.is_timestamp(f.type) and f.type.tz is None]
+
+
+def _file(path: Path) -> str:
+    return f"file({sql_string(str(path.resolve()))}, Parquet)"
+
+
+# ---------------------------------------------------------------------------- engine
+class ChdbEngine:
+    """Executes a :class:`CheckPlan` on in-process ClickHouse through the embedded engine's validation run."""
+
+    name = "chdb"
+
+    def run(
+        self,
+        plan: CheckPlan,
+        data: Any,
+        *,
+        now: datetime | None = None,
+        examples: int = 5,
+        progress: Any = None,
+        coverage: Any = None,
+    ) -> ValidationReport:
+        started = time.perf_counter()
+        con = ChdbConnection()
+        try:
+            source = open_chdb_source(con, data)
+            report = con.validate(
+                plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
+            )
+        except Exception as exc:
+            if not type(exc).__module__.startswith("chdb"):
+                raise
+            shown = ", ".join(str(d) for d in ([data] if isinstance(data, str | Path) else data))
+            raise InputError(f"chdb could not validate {shown}: {_first_line(exc)}") from None
+        finally:
+            con.close()
+        report.elapsed_s = time.perf_counter() - started
+        return report

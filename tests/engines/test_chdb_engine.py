@@ -1,0 +1,334 @@
+"""The chdb engine (in-process ClickHouse) gives the same report as DuckDB on the same Parquet files.
+
+Each fixture is cast to the contract's types once and written as Parquet; DuckDB and
+chdb validate that same file. The JSON reports must be identical apart from timing and
+the engine's name: statuses, failing counts, examples and the row numbers they give
+(chdb numbers a file's rows as the file holds them, as DuckDB does).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import EXAMPLES, run_cli, write
+from tests.engines.conftest import NOW, OHLCV, SENSOR
+from tests.engines.pg_tables import typed_table
+from tscontract import InputError, validate
+from tscontract.contract.loader import load_contract
+from tscontract.engines.chdb import ChdbConnection, duckdb_type
+from tscontract.engines.duckdb import profile
+
+pytest.importorskip("chdb", reason="the chdb engine is part of the dev install")
+
+DATA_FILES = sorted(EXAMPLES.glob("*/data/*.csv"))
+
+
+def parquet(tmp_path: Path, table: pa.Table, name: str = "data.parquet") -> Path:
+    path = tmp_path / name
+    pq.write_table(table, path, row_group_size=100)  # several row groups: numbering crosses them
+    return path
+
+
+def reports(contract: Path, data: Any, **kwargs: Any) -> tuple[dict, dict]:
+    duck = validate(contract, data, now=NOW, **kwargs).to_json()
+    ch = validate(contract, data, now=NOW, engine="chdb", **kwargs).to_json()
+    for report in (duck, ch):
+        report.pop("elapsed_s")
+    assert (duck.pop("engine"), ch.pop("engine")) == ("duckdb", "chdb")
+    return duck, ch
+
+
+def assert_same(tmp_path: Path, contract: Path, data: Path | pa.Table | list[Path], **kwargs: Any) -> dict:
+    if isinstance(data, Path) and data.suffix == ".csv":
+        data = typed_table(contract, data)
+    if isinstance(data, pa.Table):
+        data = parquet(tmp_path, data)
+    duck, ch = reports(contract, data, **kwargs)
+    for a, b in zip(duck["checks"], ch["checks"], strict=True):
+        assert a == b, f"{a['id']} differs:\nduckdb {json.dumps(a)}\nchdb   {json.dumps(b)}"
+    assert duck == ch
+    return duck
+
+
+def statuses(report: dict) -> dict[str, str]:
+    return {c["id"]: c["status"] for c in report["checks"]}
+
+
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_example_file(tmp_path, path):
+    dataset = path.parent.parent
+    report = assert_same(tmp_path, dataset / "contract.yaml", path, catalog=dataset / "catalog.yaml")
+    assert report["rows"] > 0
+    if path.name in ("bad.csv", "bad_kpa.csv"):  # not vacuous: these fail, with example rows
+        assert not report["passed"]
+        assert any(e.get("row") for c in report["checks"] for e in c["examples"])
+    if path.name == "good.csv":
+        assert report["passed"]
+
+
+def _set(table: pa.Table, name: str, array: Any) -> pa.Table:
+    return table.set_column(table.schema.get_field_index(name), name, array)
+
+
+def _epoch(divisor: int) -> Any:
+    def change(t: pa.Table) -> pa.Table:
+        millis = pc.cast(pc.cast(t.column("bar_start"), pa.timestamp("ms", tz="UTC")), pa.int64())
+        return _set(t, "bar_start", pc.divide(millis, divisor))
+
+    return change
+
+
+def _low_doubled(t: pa.Table) -> pa.Table:
+    low = t.column("low").to_pylist()
+    low[3] = low[3] * 2
+    return _set(t, "low", pa.array(low, t.schema.field("low").type))
+
+
+def _wider_scale(t: pa.Table) -> pa.Table:  # a value with ten decimals where eight are declared
+    opens = t.column("open").to_pylist()
+    from decimal import Decimal
+
+    opens[2] += Decimal("0.0000000001")
+    return _set(t, "open", pa.array(opens, pa.decimal128(20, 10)))
+
+
+def _nulls_and_big_ints(t: pa.Table) -> pa.Table:
+    counts = t.column("trade_count").to_pylist()
+    counts[1], counts[5] = None, 2**40
+    symbols = t.column("symbol").to_pylist()
+    symbols[7] = None
+    t = _set(t, "trade_count", pa.array(counts, pa.int64()))
+    return _set(t, "symbol", pa.array(symbols, pa.string()))
+
+
+TYPED = {
+    "low-above-open": _low_doubled,
+    "naive-timestamps": lambda t: _set(t, "bar_start", pc.cast(t.column("bar_start"), pa.timestamp("us"))),
+    "microsecond-timestamps": lambda t: _set(
+        t,
+        "bar_start",
+        pc.add(pc.cast(t.column("bar_start"), pa.timestamp("us", tz="UTC")), pa.scalar(7, pa.duration("us"))),
+    ),
+    "epoch-ms": _epoch(1),
+    "epoch-s-read-as-ms": _epoch(1000),
+    "float-where-decimal": lambda t: _set(t, "open", pc.cast(t.column("open"), pa.float64())),
+    "wider-scale": _wider_scale,
+    "text-where-decimal": lambda t: _set(t, "volume", pc.cast(t.column("volume"), pa.string())),
+    "int32-counts": lambda t: _set(t, "trade_count", pc.cast(t.column("trade_count"), pa.int32())),
+    "nulls-and-big-counts": _nulls_and_big_ints,
+    "extra-and-missing-columns": lambda t: t.append_column("vwap", pa.array([1.0] * t.num_rows)).drop_columns(
+        ["trade_count"]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TYPED))
+def test_typed_columns(tmp_path, name):
+    table = TYPED[name](typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "good.csv"))
+    report = assert_same(tmp_path, OHLCV / "contract.yaml", table, catalog=OHLCV / "catalog.yaml")
+    assert report["passed"] == (name in ("epoch-ms", "int32-counts"))
+    if name == "naive-timestamps":  # a timestamp without a zone is no UTC instant
+        utc = next(c for c in report["checks"] if c["kind"] == "utc_instant")
+        assert utc["status"] == "failed" and utc["failed_rows"] == table.num_rows
+
+
+def test_several_files_numbered_in_order_columns_by_name(tmp_path):
+    table = typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv")
+    first = parquet(tmp_path, table.slice(0, 10), "a.parquet")
+    second = parquet(tmp_path, table.slice(10).drop_columns(["trade_count"]), "b.parquet")
+    report = assert_same(tmp_path, OHLCV / "contract.yaml", [first, second], catalog=OHLCV / "catalog.yaml")
+    rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
+    assert max(rows) > 10  # examples from the second file are numbered after the first file's rows
+
+
+def test_physical_types_are_named_as_duckdb_names_them():
+    assert duckdb_type("Nullable(DateTime64(3, 'UTC'))") == "TIMESTAMP WITH TIME ZONE"
+    assert duckdb_type("DateTime64(6)") == "TIMESTAMP"
+    assert duckdb_type("Nullable(Decimal(18, 8))") == "DECIMAL(18,8)"
+    assert duckdb_type("LowCardinality(Nullable(String))") == "VARCHAR"
+    assert duckdb_type("Nullable(Float64)") == "DOUBLE"
+    assert duckdb_type("Int32") == "INTEGER"
+    assert duckdb_type("Nullable(Date32)") == "DATE"
+
+
+def test_time_checks_cadence_completeness_sessions_freshness(tmp_path):
+    from tests.engines.test_time_checks import bars, sensor_csv
+
+    text = (SENSOR / "contract.yaml").read_text()
+    text += "completeness: {window: 1m, expected_count: per cadence}\nfreshness: {max_age: 15m}\n"
+    contract = write(tmp_path, text, "c.yaml")
+    data = sensor_csv(tmp_path, [0, 10, 20, 50, 61.5, 70, *range(80, 200, 10)])
+    report = assert_same(tmp_path, contract, data, catalog=SENSOR / "catalog.yaml")
+    found = statuses(report)
+    assert found["completeness"] == found["time.cadence"] == found["freshness"] == "failed"
+
+    sessions = [
+        "2026-11-27T17:58:00.000Z",
+        "2026-11-27T17:59:00.000Z",
+        "2026-11-27T18:00:00.000Z",  # after the half-day close
+        "2026-11-26T15:00:00.000Z",  # Thanksgiving
+        "2026-11-30T14:30:00.000Z",
+        "2026-11-30T14:33:00.000Z",
+    ]
+    bars_text = (OHLCV / "contract.yaml").read_text() + "completeness: {window: 1h, expected_count: per cadence}\n"
+    contract = write(tmp_path, bars_text, "b.yaml")
+    report = assert_same(tmp_path, contract, bars(tmp_path, sessions), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.session"] == 2
+
+
+def test_coverage_daily_bars_local_days_and_freshness_clocks(tmp_path):
+    from datetime import UTC, date, datetime
+
+    from tests.engines import test_coverage as cov
+    from tests.engines.vendor_shapes import bars_csv, catalog_with, contract_with, minute_bars, sessions
+
+    monday = date(2026, 11, 30)
+    intraday = contract_with(tmp_path, extra=cov.SESSION_COMPLETENESS, name="intraday.yaml")
+    bars = minute_bars(monday)[1:-5] + minute_bars(date(2026, 11, 27))
+    report = assert_same(tmp_path, intraday, bars_csv(tmp_path, bars), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.cadence"] == 2
+    covered = (datetime(2026, 11, 30, 14, 30, tzinfo=UTC), datetime(2026, 11, 30, 15, tzinfo=UTC))
+    data = bars_csv(tmp_path, minute_bars(monday)[:25])
+    assert_same(tmp_path, intraday, data, catalog=OHLCV / "catalog.yaml", coverage=covered)
+    days = sessions(date(2026, 11, 2), date(2026, 11, 27))
+    days.remove(date(2026, 11, 12))
+    extra = "completeness: {window: 5 sessions, min_ratio: 1.0}\nfreshness: {max_age: 1 trading day}\n"
+    daily = contract_with(tmp_path, cov.DAILY, extra, name="daily.yaml")
+    data = cov.daily(tmp_path, [*days, date(2026, 11, 26)])
+    report = assert_same(tmp_path, daily, data, catalog=OHLCV / "catalog.yaml")
+    found = statuses(report)
+    assert found["time.cadence"] == found["time.session"] == found["completeness"] == "failed"
+    pre = [datetime(2026, 11, 30, 9, minute, tzinfo=UTC) for minute in range(3)]
+    clock = contract_with(tmp_path, "60s; no bars outside session", "freshness: {max_age: 15m, clock: session}\n")
+    extended = catalog_with(tmp_path, "extended")
+    assert_same(tmp_path, clock, bars_csv(tmp_path, pre + minute_bars(monday)), catalog=extended)
+    contract = write(tmp_path, cov.SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, cov.SENSOR_CATALOG, "sensor_catalog.yaml")
+    start, end = datetime(2026, 11, 1, 5, tzinfo=UTC), datetime(2026, 11, 2, 6, tzinfo=UTC)
+    skipped = {datetime(2026, 11, 1, 6, 5 * n, tzinfo=UTC) for n in range(12)}
+    report = assert_same(tmp_path, contract, cov.readings(tmp_path, start, end, skipped), catalog=catalog)
+    assert statuses(report)["completeness"] == "failed"
+
+
+def test_profiled_bounds_catch_the_lots_incident(tmp_path):
+    bounds = profile(load_contract(OHLCV / "contract.yaml"), OHLCV / "data" / "good.csv")
+    data = OHLCV / "data" / "bad_lots.csv"
+    report = assert_same(tmp_path, OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml", bounds=bounds)
+    assert statuses(report)["plausibility.volume.scale"] == "failed"
+
+
+def test_rules_regex_unique_thresholds_and_sql_checks(tmp_path):
+    from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
+
+    contract = trades_contract(tmp_path)
+    rows = bad_rows()
+    rows[2] = rows[2].replace("AAPL,", '"AAPL\n",', 1)  # a value ending in a line break: no full match
+    report = assert_same(tmp_path, contract, trades_csv(tmp_path, rows))
+    checks = {c["id"]: c for c in report["checks"]}
+    assert [e["row"] for e in checks["field.symbol.constraint"]["examples"]] == [2, 3, 7]
+    assert checks["field.trade_id.unique"]["examples"][0]["rows"] == [5, 12]
+    assert checks["sql_checks.no_free_trades"]["status"] == "failed"
+    assert checks["sql_checks.symbols_seen"]["examples"] == [{"value": 6}]  # AAPL\n is one more
+    assert assert_same(tmp_path, contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))["passed"]
+
+
+# ---------------------------------------------------------------------------- CLI
+def test_cli_validates_parquet_with_chdb(tmp_path):
+    bad = parquet(tmp_path, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv"), "bad.parquet")
+    now = ("--now", "2026-11-30T21:05:00Z")
+    args = ("--catalog", OHLCV / "catalog.yaml", "--engine", "chdb", *now)
+    out = run_cli("validate", OHLCV / "contract.yaml", bad, *args, "--format", "json")
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert report["engine"] == "chdb" and not report["passed"] and report["rows"] == 781
+    good = parquet(tmp_path, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "good.csv"), "good.parquet")
+    out = run_cli("validate", OHLCV / "contract.yaml", good, *args)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_cli_input_errors_are_one_line_exit_2(tmp_path):
+    def one_line_exit_2(*args: Any) -> str:
+        out = run_cli("validate", OHLCV / "contract.yaml", *args, "--engine", "chdb")
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+        return out.stderr
+
+    assert "the chdb engine reads Parquet files" in one_line_exit_2(OHLCV / "data" / "good.csv")
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"PAR1 not really parquet")
+    assert "cannot read" in one_line_exit_2(broken)
+    empty = tmp_path / "empty.parquet"
+    empty.write_bytes(b"")
+    assert "empty file" in one_line_exit_2(empty)
+    with pytest.raises(InputError, match="reads Parquet"):
+        validate(OHLCV / "contract.yaml", OHLCV / "data" / "good.csv", engine="chdb")
+
+
+# ---------------------------------------------------------------------------- the SQL rewrites
+SAME_ANSWER = [
+    "SELECT epoch_us(TIMESTAMPTZ '2026-11-30 14:30:00.123456+00'), epoch_us(TIMESTAMPTZ '1969-12-31 23:59:59.5+00')",
+    "SELECT make_timestamptz(1796142600123456)",
+    "SELECT time_bucket(to_microseconds(300000000), TIMESTAMPTZ '2026-11-30 14:37:12+00')",
+    "SELECT time_bucket(to_microseconds(86400000000 * 7), TIMESTAMPTZ '2026-11-30 14:37:12+00')",
+    "SELECT strftime(TIMESTAMPTZ '2026-11-30 04:05:06+00', '%Y-%m-%dT%H:%M:%S')",
+    "SELECT quantile_disc(x, 0.5), quantile_disc(x, 0.01), quantile_disc(x, 0.99), quantile_disc(x, 0.25) FROM "
+    "(SELECT unnest(generate_series(1, 100)) AS x) q",
+    "SELECT quantile_disc(x, 0.5) FROM (SELECT unnest(generate_series(1, 4)) AS x) q WHERE x > 9",
+    "SELECT count(DISTINCT (a, b)) FROM (VALUES (1, 'x'), (1, 'x'), (2, 'x'), (2, NULL)) AS v(a, b)",
+    "SELECT 7 // 2, -7 // 2, 7 % 3, -7 % 3",
+    "SELECT TRY_CAST(123456.789 AS DECIMAL(5,2)), TRY_CAST(123.456 AS DECIMAL(5,2)), TRY_CAST(2.5e30 AS BIGINT)",
+    "SELECT regexp_full_match('AAPL', '[A-Z]+'), regexp_full_match('AAPL\n', '[A-Z]+'), "
+    "regexp_full_match('xAAPL', '^A|L$')",
+    "SELECT regexp_extract('12.3400', '\\.(\\d+)$', 1), regexp_extract('12', '\\.(\\d+)$', 1)",
+    "SELECT x, count(*) AS n FROM (VALUES (1), (1), (2)) AS v(x) GROUP BY ALL ORDER BY 1",
+    "SELECT sum(x), any_value(x), count(*) FILTER (WHERE x > 9) FROM (SELECT 5 AS x) q",
+    "SELECT sum(x), min(x) FROM (SELECT 5 AS x) q WHERE x > 9",
+    "SELECT a.x, b.y FROM (VALUES (1), (2)) AS a(x) LEFT JOIN (VALUES (1, 'one')) AS b(x, y) ON a.x = b.x ORDER BY 1",
+    "SELECT day FROM (SELECT unnest(generate_series(TIMESTAMPTZ '2026-11-30 00:00:00+00', "
+    "TIMESTAMPTZ '2026-12-02 00:00:00+00', to_microseconds(86400000000))) AS day) ORDER BY 1",
+]
+
+
+def test_rewritten_statements_answer_as_duckdb_does():
+    from tscontract.engines.duckdb import connect
+
+    duck = connect()
+    con = ChdbConnection()
+    try:
+        for sql in SAME_ANSWER:
+            assert con.execute(sql).fetchall() == duck.execute(sql).fetchall(), sql
+        # a 64-bit hash over the whole tuple: equal tuples agree, a differing part differs
+        at = "TIMESTAMPTZ '2026-11-30 00:00:00+00'"
+        one, same, other = (
+            con.execute(f"SELECT hash(1, CAST('a' AS VARCHAR), {at} + INTERVAL {d} SECOND)").fetchall()[0][0]
+            for d in (0, 0, 1)
+        )
+        assert one == same != other
+    finally:
+        con.close()
+        duck.close()
+
+
+def test_large_helper_tables_go_in_as_arrow():
+    from datetime import UTC, datetime
+    from decimal import Decimal
+
+    from tscontract.engines.relations import LITERAL_ROWS, small_table
+
+    con = ChdbConnection()
+    try:
+        rows = [(f"s{i}", Decimal(i) / 8, datetime(2026, 1, 1, tzinfo=UTC)) for i in range(LITERAL_ROWS + 1)]
+        columns = [("a", "VARCHAR"), ("b", "DECIMAL(38,10)"), ("t", "TIMESTAMPTZ")]
+        small_table(con, "__tsc_big", columns, rows)
+        assert any("rows.parquet" in s for s in con.statements)  # one file, not thousands of literals
+        found = con.execute("SELECT count(*), max(b), min(t) FROM __tsc_big").fetchall()
+        assert found == [(LITERAL_ROWS + 1, Decimal(LITERAL_ROWS) / 8, datetime(2026, 1, 1, tzinfo=UTC))]
+    finally:
+        con.close()
