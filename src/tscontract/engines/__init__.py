@@ -13,7 +13,7 @@ from tscontract.errors import InputError
 from tscontract.plan.checks import build_plan
 from tscontract.report.model import ValidationReport
 
-ENGINES = ("duckdb", "spark", "postgres")
+ENGINES = ("duckdb", "spark", "postgres", "chdb")
 
 
 def validate(
@@ -43,6 +43,7 @@ def validate(
     a pyspark DataFrame.
     ``engine="postgres"`` runs the plan inside PostgreSQL on ``data`` =
     ``postgresql://user@host:port/db#schema.table`` (a URL like that picks it by itself).
+    ``engine="chdb"`` runs the plan on in-process ClickHouse (chdb) over Parquet files.
     ``coverage=(start, end)`` is the period the batch covers at least (``--from/--to``): cadence
     and completeness expect points over all of it, not only between each series' first and
     last point (by default: every session or completeness window the batch touches, whole).
@@ -81,6 +82,10 @@ def validate(
         from tscontract.engines.postgres import PostgresEngine
 
         return PostgresEngine().run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)
+    if engine == "chdb":
+        from tscontract.engines.chdb import ChdbEngine
+
+        return ChdbEngine().run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)
     if engine == "spark":
         from tscontract.engines.spark import SparkEngine
 

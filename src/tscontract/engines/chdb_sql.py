@@ -28,6 +28,7 @@ _T = exp.DataType.Type
 _TYPES = {
     _T.TIMESTAMPTZ: INSTANT,
     _T.TIMESTAMP: "DateTime64(6)",
+    _T.TIMESTAMPNTZ: "DateTime64(6)",
     _T.INT128: "Int128",
     _T.UINT128: "UInt128",
     _T.DATE: "Date32",
@@ -183,6 +184,11 @@ def _replacement(node: exp.Expression, columns: Mapping[str, str]) -> exp.Expres
         return _fn("regexpExtract", node.this, node.expression, group)
     if isinstance(node, exp.PercentileDisc) and node.expression is not None:
         return _quantile_disc(node)
+    if isinstance(node, exp.AtTimeZone):
+        # a wall-clock time read in UTC: the session's zone is UTC, so the same instant, now zoned
+        if node.args["zone"].name != "UTC":
+            raise NotImplementedError(f"no ClickHouse AT TIME ZONE {node.args['zone'].sql()}")
+        return _fn("toTimeZone", _fn("toDateTime64", node.this, exp.Literal.number(6)), exp.Literal.string("UTC"))
     if isinstance(node, exp.Explode) and isinstance(node.this, exp.GenerateSeries):
         return _fn("arrayJoin", _series(node.this))
     if isinstance(node, exp.Div) and not node.meta.get("float"):
