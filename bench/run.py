@@ -693,7 +693,8 @@ def write_results(
     path.write_text("\n".join(text))
 
 
-KEPT_SECTIONS = ("scaling", "registry", "postgres")  # written by bench/scaling.py, registry.py, postgres.py
+# written by bench/scaling.py, registry.py, postgres.py, chdb_engine.py
+KEPT_SECTIONS = ("scaling", "registry", "postgres", "chdb")
 
 
 def section_marks(name: str) -> tuple[str, str]:

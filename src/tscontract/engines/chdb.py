@@ -116,9 +116,8 @@ class ChdbConnection(TranslatedConnection):
         if kind == "VIEW":
             self.run(f"CREATE VIEW {ident(name)} AS {to_clickhouse(query, self.columns)}")
         else:
-            self.run(
-                f"CREATE TABLE {ident(name)} ENGINE = Memory AS {self.storable(to_clickhouse(query, self.columns))}"
-            )
+            sql = to_clickhouse(query, self.columns)
+            self.run(f"CREATE TABLE {ident(name)} ENGINE = Memory AS {self.storable(sql)}")
 
     def storable(self, sql: str) -> str:
         """``sql`` with a column that is NULL on every row typed as text (DuckDB's bare NULL is storable)."""

@@ -135,6 +135,21 @@ def _column_text(node: exp.Cast, columns: Mapping[str, str]) -> exp.Expression |
     return exp.If(this=whole, true=written, false=_fn("toString", value.copy()))
 
 
+def _text_values(node: exp.Values) -> exp.Expression | None:
+    """``VALUES`` of text and NULLs (relations.small_table's rows) as ClickHouse's ``values()`` table
+    function: sqlglot writes a UNION ALL of one SELECT per row, which ClickHouse takes seconds to plan."""
+    alias = node.args.get("alias")
+    rows = node.expressions
+    if alias is None or not alias.columns or not rows:
+        return None
+    cells = [cell for row in rows for cell in (row.expressions if isinstance(row, exp.Tuple) else [row])]
+    if not all(isinstance(c, exp.Null) or (isinstance(c, exp.Literal) and c.is_string) for c in cells):
+        return None
+    structure = ", ".join(f"{c.name} Nullable(String)" for c in alias.columns)
+    function = _fn("values", exp.Literal.string(structure), *rows)
+    return exp.Table(this=function, alias=alias.copy())
+
+
 def _naive_text(value: exp.Expression) -> exp.Expression:
     fraction = _fn("positiveModulo", _micros(value.copy()), exp.Literal.number(1_000_000))
     digits = _fn(
@@ -184,6 +199,8 @@ def _replacement(node: exp.Expression, columns: Mapping[str, str]) -> exp.Expres
         return _fn("regexpExtract", node.this, node.expression, group)
     if isinstance(node, exp.PercentileDisc) and node.expression is not None:
         return _quantile_disc(node)
+    if isinstance(node, exp.Values) and (table := _text_values(node)) is not None:
+        return table
     if isinstance(node, exp.AtTimeZone):
         # a wall-clock time read in UTC: the session's zone is UTC, so the same instant, now zoned
         if node.args["zone"].name != "UTC":
