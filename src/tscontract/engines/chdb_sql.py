@@ -61,7 +61,7 @@ def _type(to: exp.DataType) -> exp.DataType | None:
     return exp.DataType.build(f"Nullable({_TYPES[to.this]})", dialect="clickhouse")
 
 
-def _try_cast(node: exp.TryCast) -> exp.Expression:
+def _try_cast(node: exp.TryCast, columns: Mapping[str, str]) -> exp.Expression:
     """DuckDB's TRY_CAST: NULL where the value does not fit (``accurateCastOrNull``: no wrap, no error).
 
     Into DECIMAL(p, s) as DuckDB casts: rounded to s places (half away from zero), NULL beyond p - s
@@ -73,6 +73,16 @@ def _try_cast(node: exp.TryCast) -> exp.Expression:
         params = to.expressions
         precision = int(params[0].name) if params else 18
         scale = int(params[1].name) if len(params) > 1 else 3
+        physical = (
+            re.fullmatch(r"DECIMAL\((\d+),(\d+)\)", columns.get(node.this.name, ""))
+            if isinstance(node.this, exp.Column)
+            else None
+        )
+        if physical and int(physical[2]) <= scale and int(physical[1]) - int(physical[2]) <= precision - scale:
+            # a decimal column that fits as it is (the declared type, as a rule): a plain cast, no wide arithmetic
+            return exp.Cast(
+                this=node.this, to=exp.DataType.build(f"Nullable(Decimal({precision}, {scale}))", dialect="clickhouse")
+            )
         wide = _fn("accurateCastOrNull", node.this, exp.Literal.string("Decimal(76, 38)"))
         value = _fn("round", wide, exp.Literal.number(scale))
         fits = exp.LT(this=_fn("abs", value.copy()), expression=exp.Literal.number(10 ** (precision - scale)))
@@ -180,7 +190,7 @@ def _replacement(node: exp.Expression, columns: Mapping[str, str]) -> exp.Expres
     if isinstance(node, exp.Cast) and (text := _column_text(node, columns)) is not None:
         return text
     if isinstance(node, exp.TryCast):
-        return _try_cast(node)
+        return _try_cast(node, columns)
     if isinstance(node, exp.DataType) and not isinstance(node.parent, exp.DataType):
         return _type(node) or node
     if isinstance(node, exp.RegexpFullMatch):
