@@ -497,8 +497,28 @@ def import_command(
     time_column: Annotated[
         str | None, typer.Option("--time-column", help="The time column, when the key has no single instant.")
     ] = None,
+    timezone: Annotated[
+        str | None,
+        typer.Option("--timezone", help="ODCS: the zone timestamps without one are written in (UTC, Europe/Rome)."),
+    ] = None,
+    decimal: Annotated[
+        str | None, typer.Option("--decimal", help="ODCS: P,S for decimals written without precision and scale.")
+    ] = None,
+    drop: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--drop", help="ODCS: properties the contract leaves out (comma-separated; the mapping drops them)."
+        ),
+    ] = None,
+    types: Annotated[
+        list[str] | None,
+        typer.Option("--type", help="ODCS: PHYSICAL=TYPE, the tscontract type of a type the document does not define."),
+    ] = None,
     allow_loss: Annotated[
-        bool, typer.Option("--allow-loss", help="Exit 0 although elements were not carried (they are still listed).")
+        bool,
+        typer.Option(
+            "--allow-loss", help="Import although elements have no exact place (each is listed); else refused."
+        ),
     ] = False,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
@@ -516,10 +536,15 @@ def import_command(
     keys = [k.strip() for k in key.split(",") if k.strip()] if key else None
     refused: list[tuple[str, str]] = []  # objects of a several-object document written to a directory
     if source_format == "odcs":
+        from tscontract.export.odcs_types import make_choices
+
+        choices = make_choices(timezone, decimal, drop, types, allow_loss)
         text = read_text(document, "ODCS document")
         into_directory = out is not None and (out.is_dir() or not out.suffix)
-        results = import_document(text, object_name, keys, time_column, refused if into_directory else None)
+        results = import_document(text, object_name, keys, time_column, refused if into_directory else None, choices)
     else:
+        if timezone or decimal or drop or types:
+            raise InputError("--timezone, --decimal, --drop and --type apply to import odcs")
         text = read_text(document, f"{source_format} document")
         results = import_file(source_format, text, document.name, object_name, keys, time_column)
     written = write_imported(results, out)

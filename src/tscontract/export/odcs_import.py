@@ -42,9 +42,11 @@ from tscontract.contract.model import IDENTIFIER, SEMVER
 from tscontract.contract.source import load_yaml
 from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.export import odcs_rules
+from tscontract.export.odcs_types import Choices, Read, field_type, nested, server_type
 
 _TEXT_SHOWN = 200
 _MAX_RETRIES = 50
+_LOSSES_NAMED = 3  # the losses a refusal names in its one line
 
 
 @dataclass(frozen=True)
@@ -125,14 +127,16 @@ def import_document(
     key: list[str] | None = None,
     time_column: str | None = None,
     refused: list[tuple[str, str]] | None = None,
+    choices: Choices | None = None,
 ) -> list[Imported]:
     """One :class:`Imported` per schema object (or the one named), each loadable by tscontract.
 
     With ``refused`` (a list), an object of a several-object document that cannot be imported
     is added there as (name, reason) and the others are still imported; without it, or when
-    every object is refused, the first refusal is raised.
+    every object is refused, the first refusal is raised. ``choices`` states what the document
+    leaves open (a zone for naive timestamps, decimals' precision, types it defines, columns dropped).
     """
-    return import_tree(load_document(text), object_name, key, time_column, refused)
+    return import_tree(load_document(text), object_name, key, time_column, refused, choices)
 
 
 def import_tree(
@@ -141,6 +145,7 @@ def import_tree(
     key: list[str] | None = None,
     time_column: str | None = None,
     refused: list[tuple[str, str]] | None = None,
+    choices: Choices | None = None,
 ) -> list[Imported]:
     """:func:`import_document` of a document :func:`load_document` read (a large one is read once)."""
     names = object_names(tree)
@@ -155,7 +160,7 @@ def import_tree(
     first: InputError | None = None
     for index in chosen:
         try:
-            results.append(ObjectImport(tree, index, single, key, time_column).run())
+            results.append(ObjectImport(tree, index, single, key, time_column, choices or Choices()).run())
         except InputError as exc:
             if len(names) == 1:
                 raise
@@ -167,6 +172,22 @@ def import_tree(
     if not results and first is not None:
         raise first
     return results
+
+
+def refusal(losses: list[Loss]) -> str:
+    """One line for an object with elements that have no exact place: the first few, the option."""
+    shown = "; ".join(f"{loss.path}: {loss.reason}" for loss in losses[:_LOSSES_NAMED])
+    more = f"; and {len(losses) - _LOSSES_NAMED} more" if len(losses) > _LOSSES_NAMED else ""
+    return (
+        f"{len(losses)} element{'s' if len(losses) > 1 else ''} with no exact place in a tscontract contract "
+        f"({shown}{more}); give --allow-loss to import without {'them' if len(losses) > 1 else 'it'} (each listed)"
+    )
+
+
+def _spelled(prop: dict[str, Any], v3: str, v2: str) -> str | None:
+    """The key a property states a flag by: ODCS v3's (``required``, ``unique``), else v2's
+    (``isNullable``, ``isUnique``), which documents written for v2 still carry."""
+    return v3 if v3 in prop else v2 if v2 in prop else None
 
 
 def verified(build: Any, losses: list[Loss]) -> str:
@@ -344,15 +365,27 @@ def header_notes(mapped: bool, losses: list[Loss]) -> str:
     return text
 
 
-def mapping_text(name: str, version: str, description: str, columns: dict[str, str], drop: list[str]) -> str | None:
-    """The mapping that reads the data's own column names into the contract's fields, if any differ."""
+def mapping_text(
+    name: str,
+    version: str,
+    description: str,
+    columns: dict[str, str],
+    drop: list[str],
+    zones: dict[str, str] | None = None,
+) -> str | None:
+    """The mapping that reads the data's own column names into the contract's fields, if any differ,
+    and local times (``zones``: field -> the zone its naive timestamps are written in) as instants."""
     from tscontract.export.odcs import _dump
 
-    if not columns and not drop:
+    zones = zones or {}
+    if not columns and not drop and not zones:
         return None
     mapping: dict[str, Any] = {"mapping": name, "transform_version": version, "description": description}
-    if columns:
-        mapping["columns"] = {field: {"from": column} for field, column in columns.items()}
+    if columns or zones:
+        mapping["columns"] = {
+            f: {"from": columns.get(f, f), **({"zone": zones[f]} if f in zones else {})}
+            for f in [*columns, *(z for z in zones if z not in columns)]
+        }
     if drop:
         mapping["drop"] = list(drop)
     return _dump(mapping)
@@ -373,7 +406,7 @@ _ROUND_TRIP_FIELD = ("unit", "dimension", "nullable", "value", "default", "alias
 # quality entries the export writes, each derived from a contract clause that the import restores
 _CARRIED = re.compile(
     r"^(invariants\[\d+\]|key\.unique|source\.rows|time\.\w+|completeness|freshness|catalog\.\w+"
-    r"|field\.\w+\.(value|constraint)|plausibility\..+)$"
+    r"|field\.\w+\.(value|constraint)|plausibility\..+|series\.pattern)$"
 )
 # reasons for what has no place and is not kept (_KEPT): a rule's own keys, relationships
 _NO_PLACE = {
@@ -434,9 +467,19 @@ class ObjectImport:
     """One schema object of a parsed ODCS document as a contract."""
 
     def __init__(
-        self, tree: dict[str, Any], index: int, single: bool, key: list[str] | None, time_column: str | None
+        self,
+        tree: dict[str, Any],
+        index: int,
+        single: bool,
+        key: list[str] | None,
+        time_column: str | None,
+        choices: Choices,
     ) -> None:
         self.tree = tree
+        self.choices = choices
+        self.server = server_type(tree.get("servers"))
+        self.open: dict[str, list[str]] = {}  # what the document leaves open (ending in its option) -> columns
+        self.zones: dict[str, str] = {}  # field -> the zone its naive timestamps are read in
         self.index = index
         self.record: dict[str, Any] = tree["schema"][index]
         self.single = single
@@ -450,7 +493,8 @@ class ObjectImport:
         self.drop: list[str] = []
         self.names: dict[str, str] = {}  # ODCS property name -> field name
         self.base: tuple[Any, ...] = ("schema", index)
-        self.unique: list[tuple[tuple[Any, ...], str]] = []  # (property path, field) with unique: true
+        # (property path, field, key) with unique: true (isUnique: true, ODCS v2's spelling)
+        self.unique: list[tuple[tuple[Any, ...], str, str]] = []
         self.uniques: dict[str, _Clause] = {}  # field -> its unique clause (unique: true, duplicateValues)
         self.row_count: dict[str, int] = {}
         self.row_count_origin: _Clause | None = None
@@ -562,7 +606,12 @@ class ObjectImport:
             if k in top:
                 contract[k] = top[k] if k != "note" or "note" not in contract else f"{top[k]}\n{contract[k]}"
         self.properties(section)
-        key, time = self.key_and_time(section)
+        try:
+            key, time = self.key_and_time(section)
+        except InputError as exc:
+            raise InputError("; ".join([*self.left_open(), str(exc)])) from None
+        if self.open:
+            raise InputError("; ".join(self.left_open()))
         provenance = section.get("provenanceRequired") or []
         self.nullability(key, time.get("column"), provenance)
         self.quality(self.base, None, key)
@@ -576,6 +625,8 @@ class ObjectImport:
             return self.render_contract(contract, section, key, time, freshness, provenance, object_name)
 
         text = verified(build, self.losses)
+        if self.losses and not self.choices.allow_loss:
+            raise InputError(refusal(self.losses))
         mapping = self.render_mapping(contract["contract"])
         return Imported(object_name, contract["contract"], text, mapping, self.losses, self.kept)
 
@@ -664,15 +715,17 @@ class ObjectImport:
             if custom.get("impliedBy") == "provenance_required":
                 self.take(*path)
                 continue
-            from tscontract.export.odcs_types import is_nested
-
-            if is_nested(prop):
-                self.lose(
-                    path,
-                    "nested property (object/array/struct/json): tscontract fields are scalar and a mapping reads "
-                    "flat columns, so it is not checked; the mapping drops the column",
-                )
+            if written in self.choices.drop or column in self.choices.drop:
+                self.take(*path)
                 self.drop.append(column)
+                self.field_notes.setdefault("", []).append(
+                    f"{self.render(path)}: not carried (--drop), the mapping drops column {column}"
+                )
+                continue
+            left_open = nested(prop, self.choices)
+            if left_open is not None:
+                self.take(*path)
+                self.open.setdefault(left_open, []).append(written)
                 continue
             name = identifier(written)
             while name in used:
@@ -686,22 +739,20 @@ class ObjectImport:
             self.fields[name] = self.field(prop, path, name, custom)
 
     def field(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, custom: dict[str, Any]) -> dict[str, Any]:
-        from tscontract.export.odcs_types import field_type
-
-        dtype, reason, length = field_type(prop)
+        read = field_type(prop, self.choices, self.server)
+        dtype, length = read.type, read.length
         written_type = own_type(custom.get("type"))
         if written_type is not None:  # the tscontract type this package's export kept (an enum)
-            dtype, reason, length = written_type, None, None
+            dtype, length, read = written_type, None, Read(written_type)
         self.take(*path, "physicalType")
         self.take(*path, "logicalType")
-        if reason:
-            self.losses.append(
-                Loss(
-                    self.render((*path, "physicalType" if "physicalType" in prop else "logicalType")),
-                    shown(prop.get("physicalType") or prop.get("logicalType")),
-                    reason,
-                )
-            )
+        typed = self.render((*path, "physicalType" if "physicalType" in prop else "logicalType"))
+        if read.open is not None:
+            self.open.setdefault(read.open, []).append(str(prop.get("name") or prop.get("physicalName")))
+        if read.note is not None:
+            self.field_notes.setdefault(name, []).append(f"{typed}: {read.note}")
+        if read.naive:
+            self.naive(prop, path, name, typed)
         entry: dict[str, Any] = {"type": dtype}
         for k in _ROUND_TRIP_FIELD:
             if k in custom:
@@ -725,11 +776,43 @@ class ObjectImport:
             elif written_type and isinstance(quality, dict) and quality.get("name") == f"field.{name}.type":
                 self.take(*path, "quality", i)  # the enum's members as invalidValues: the type itself
         self.type_options(prop, path, name, dtype)
-        if prop.get("unique") is True:
-            self.unique.append((path, name))
-        elif prop.get("unique") is False:
-            self.take(*path, "unique")
+        unique = _spelled(prop, "unique", "isUnique")
+        if unique is not None and prop[unique] is True:
+            self.unique.append((path, name, unique))
+        elif unique is not None and prop[unique] is False:
+            self.take(*path, unique)
         return entry
+
+    def left_open(self) -> list[str]:
+        """What the document leaves open, one phrase per option to give, naming its columns."""
+        phrases = []
+        for text, columns in self.open.items():
+            names = ",".join(columns)
+            phrases.append(
+                text.format(columns=names) if "{columns}" in text else text.replace(": give", f" ({names}): give", 1)
+            )
+        return phrases
+
+    def naive(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, typed: str) -> None:
+        """A timestamp without time zone: read as local time in the zone stated (mapping ``zone``)."""
+        options = prop.get("logicalTypeOptions") if isinstance(prop.get("logicalTypeOptions"), dict) else {}
+        stated = options.get("defaultTimezone")
+        zone = self.choices.timezone
+        how = "--timezone"
+        if isinstance(stated, str) and stated.strip():
+            zone, how = stated.strip(), "its defaultTimezone"
+            self.take(*path, "logicalTypeOptions", "defaultTimezone")
+        if zone is None:
+            self.open.setdefault(
+                "timestamps without time zone: give --timezone ZONE, the zone their values are written in "
+                "(e.g. --timezone UTC)",
+                [],
+            ).append(str(prop.get("name") or prop.get("physicalName")))
+            return
+        self.zones[name] = zone
+        self.field_notes.setdefault(name, []).append(
+            f"{typed}: no time zone: values are local times in {zone} ({how}), made instants by the mapping"
+        )
 
     def type_options(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, dtype: str) -> None:
         options = prop.get("logicalTypeOptions")
@@ -839,23 +922,27 @@ class ObjectImport:
     def nullability(self, key: list[str], time_column: str | None, provenance: list[str]) -> None:
         for i, prop in enumerate(self.record.get("properties") or []):
             name = self.names.get(str(prop.get("name"))) if isinstance(prop, dict) else None
-            if name not in self.fields or "required" not in prop:
+            spelled = _spelled(prop, "required", "isNullable") if isinstance(prop, dict) else None
+            if name not in self.fields or spelled is None:
                 continue
-            self.take(*self.base, "properties", i, "required")
+            self.take(*self.base, "properties", i, spelled)
             entry = self.fields[name]
             if "nullable" in entry:
                 continue
+            required = bool(prop[spelled]) if spelled == "required" else not prop[spelled]
             never_null = name in key or name == time_column or name in provenance
-            if bool(prop["required"]) != never_null:
+            if required != never_null:
                 if never_null and prop.get("primaryKey") is True:
                     continue  # a primary key column is never null (SQL's PRIMARY KEY): required: false adds nothing
-                if never_null:
-                    self.lose(
-                        (*self.base, "properties", i, "required"),
-                        "a key or time column is never null in tscontract: required: false is not kept",
+                if never_null:  # the key or time column chosen (--key, --time-column): never null
+                    role = "key" if name in key else "time" if name == time_column else "provenance"
+                    self.field_notes.setdefault(name, []).append(
+                        f"{self.render((*self.base, 'properties', i, spelled))}: "
+                        f"{str(prop[spelled]).lower()} in the document; "
+                        f"as a {role} column it is never null"
                     )
                 else:
-                    entry["nullable"] = not prop["required"]
+                    entry["nullable"] = not required
 
     # ------------------------------------------------------------ quality
     def quality(self, where: tuple[Any, ...], name: str | None, key: list[str]) -> None:
@@ -868,11 +955,11 @@ class ObjectImport:
                 self.lose(path, "not a quality rule")
                 continue
             self.rule(q, path, name, key)
-        for path, column in self.unique:
+        for path, column, spelled in self.unique:
             if path[: len(where)] == where and name == column:
-                self.take(*path, "unique")
+                self.take(*path, spelled)
                 if key != [column] and column not in self.uniques:
-                    self.uniques[column] = _Clause(self.render((*path, "unique")), "unique: true", "unique: true")
+                    self.uniques[column] = _Clause(self.render((*path, spelled)), f"{spelled}: true", "unique: true")
 
     def rule(self, q: dict[str, Any], path: tuple[Any, ...], name: str | None, key: list[str]) -> None:
         kind = str(q.get("type") or ("library" if q.get("metric") or q.get("rule") else "")).lower()
@@ -948,18 +1035,33 @@ class ObjectImport:
     def dqx_rule(self, q: dict[str, Any], path: tuple[Any, ...], name: str | None, key: list[str]) -> None:
         """A dqx check on one column (:func:`odcs_rules.dqx_check`) as the clause a library rule would give."""
         try:
-            function, arguments, criticality = odcs_rules.dqx_check(q)
+            function, arguments, criticality, where = odcs_rules.dqx_check(q)
             columns = [str(c) for c in arguments.get("columns") or []]
-            if len(columns) > 1:
-                raise odcs_rules.Refused(f"{function} over {', '.join(columns)} together: no tscontract clause")
             written = arguments.get("column") or (columns[0] if columns else None)
             column = name or (self.names.get(str(written)) if written is not None else None)
-            if column not in self.fields:
-                raise odcs_rules.Refused(f"column {written!r} is not a field of this object")
+            if function == "sql_expression" and column is None:  # on the object: its first field stands in
+                column = next(iter(self.fields))
+            fields = [self.names.get(c, c) for c in columns] if len(columns) > 1 else [column]
+            if any(f not in self.fields for f in fields):
+                missing = next(c for c, f in zip(columns or [written], fields, strict=False) if f not in self.fields)
+                raise odcs_rules.Refused(f"column {missing!r} is not a field of this object")
             assert column is not None
             severity, reason = odcs_rules.severity(criticality)
             origin = self.origin(q, path, column, severity)
-            if function == "is_not_null":
+            if where is not None or len(fields) > 1 or function not in odcs_rules.DQX_CLAUSES:  # a SQL check
+                query = odcs_rules.dqx_failing_sql(function, arguments, [str(f) for f in fields], where)
+                self.sql_rule({"query": query, "mustBe": 0, "name": q.get("name")}, origin, name)
+                origin.note = "\n".join(
+                    t for t in (origin.note, f"dqx {function}" + (f" where {where}" if where else "")) if t
+                )
+            elif function in ("is_valid_date", "is_valid_timestamp"):  # what the field's type already states
+                kind = "date" if function == "is_valid_date" else "timestamp"
+                if not str(self.fields[column]["type"]).startswith(kind):
+                    raise odcs_rules.Refused(f"{function} on a {self.fields[column]['type']} column: no clause")
+                self.field_notes.setdefault(column, []).append(
+                    f"{self.render(path)}: dqx {function}, stated by the type {self.fields[column]['type']}"
+                )
+            elif function == "is_not_null":
                 self.not_null(column, None, origin)
             elif function == "is_unique":
                 self.unique_values([column], None, origin, key)
@@ -1008,6 +1110,12 @@ class ObjectImport:
             if share is not None or origin.severity != "error":
                 raise odcs_rules.Refused("the key tolerates no repeated keys (key.unique is an error, no share)")
             self.fold_text(None, origin)
+            return
+        if len(columns) > 1 and share is None and all(c in self.fields for c in columns):
+            # several columns together: a SQL check counting the values repeated (nulls apart)
+            self.sql_rule(
+                {"query": odcs_rules.dqx_failing_sql("is_unique", {}, columns, None), "mustBe": 0}, origin, None
+            )
             return
         if len(columns) != 1 or columns[0] not in self.fields:
             raise odcs_rules.Refused(f"unique values of {', '.join(columns) or 'no column'} off the key")
@@ -1137,6 +1245,9 @@ class ObjectImport:
                 continue  # descriptive (retention, availability ...): kept in the note
             unit = units.get(str(sla.get("unit", "")).lower())
             value = sla.get("value")
+            written = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]+)\s*", value) if isinstance(value, str) else None
+            if written is not None and "unit" not in sla and written.group(2).lower() in units:
+                value, unit = int(written.group(1)), units[written.group(2).lower()]  # "500ms": value and unit
             element = sla.get("element") or self.tree.get("slaDefaultElement")
             column = self.sla_column(str(element)) if element else time_column
             if found is not None:
@@ -1244,7 +1355,9 @@ class ObjectImport:
         header += f", schema object {object_name}\n"
         if self.kept:
             header += "# descriptive elements (tags, links, servers, team ...) are in the notes: PATH: VALUE\n"
-        return header + header_notes(bool(self.columns or self.drop), self.losses) + _dump(ordered), generated
+        return header + header_notes(bool(self.columns or self.drop or self.zones), self.losses) + _dump(
+            ordered
+        ), generated
 
     def render_mapping(self, contract: str) -> str | None:
         return mapping_text(
@@ -1253,6 +1366,7 @@ class ObjectImport:
             "the data's column names (ODCS physicalName) for the contract's fields",
             self.columns,
             self.drop,
+            self.zones,
         )
 
 

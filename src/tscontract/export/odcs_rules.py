@@ -343,31 +343,138 @@ def _bind(query: exp.Select, types: dict[str, DataType]) -> int:
     return rows
 
 
-DQX_FUNCTIONS = ("is_not_null", "is_unique", "is_in_list", "is_in_range", "regex_match")
+_AGGREGATE = {
+    "is_aggr_not_greater_than": "<=",
+    "is_aggr_not_less_than": ">=",
+    "is_aggr_equal": "=",
+    "is_aggr_not_equal": "<>",
+}
+_TIMES = {"not_in_future", "is_older_than_n_days"}
+# the functions a clause states when on every row of one column; the others become SQL checks
+DQX_CLAUSES = (
+    "is_not_null",
+    "is_unique",
+    "is_in_list",
+    "is_in_range",
+    "regex_match",
+    "is_valid_date",
+    "is_valid_timestamp",
+)
+DQX_FUNCTIONS = (
+    "is_not_null", "is_unique", "is_in_list", "is_in_range", "regex_match", "sql_expression", "is_valid_date",
+    "is_valid_timestamp", *_AGGREGATE, *_TIMES,
+)  # fmt: skip
 
 
-def dqx_check(rule: dict[str, Any]) -> tuple[str, dict[str, Any], Any]:
-    """A ``custom`` rule of engine dqx (Databricks Labs): (function, arguments, criticality), or refused.
+def dqx_check(rule: dict[str, Any]) -> tuple[str, dict[str, Any], Any, str | None]:
+    """A ``custom`` rule of engine dqx (Databricks Labs): (function, arguments, criticality, filter), or refused.
 
     The functions read here mean on every row what a tscontract clause means: ``is_not_null``,
     ``is_unique`` (nulls apart), ``is_in_list`` (a null passes), ``is_in_range`` (both ends inclusive),
-    ``regex_match`` (Spark ``rlike``: found anywhere, like an ODCS pattern). A ``filter`` limits a rule
-    to some rows, which no clause states.
+    ``regex_match`` (Spark ``rlike``: found anywhere, like an ODCS pattern). A ``filter`` (Spark SQL)
+    limits a rule to some rows: it becomes a SQL check counting the rows it selects that fail
+    (:func:`dqx_failing_sql`).
     """
     implementation = rule.get("implementation")
     check = implementation.get("check") if isinstance(implementation, dict) else None
     if not isinstance(check, dict):
         raise Refused("a dqx rule without a check")
     assert isinstance(implementation, dict)
-    if implementation.get("filter"):
-        raise Refused(f"the rule holds only where {implementation['filter']}: a tscontract clause holds on every row")
     function = str(check.get("function"))
     arguments = check.get("arguments") if isinstance(check.get("arguments"), dict) else {}
     if function not in DQX_FUNCTIONS:
         raise Refused(f"dqx function {function!r}: no tscontract clause for it")
     if arguments.get("negate"):
         raise Refused("a negated regex_match")
-    return function, arguments, implementation.get("criticality")
+    if isinstance(check.get("for_each_column"), list):  # the same check on each column
+        if function == "is_unique":
+            raise Refused("is_unique for each of several columns")
+        arguments = {**arguments, "columns": check["for_each_column"]}
+    where = implementation.get("filter")
+    return function, arguments, implementation.get("criticality"), str(where) if where else None
+
+
+def _seconds(text: str) -> int:
+    found = re.fullmatch(r"\s*(\d+)\s*([smhd])\s*", text.lower())
+    if found is None:
+        raise Refused(f"offset {text!r} is not a duration (30s, 15m, 1h, 1d)")
+    return int(found.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[found.group(2)]
+
+
+def _sql_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if (n := number(value)) is not None:
+        return format(n, "f")
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def dqx_failing_sql(function: str, arguments: dict[str, Any], columns: list[str], where: str | None) -> str:
+    """A dqx check as a query counting the failing rows (of those ``where`` selects): SQL check, must be 0.
+
+    ``is_unique`` over several columns counts the values repeated (a row with a null in them is apart);
+    another function over several columns (``for_each_column``) fails a row where any column fails;
+    ``sql_expression`` fails a row where the expression is false.
+    """
+    names = [f'"{c}"' for c in columns]
+    if function == "is_unique":
+        present = " AND ".join(f"{n} IS NOT NULL" for n in names)
+        rows = f"SELECT {', '.join(names)} FROM {OBJECT} WHERE {present}" + (f" AND ({where})" if where else "")
+        return f"SELECT count(*) FROM ({rows} GROUP BY {', '.join(names)} HAVING count(*) > 1)"
+    if function in _AGGREGATE:
+        return _dqx_aggregate(function, arguments, names, where)
+    if function == "sql_expression":
+        expression = arguments.get("expression")
+        if not isinstance(expression, str) or not expression.strip():
+            raise Refused("sql_expression without an expression")
+        holds = [expression]
+    else:
+        holds = [_dqx_holds(function, arguments, n) for n in names]
+    failing = " OR ".join(f"NOT ({h})" for h in holds)
+    return f"SELECT count(*) FROM {OBJECT} WHERE " + (f"({where}) AND ({failing})" if where else failing)
+
+
+def _dqx_aggregate(function: str, arguments: dict[str, Any], names: list[str], where: str | None) -> str:
+    """``is_aggr_*``: the aggregate (of each ``group_by`` group) compared with ``limit``; counts the failing."""
+    aggregate = str(arguments.get("aggr_type", "count")).lower()
+    if aggregate not in ("count", "sum", "avg", "min", "max"):
+        raise Refused(f"aggregate {aggregate!r}")
+    limit = number(arguments.get("limit"))
+    if limit is None:
+        raise Refused(f"{function} without a numeric limit")
+    groups = arguments.get("group_by") or []
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise Refused("group_by is not a list of columns")
+    (column,) = names
+    by = f" GROUP BY {', '.join(f'{chr(34)}{g}{chr(34)}' for g in groups)}" if groups else ""
+    inner = f"SELECT {aggregate}({column}) AS __v FROM {OBJECT}" + (f" WHERE {where}" if where else "") + by
+    return f"SELECT count(*) FROM ({inner}) WHERE NOT (__v {_AGGREGATE[function]} {format(limit, 'f')})"
+
+
+def _dqx_holds(function: str, arguments: dict[str, Any], column: str) -> str:
+    if function == "not_in_future":  # at most ``offset`` (seconds, or a duration like 1h) after now
+        offset = arguments.get("offset", 0)
+        seconds = offset if isinstance(offset, int) and not isinstance(offset, bool) else _seconds(str(offset))
+        return f"{column} IS NULL OR {column} <= current_timestamp + INTERVAL {seconds} SECOND"
+    if function == "is_older_than_n_days":  # at least N days before today
+        days = arguments.get("days")
+        if not isinstance(days, int) or isinstance(days, bool):
+            raise Refused("is_older_than_n_days without a whole number of days")
+        return f"{column} IS NULL OR CAST({column} AS DATE) <= current_date - INTERVAL {days} DAY"
+    if function == "is_not_null":
+        return f"{column} IS NOT NULL"
+    if function == "is_in_list":
+        allowed = arguments.get("allowed")
+        if not isinstance(allowed, list) or not allowed:
+            raise Refused("is_in_list without allowed values")
+        return f"{column} IS NULL OR {column} IN ({', '.join(_sql_literal(v) for v in allowed)})"
+    if function == "is_in_range":
+        low, high = (arguments.get(k) for k in ("min_limit", "max_limit"))
+        range_clause(column, low, high)  # numbers, at least one limit
+        limits = [f"{column} >= {_sql_literal(low)}" if low is not None else ""]
+        limits.append(f"{column} <= {_sql_literal(high)}" if high is not None else "")
+        return f"{column} IS NULL OR ({' AND '.join(x for x in limits if x)})"
+    return f"{column} IS NULL OR regexp_matches({column}, {_sql_literal(arguments.get('regex'))})"
 
 
 def range_clause(column: str, low: Any, high: Any) -> str:

@@ -1,14 +1,17 @@
 """An ODCS property's type as a tscontract type: physicalType (tscontract or SQL), else logicalType.
 
-:func:`field_type` returns the type text and, when the type says less or other than the document,
-the reason (a loss). Types tscontract has no home for are read as the nearest one and listed:
-a naive timestamp as a UTC instant, a time of day as text, a decimal without precision as float64.
-Nested properties (``object``/``array``, ``struct``, ``json``) are not scalar: ``None``.
+:func:`field_type` returns a :class:`Read`: the type, and what the document leaves open that a
+contract must state. Nothing is read as a nearby type: a timestamp without time zone needs the zone
+its values are written in (``--timezone``), a decimal without precision and scale the server's
+default or ``--decimal P,S``, a time of day, a type the database defines (a domain) or an unknown
+type ``--type PHYSICAL=TYPE``; a nested property (object, array, struct, json) is not a scalar
+field and is left out only by ``--drop`` (:func:`nested`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from tscontract.contract.grammar import ClauseSyntaxError
@@ -86,6 +89,38 @@ _NESTED = (
 )
 
 
+def nested(prop: dict[str, Any], choices: Choices) -> str | None:
+    """What a property that is not scalar leaves open (a nested value, or a type the document defines)."""
+    physical = prop.get("physicalType")
+    if _stated_type(prop, choices) is not None or not is_nested(prop):
+        return None
+    if not prop.get("properties") and "items" not in prop and isinstance(physical, str) and physical.strip():
+        base = _base(physical)
+        if (
+            base not in _NESTED
+            and not base.startswith(("array<", "struct<", "map<"))
+            and _sql_type(physical, choices, None) is None
+        ):  # a type of the database's own (a domain: AdventureWorks' Name, Flag)
+            return (
+                f"physicalType {physical!r} (logicalType {prop.get('logicalType')}) is not a type tscontract knows: "
+                f"give --type {physical}=TYPE or --drop {{columns}}"
+            )
+    return "nested values (object, array, struct, json): a contract row holds scalars; give --drop {columns}"
+
+
+def _stated_type(prop: dict[str, Any], choices: Choices) -> Read | None:
+    """The type ``--type`` gives the property's physicalType (its logicalType when it has none)."""
+    physical = prop.get("physicalType")
+    written = physical if isinstance(physical, str) and physical.strip() else prop.get("logicalType")
+    if not isinstance(written, str):
+        return None
+    for name, tsc in choices.types.items():
+        if _base(name) == _base(written):
+            what = "physicalType" if written is physical else "logicalType"
+            return Read(parse_type(tsc).text, note=f"{what} {written!r} read as {tsc} (--type)")
+    return None
+
+
 def is_nested(prop: dict[str, Any]) -> bool:
     physical = _base(prop.get("physicalType"))
     return (
@@ -101,8 +136,104 @@ def _base(physical: Any) -> str:
     return re.sub(r"\s+", " ", str(physical or "").strip().lower())
 
 
-def _sql_type(physical: str) -> tuple[str, str | None, int | None] | None:
-    """(tscontract type, reason it says less, max length) for a SQL type, or None when unknown."""
+@dataclass(frozen=True)
+class Choices:
+    """What the user states where a document leaves it open (``import odcs`` options)."""
+
+    timezone: str | None = None  # --timezone: the zone timestamps without one are written in
+    decimal: tuple[int, int] | None = None  # --decimal P,S: decimals written without precision and scale
+    drop: frozenset[str] = frozenset()  # --drop: properties the contract does not carry (the mapping drops them)
+    types: dict[str, str] = field(default_factory=dict)  # --type PHYSICAL=TYPE: types the document defines
+    allow_loss: bool = False  # --allow-loss: import although elements have no exact place (each listed)
+
+
+def make_choices(
+    timezone: str | None = None,
+    decimal: str | None = None,
+    drop: list[str] | None = None,
+    types: list[str] | None = None,
+    allow_loss: bool = False,
+) -> Choices:
+    """:class:`Choices` from the command line's texts, or a one-line :class:`InputError`."""
+    from tscontract.contract.catalog import iana_zone
+    from tscontract.errors import InputError
+    from tscontract.gate.local_time import offset_minutes
+
+    if timezone is not None and offset_minutes(timezone) is None:
+        try:
+            iana_zone(timezone)
+        except ValueError:
+            raise InputError(
+                f"--timezone {timezone!r} is not an IANA time zone (Europe/Rome) or a UTC offset"
+            ) from None
+    digits = None
+    if decimal is not None:
+        found = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", decimal)
+        if found is None or not 1 <= int(found.group(1)) <= 38 or int(found.group(2)) > int(found.group(1)):
+            raise InputError(f"--decimal {decimal!r}: give precision and scale, P,S with 1 <= P <= 38 and S <= P")
+        digits = (int(found.group(1)), int(found.group(2)))
+    stated: dict[str, str] = {}
+    for text in types or []:
+        physical, _, tsc = text.partition("=")
+        try:
+            parse_type(tsc.strip())
+        except ClauseSyntaxError as exc:
+            raise InputError(f"--type {text!r}: give PHYSICAL=TYPE with a tscontract type ({exc})") from None
+        if not physical.strip():
+            raise InputError(f"--type {text!r}: give PHYSICAL=TYPE")
+        stated[physical.strip()] = tsc.strip()
+    dropped = frozenset(c.strip() for text in drop or [] for c in text.split(",") if c.strip())
+    return Choices(timezone, digits, dropped, stated, allow_loss)
+
+
+@dataclass(frozen=True)
+class Read:
+    """How a scalar property is read: the tscontract type, and what the document leaves open."""
+
+    type: str
+    length: int | None = None  # varchar(n): an invariant length(x) <= n
+    note: str | None = None  # how the document's type is read, kept in the field's note
+    naive: bool = False  # a timestamp without time zone: its zone must be stated (--timezone)
+    open: str | None = None  # what the user must state, ending in the option that states it
+
+
+# the precision and scale a server gives a decimal written without them (its documentation); PostgreSQL's
+# numeric and Oracle's NUMBER have none (any precision), BigQuery's BIGNUMERIC more than 38 digits
+DECIMAL_DEFAULTS = {
+    "snowflake": {"number": (38, 0), "decimal": (38, 0), "numeric": (38, 0)},
+    "bigquery": {"numeric": (38, 9), "decimal": (38, 9)},
+    "databricks": {"decimal": (10, 0), "dec": (10, 0), "numeric": (10, 0)},
+    "spark": {"decimal": (10, 0), "dec": (10, 0), "numeric": (10, 0)},
+    "hive": {"decimal": (10, 0)},
+    "sqlserver": {"decimal": (18, 0), "numeric": (18, 0), "dec": (18, 0), "money": (19, 4), "smallmoney": (10, 4)},
+    "mysql": {"decimal": (10, 0), "numeric": (10, 0), "dec": (10, 0)},
+    "redshift": {"decimal": (18, 0), "numeric": (18, 0)},
+    "duckdb": {"decimal": (18, 3), "numeric": (18, 3), "dec": (18, 3)},
+}
+_DECIMALS = ("decimal", "numeric", "number", "dec", "bignumeric", "money", "smallmoney")
+# types with an exact tscontract reading that differs from their family's (Oracle's, XML)
+_EXACT = {
+    "xml": "string",
+    "nclob": "string",
+    "rowid": "string",
+    "urowid": "string",
+    "raw": "bytes",
+    "long raw": "bytes",
+    "binary_float": "float32",
+}
+
+
+def server_type(servers: Any) -> str | None:
+    """The one server type (ODCS servers[].type) of a document, if its servers agree."""
+    if not isinstance(servers, list):
+        return None
+    types = {str(s.get("type", "")).lower() for s in servers if isinstance(s, dict) and s.get("type")}
+    types = {"postgres" if t == "postgresql" else t for t in types}
+    return next(iter(types)) if len(types) == 1 else None
+
+
+def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | None:
+    """How a SQL type is read, or None when unknown."""
     # a length in brackets (``varchar[50]``, as AdventureWorks documents write it) as in parentheses
     text = re.sub(r"\[(\s*\d+\s*(?:,\s*\d+\s*)?)\]$", r"(\1)", _base(physical))
     args = re.search(r"\(([^)]*)\)", text)
@@ -112,32 +243,47 @@ def _sql_type(physical: str) -> tuple[str, str | None, int | None] | None:
     name = _base(re.sub(r"\([^)]*\)", " ", text))
     if first is not None and not (first.isdigit() or first == "max"):
         return None
-    if name in ("decimal", "numeric", "number", "dec", "bignumeric", "money"):
-        if (
-            first
-            and first.isdigit()
-            and 1 <= int(first) <= 38
-            and (second or "0").isdigit()
-            and int(second or 0) <= int(first)
-        ):
-            return f"decimal({first},{second or 0})", None, None
-        return "float64", f"a decimal without precision and scale ({physical!r}) is read as float64", None
-    if name in _ZONED or name.startswith("timestamp with time zone"):
-        return f"timestamp_{_time_unit(first)}_utc", None, None
-    if name in _NAIVE:
-        return (
-            f"timestamp_{_time_unit(first)}_utc",
-            f"{physical!r} has no time zone: read as a UTC instant (values without an offset fail time.timezone)",
-            None,
+    if name in _DECIMALS:
+        if first and first.isdigit() and (second or "0").isdigit() and int(second or 0) <= int(first):
+            if 1 <= int(first) <= 38:
+                return Read(f"decimal({first},{second or 0})")
+            return Read(
+                "", open=f"{physical!r} has more than 38 digits: give --type {physical}=TYPE or --drop {{columns}}"
+            )
+        default = DECIMAL_DEFAULTS.get(server or "", {}).get(name)
+        if default is not None:
+            p, s = default
+            return Read(
+                f"decimal({p},{s})", note=f"{physical!r} without precision and scale is decimal({p},{s}) on {server}"
+            )
+        if choices.decimal is not None:
+            p, s = choices.decimal
+            return Read(
+                f"decimal({p},{s})", note=f"{physical!r} without precision and scale: decimal({p},{s}) (--decimal)"
+            )
+        return Read(
+            "",
+            open=f"{physical!r} without precision and scale: give --decimal P,S, the precision and scale "
+            "of their values",
         )
+    if name in _ZONED or name.startswith("timestamp with time zone"):
+        return Read(f"timestamp_{_time_unit(first)}_utc")
+    if name in _NAIVE:
+        return Read(f"timestamp_{_time_unit(first)}_utc", naive=True)
     if name in ("time", "time without time zone", "time with time zone", "timetz"):
-        return "string", f"a time of day ({physical!r}) has no tscontract type: read as string", None
+        return Read(
+            "",
+            open=f"a time of day ({physical!r}) has no tscontract type: "
+            f"give --type {name}=string or --drop {{columns}}",
+        )
+    if name in _EXACT:
+        return Read(_EXACT[name])
     if name in _SQL_TYPES:
         tsc = _SQL_TYPES[name]
         length = int(first) if tsc == "string" and first and first != "max" and name not in ("uuid",) else None
         if name in ("char", "character", "nchar", "bpchar") and length is not None:
-            return tsc, f"fixed-width {physical!r} is read as string (no padding rule)", None
-        return tsc, None, length
+            return Read(tsc, length, note=f"fixed-width {physical!r}: a string of at most {length} characters")
+        return Read(tsc, length)
     return None
 
 
@@ -148,42 +294,39 @@ def _time_unit(digits: str | None) -> str:
     return next(unit for limit, unit in ((0, "s"), (3, "ms"), (6, "us"), (9, "ns")) if n <= limit)
 
 
-def field_type(prop: dict[str, Any]) -> tuple[str, str | None, int | None]:
-    """(type text, reason when the type is read as something near, varchar length) of a scalar property."""
+def field_type(prop: dict[str, Any], choices: Choices, server: str | None = None) -> Read:
+    """How a scalar property is read (``server``: the document's one server type, for its defaults)."""
     physical = prop.get("physicalType")
+    stated = _stated_type(prop, choices)
+    if stated is not None:
+        return stated
     if isinstance(physical, str) and _TSCONTRACT.match(physical.strip()):
         try:
-            return parse_type(physical).text, None, None
+            return Read(parse_type(physical).text)
         except ClauseSyntaxError:
             pass
     if isinstance(physical, str) and physical.strip():
-        found = _sql_type(physical)
+        found = _sql_type(physical, choices, server)
         if found is not None:
             return found
+        return Read(
+            "",
+            open=f"physicalType {physical!r} is not a type tscontract knows: "
+            f"give --type {physical}=TYPE or --drop {{columns}}",
+        )
     logical = str(prop.get("logicalType") or "string").lower()
     options = prop.get("logicalTypeOptions") if isinstance(prop.get("logicalTypeOptions"), dict) else {}
     fmt = str(options.get("format", ""))
-    unknown = f"physicalType {physical!r} is not a type tscontract knows; " if physical else ""
     if logical == "integer":
-        tsc = {"i8": "int8", "i16": "int16", "i32": "int32"}.get(fmt, "int64")
-    elif logical == "number":
-        tsc = "float32" if fmt == "f32" else "float64"
-    elif logical == "boolean":
-        tsc = "bool"
-    elif logical == "timestamp":
-        naive = options.get("timezone") is False
-        reason = "logicalType timestamp with timezone: false is read as a UTC instant" if naive else None
-        return "timestamp_us_utc", _join(unknown, reason), None
-    elif logical == "time":
-        return "string", _join(unknown, "a time of day has no tscontract type: read as string"), None
-    elif logical == "date":
-        tsc = "timestamp_ms_utc" if "HH" in fmt else "date"
-    else:
-        tsc = "string"
-    return tsc, _join(unknown, f"read from logicalType {logical!r} as {tsc}" if unknown else None), None
-
-
-def _join(unknown: str, reason: str | None) -> str | None:
-    if not unknown:
-        return reason
-    return unknown + (reason or "read from its logicalType")
+        return Read({"i8": "int8", "i16": "int16", "i32": "int32"}.get(fmt, "int64"))
+    if logical == "number":
+        return Read("float32" if fmt == "f32" else "float64")
+    if logical == "boolean":
+        return Read("bool")
+    if logical == "timestamp":
+        return Read("timestamp_us_utc", naive=options.get("timezone") is False)
+    if logical == "time":
+        return Read("", open="a time of day has no tscontract type: give --type time=string or --drop {columns}")
+    if logical == "date":
+        return Read("timestamp_ms_utc" if "HH" in fmt else "date")
+    return Read("string")
