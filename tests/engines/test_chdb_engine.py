@@ -48,7 +48,8 @@ def reports(contract: Path, data: Any, **kwargs: Any) -> tuple[dict, dict]:
 def assert_same(tmp_path: Path, contract: Path, data: Path | pa.Table | list[Path], **kwargs: Any) -> dict:
     if isinstance(data, Path) and data.suffix == ".csv":
         data = typed_table(contract, data)
-    if isinstance(data, pa.Table):
+    as_parquet = kwargs.pop("as_parquet", True)  # else the table or frame itself, as both engines take it
+    if isinstance(data, pa.Table) and as_parquet:
         data = parquet(tmp_path, data)
     duck, ch = reports(contract, data, **kwargs)
     for a, b in zip(duck["checks"], ch["checks"], strict=True):
@@ -146,6 +147,15 @@ def test_several_files_numbered_in_order_columns_by_name(tmp_path):
     report = assert_same(tmp_path, OHLCV / "contract.yaml", [first, second], catalog=OHLCV / "catalog.yaml")
     rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
     assert max(rows) > 10  # examples from the second file are numbered after the first file's rows
+
+
+def test_arrow_tables_and_dataframes(tmp_path):
+    polars = pytest.importorskip("polars")
+    table = typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv")
+    for data in (table, polars.from_arrow(table)):
+        report = assert_same(tmp_path, OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml", as_parquet=False)
+        assert report["data"] == [f"<{type(data).__name__}>"] and not report["passed"]
+        assert any(e.get("row") for c in report["checks"] for e in c["examples"])
 
 
 def test_physical_types_are_named_as_duckdb_names_them():

@@ -7,7 +7,8 @@ is generated for ClickHouse by engines/chdb_sql.py and run in one chdb session
 of that session, views its views; results come back as Arrow, so instants arrive
 as UTC and decimals exact.
 
-The data is Parquet files, read where they are by ClickHouse's ``file()``. Rows
+The data is Parquet files, read where they are by ClickHouse's ``file()`` (a DataFrame or
+Arrow table is written to one temporary Parquet file first). Rows
 are numbered as the files hold them (``_row_number``, from 0 in each file, after
 the rows of the files before it), so failing examples name the rows DuckDB names.
 """
@@ -25,7 +26,7 @@ import sqlglot.expressions as exp
 
 from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.columns import ident, sql_string
-from tscontract.engines.sources import SOURCE_VIEW, Source, file_kind, paths_of
+from tscontract.engines.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
@@ -147,18 +148,21 @@ class ChdbConnection(TranslatedConnection):
 
 
 # ---------------------------------------------------------------------------- source
-def open_chdb_source(con: ChdbConnection, data: Any) -> Source:
-    """Parquet files as the view ``__tsc_source``, columns by name, rows numbered (``__row``) in file order."""
+def open_chdb_source(con: ChdbConnection, data: Any, shown: list[str] | None = None) -> Source:
+    """Parquet files as the view ``__tsc_source``, columns by name, rows numbered (``__row``) in file order.
+
+    ``shown``: how the report names the data (default: the files).
+    """
     items = [data] if isinstance(data, str | Path) else list(data)
     if not items:
         raise InputError("no data given")
     paths = paths_of(items)
-    shown = [display_path(p) for p in paths]
+    files = [display_path(p) for p in paths]
     if file_kind(paths) != "parquet":
-        raise InputError(f"the chdb engine reads Parquet files: {', '.join(shown)}")
+        raise InputError(f"the chdb engine reads Parquet files: {', '.join(files)}")
     schemas: list[dict[str, str]] = []
     counts: list[int] = []
-    for path, name in zip(paths, shown, strict=True):
+    for path, name in zip(paths, files, strict=True):
         if path.stat().st_size == 0:
             raise InputError(f"{name}: empty file")
         table = _file(path)
@@ -186,7 +190,19 @@ def open_chdb_source(con: ChdbConnection, data: Any) -> Source:
     con.columns = {c: duckdb_type(t) for c, t in columns.items()}
     con.run(f"DROP VIEW IF EXISTS {SOURCE_VIEW}")
     con.run(f"CREATE VIEW {SOURCE_VIEW} AS {' UNION ALL '.join(parts)}")
-    return Source(dict(con.columns), text=False, has_row_number=True, description=shown)
+    return Source(dict(con.columns), text=False, has_row_number=True, description=shown or files)
+
+
+def _open_data(con: ChdbConnection, data: Any, tmp: Path) -> Source:
+    """Parquet files as they are; a pandas / polars DataFrame or Arrow table as one Parquet file in ``tmp``."""
+    arrow = _to_arrow(data)
+    if arrow is None:
+        return open_chdb_source(con, data)
+    import pyarrow.parquet as pq
+
+    path = tmp / "data.parquet"
+    pq.write_table(arrow, path)
+    return open_chdb_source(con, path, [f"<{type(data).__name__}>"])
 
 
 def _naive_timestamps(path: Path) -> list[str]:
@@ -219,10 +235,11 @@ class ChdbEngine:
         started = time.perf_counter()
         con = ChdbConnection()
         try:
-            source = open_chdb_source(con, data)
-            report = con.validate(
-                plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
-            )
+            with tempfile.TemporaryDirectory(prefix="tscontract-chdb-") as tmp:
+                source = _open_data(con, data, Path(tmp))
+                report = con.validate(
+                    plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
+                )
         except Exception as exc:
             if not type(exc).__module__.startswith("chdb"):
                 raise
