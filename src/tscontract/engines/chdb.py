@@ -98,6 +98,7 @@ class ChdbConnection(TranslatedConnection):
             raise InputError("the chdb engine needs chdb: pip install 'tscontract[chdb]'") from None
         self.session = session.Session()
         self.columns: dict[str, str] = {}  # the source's, with their DuckDB types
+        self.untyped: set[str] = set()  # views with a column that is NULL throughout (no storable type)
         self.statements: list[str] = []  # as run, for a post-mortem and the tests
         self.run(f"SET {', '.join(f'{k} = {v}' for k, v in SETTINGS.items())}")
         self.run("CREATE DATABASE IF NOT EXISTS __tsc")
@@ -114,16 +115,20 @@ class ChdbConnection(TranslatedConnection):
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
         self.run(f"DROP {kind} IF EXISTS {ident(name)}")
+        sql = to_clickhouse(query, self.columns)
+        # a column that is NULL throughout (DuckDB's bare NULL): ClickHouse cannot store its type
+        untyped = any(
+            isinstance(e.unalias(), exp.Null) for select in query.find_all(exp.Select) for e in select.expressions
+        ) or any(t.name in self.untyped for t in query.find_all(exp.Table))
         if kind == "VIEW":
-            self.run(f"CREATE VIEW {ident(name)} AS {to_clickhouse(query, self.columns)}")
+            self.run(f"CREATE VIEW {ident(name)} AS {sql}")
+            if untyped:
+                self.untyped.add(name)
         else:
-            sql = to_clickhouse(query, self.columns)
-            self.run(f"CREATE TABLE {ident(name)} ENGINE = Memory AS {self.storable(sql)}")
+            self.run(f"CREATE TABLE {ident(name)} ENGINE = Memory AS {self.storable(sql) if untyped else sql}")
 
     def storable(self, sql: str) -> str:
         """``sql`` with a column that is NULL on every row typed as text (DuckDB's bare NULL is storable)."""
-        if "NULL" not in sql:
-            return sql
         untyped = [str(r[0]) for r in self.run(f"DESCRIBE ({sql})") if str(r[1]) == "Nullable(Nothing)"]
         if not untyped:
             return sql
