@@ -271,3 +271,18 @@ def test_what_a_document_leaves_open_is_stated_then_validated(tmp_path):
     bad.write_text(header + 'M1,2026-03-29 02:30:00,1.250,"{}"\n')
     failed = run_cli("validate", out, bad, "--mapping", mapping)
     assert failed.returncode == 1 and "does not exist" in failed.stdout, failed.stdout + failed.stderr
+
+
+def test_a_custom_server_is_read_by_its_custom_type():
+    from tscontract.export.odcs_rules import server_dialect
+
+    custom = [{"server": "p", "type": "custom", "customProperties": [{"property": "customType", "value": "mssql"}]}]
+    assert server_dialect(custom) == "tsql"
+    custom[0]["customProperties"][0]["value"] = "dataframe"
+    assert server_dialect(custom) == "spark"
+    # the decimal defaults follow it too: SQL Server's decimal is decimal(18,0)
+    custom[0]["customProperties"][0]["value"] = "mssql"
+    from tscontract.export.odcs_types import server_type
+
+    assert field_type({"physicalType": "decimal"}, Choices(), server_type(custom)).type == "decimal(18,0)"
+    assert server_dialect([{"type": "custom"}]) is None

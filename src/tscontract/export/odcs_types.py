@@ -223,12 +223,28 @@ _EXACT = {
 }
 
 
+def server_types(servers: Any) -> set[str]:
+    """The server types (ODCS ``servers[].type``) of a document; a ``custom`` server's own
+    (``customProperties`` ``customType``: ``mssql``, ``dataframe`` ...) stands for it."""
+    found = set()
+    for server in servers if isinstance(servers, list) else []:
+        if not isinstance(server, dict) or not server.get("type"):
+            continue
+        kind = str(server["type"]).lower()
+        if kind == "custom":
+            own = [
+                p.get("value")
+                for p in server.get("customProperties") or []
+                if isinstance(p, dict) and p.get("property") == "customType"
+            ]
+            kind = str(own[0]).lower() if own and own[0] else kind
+        found.add({"postgresql": "postgres", "mssql": "sqlserver", "dataframe": "spark"}.get(kind, kind))
+    return found
+
+
 def server_type(servers: Any) -> str | None:
-    """The one server type (ODCS servers[].type) of a document, if its servers agree."""
-    if not isinstance(servers, list):
-        return None
-    types = {str(s.get("type", "")).lower() for s in servers if isinstance(s, dict) and s.get("type")}
-    types = {"postgres" if t == "postgresql" else t for t in types}
+    """The one server type of a document (:func:`server_types`), if its servers agree."""
+    types = server_types(servers)
     return next(iter(types)) if len(types) == 1 else None
 
 
