@@ -9,8 +9,10 @@ One contract per schema object (:func:`import_document`). What maps to what:
   reads the data by it.
 - types: ``physicalType`` when it is a tscontract type (a document this package wrote) or a SQL
   type it knows (``varchar(n)``, ``bigint``, ``numeric(p,s)``, ``timestamptz``, ...), else
-  ``logicalType`` (``timestamp``, v3.1; ``date`` with a time format). A naive timestamp, a time
-  of day or a decimal without precision is read as the nearest tscontract type and listed.
+  ``logicalType`` (``timestamp``, v3.1; ``date`` with a time format). Nothing is read as a nearby
+  type: what the document leaves open (a timestamp's zone, a decimal's precision, a type it defines,
+  a nested column) refuses the object in one line naming the option that states it
+  (:class:`~tscontract.export.odcs_types.Choices`: ``--timezone``, ``--decimal``, ``--type``, ``--drop``).
 - ``required`` → ``nullable``; ``primaryKey``/``primaryKeyPosition`` → ``key`` (``--key`` when
   there is none); the time column is the key's instant, or the only instant (``--time-column``).
 - logicalTypeOptions ``minimum``/``maximum``/``exclusive*`` → a field ``constraint`` (or an
@@ -24,8 +26,8 @@ One contract per schema object (:func:`import_document`). What maps to what:
   servers, team, roles, support, price, status, the other SLA properties, classification, examples,
   the table's name ... (``_KEPT``) — are kept as written, one ``PATH: VALUE`` line each (the value as
   JSON), in the note of their field (a property's) or of the contract; ``Imported.kept`` lists them.
-- everything else — relationships, nested properties, a rule with no exact form, a type read as the
-  nearest one, an unknown key ... — is a :class:`Loss` with its path, text and reason.
+- everything else — relationships, a rule with no exact form, an unknown key ... — is a :class:`Loss`
+  with its path, text and reason, and refuses the object unless ``allow_loss`` (``--allow-loss``).
 """
 
 from __future__ import annotations
