@@ -90,6 +90,9 @@ class ChdbConnection(TranslatedConnection):
     """The subset of a DuckDB connection the validation run uses, on a chdb session."""
 
     engine_name = "chdb"
+    # small tables from Python above this many rows go in as Arrow (relations.small_table): sqlglot takes
+    # about a second to parse and generate a catalog of 500 series as literals, a Parquet file 20 ms
+    literal_rows = 100
 
     def __init__(self) -> None:
         try:

@@ -38,7 +38,7 @@ def small_table(con: Any, table: str, columns: list[tuple[str, str]], rows: list
     """Temp ``table`` of ``columns`` (name, SQL type) holding ``rows``, on a DuckDB or Spark connection."""
     names = [f"c{i}" for i in range(len(columns))]
     casts = ", ".join(f"CAST({c} AS {sql}) AS {ident(name)}" for c, (name, sql) in zip(names, columns, strict=True))
-    if len(rows) > LITERAL_ROWS:
+    if len(rows) > getattr(con, "literal_rows", LITERAL_ROWS):  # a connection may take fewer as literals
         import pyarrow as pa  # with numpy, 0.3 s to import: only for a large table
 
         arrow = pa.table([pa.array([_text(r[i]) for r in rows], pa.string()) for i in range(len(columns))], names=names)
