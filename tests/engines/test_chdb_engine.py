@@ -281,6 +281,20 @@ def test_cli_input_errors_are_one_line_exit_2(tmp_path):
         validate(OHLCV / "contract.yaml", OHLCV / "data" / "good.csv", engine="chdb")
 
 
+def test_memory_limit_bounds_clickhouse_too(tmp_path):
+    from tscontract.engines.chdb import memory_bytes
+
+    assert (memory_bytes("1GiB"), memory_bytes("512MB"), memory_bytes(" 2 gib ")) == (2**30, 512 * 10**6, 2 * 2**30)
+    with pytest.raises(InputError, match="give a size such as"):
+        memory_bytes("lots")
+    bad = parquet(tmp_path, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv"))
+    args = ("validate", OHLCV / "contract.yaml", bad, "--catalog", OHLCV / "catalog.yaml", "--engine", "chdb")
+    out = run_cli("--memory-limit", "64KiB", *args)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "memory limit exceeded" in out.stderr.lower() and len(out.stderr.strip().splitlines()) == 1
+    assert run_cli("--memory-limit", "512MiB", *args).returncode == 1  # enough: the data fails its checks
+
+
 # ---------------------------------------------------------------------------- the SQL rewrites
 SAME_ANSWER = [
     "SELECT epoch_us(TIMESTAMPTZ '2026-11-30 14:30:00.123456+00'), epoch_us(TIMESTAMPTZ '1969-12-31 23:59:59.5+00')",

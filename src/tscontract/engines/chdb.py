@@ -26,6 +26,7 @@ import sqlglot.expressions as exp
 
 from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.columns import ident, sql_string
+from tscontract.engines.duckdb import memory_limit
 from tscontract.engines.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
@@ -61,6 +62,21 @@ _SIMPLE_TYPES = {
     "Date": "DATE",
     "Date32": "DATE",
 }
+
+
+_UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "KI": 2**10, "MI": 2**20, "GI": 2**30, "TI": 2**40}
+
+
+def memory_bytes(limit: str) -> int:
+    """The memory limit (``--memory-limit``, ``TSCONTRACT_MEMORY_LIMIT``: 512MB, 2GiB, 80%) in bytes."""
+    import os
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(%|[KMGT]I?)?B?\s*", limit.upper())
+    if match is None or float(match[1]) <= 0:
+        raise InputError(f"memory limit {limit!r}: give a size such as 512MB, 2GiB or 80% (--memory-limit)")
+    if match[2] == "%":
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * float(match[1]) / 100)
+    return int(float(match[1]) * _UNITS[match[2] or ""])
 
 
 def duckdb_type(ch_type: str) -> str:
@@ -103,7 +119,11 @@ class ChdbConnection(TranslatedConnection):
         self.columns: dict[str, str] = {}  # the source's, with their DuckDB types
         self.untyped: set[str] = set()  # views with a column that is NULL throughout (no storable type)
         self.statements: list[str] = []  # as run, for a post-mortem and the tests
-        self.run(f"SET {', '.join(f'{k} = {v}' for k, v in SETTINGS.items())}")
+        # the memory DuckDB may use bounds ClickHouse's too; aggregates and sorts spill to disk from half of it
+        limit = memory_bytes(memory_limit())
+        spill = f"max_bytes_before_external_group_by = {limit // 2}, max_bytes_before_external_sort = {limit // 2}"
+        settings = ", ".join(f"{k} = {v}" for k, v in SETTINGS.items())
+        self.run(f"SET {settings}, max_memory_usage = {limit}, {spill}")
         self.run("CREATE DATABASE IF NOT EXISTS __tsc")
         self.run("USE __tsc")
 
