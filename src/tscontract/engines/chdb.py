@@ -35,8 +35,11 @@ from tscontract.report.model import ValidationReport
 
 # SQL's NULL semantics where ClickHouse's defaults differ: an outer join's missing side is NULL (not
 # the type's default), an aggregate over no row is NULL (not 0), a cast keeps NULL; instants in UTC;
-# a name in a query is the input's column, not an alias of the same SELECT (``x AS x`` then ``CAST(x ...)``)
+# a name in a query is the input's column, not an alias of the same SELECT (``x AS x`` then ``CAST(x ...)``);
+# every column of a file may hold NULL, as in DuckDB, whatever the file says (a required Parquet column
+# would be a column whose lag() at a series' first point is 1970, not NULL)
 SETTINGS = {
+    "schema_inference_make_columns_nullable": "1",
     "prefer_column_name_to_alias": "1",
     "session_timezone": "'UTC'",
     "join_use_nulls": "1",

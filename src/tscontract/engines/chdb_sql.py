@@ -229,6 +229,12 @@ def _replacement(node: exp.Expression, columns: Mapping[str, str]) -> exp.Expres
             if isinstance(projection, exp.Column) and projection.table and not isinstance(projection.this, exp.Star):
                 projection.replace(exp.alias_(projection.copy(), exp.to_identifier(projection.name, quoted=True)))
         return node
+    if isinstance(node, exp.Lag | exp.Lead) and not node.meta.get("nullable"):
+        # before a partition's first row (after its last) NULL, as in DuckDB: ClickHouse gives a
+        # non-Nullable argument's default (0, 1970-01-01)
+        node.set("this", _fn("toNullable", node.this))
+        node.meta["nullable"] = True
+        return node
     if isinstance(node, exp.IntDiv):
         return _fn("intDiv", node.this, node.expression)
     if isinstance(node, exp.Anonymous):
