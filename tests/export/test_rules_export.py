@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import json
 
-from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
+from tests.engines.test_rules import GOOD_ROWS, TRADES, bad_rows, trades_contract, trades_csv
 from tests.export._tools import compare, disagreements, run_in_venv
 from tests.export.test_gx import SCRIPT as GX_SCRIPT
-from tests.export.test_soda import checks_yaml, load_sql, run_soda
+from tests.export.test_soda import check_ids, checks_yaml, load_sql, run_soda
 from tscontract import load_contract, validate
 from tscontract.export import export
 from tscontract.plan.checks import build_plan
 
-NEW_RULES = ("field.symbol.constraint", "field.trade_id.unique", "batch.row_count", "invariants[1]")
+NEW_RULES = ("field.symbol.constraint", "field.trade_id.unique", "batch.row_count", "invariants[1]", "series.pattern")
+# the series' naming scheme too: every symbol is a ticker (rows 2 and 7 of the bad file are not)
+SERIES = TRADES.replace(
+    "key: [symbol, trade_time, seq]\n",
+    "key: [symbol, trade_time, seq]\nseries: {column: symbol, pattern: '[A-Z]{1,5}([.][A-Z])?'}\n",
+)
 
 
 def _files(tmp_path):
@@ -75,7 +80,7 @@ def test_json_schema_pattern_rejects_the_rows_the_engine_rejects(tmp_path):
 
 
 def test_gx_agrees_on_regex_unique_row_count_and_mostly(tmp_path):
-    contract_path = trades_contract(tmp_path)
+    contract_path = trades_contract(tmp_path, SERIES)
     contract = load_contract(contract_path)
     result = export("gx", contract)
     (suite_path,) = result.write(tmp_path / "gx")
@@ -94,12 +99,13 @@ def test_gx_agrees_on_regex_unique_row_count_and_mostly(tmp_path):
     assert not disagreements(per_file), disagreements(per_file)
     assert per_file["bad"]["field.trade_id.unique"]["tool_rows"] == [5, 12]
     assert per_file["bad"]["field.symbol.constraint"]["tool_rows"] == [2, 7]
+    assert per_file["bad"]["series.pattern"]["tool_rows"] == [2, 7]
     assert per_file["empty"]["batch.row_count"]["tool"] == "failed"
     assert per_file["bad"]["invariants[1]"]["tool"] == "passed"  # 1 of 20 rows: within mostly 0.95
 
 
 def test_soda_agrees_on_unique_row_count_and_sql_checks(tmp_path):
-    contract_path = trades_contract(tmp_path)
+    contract_path = trades_contract(tmp_path, SERIES)
     contract = load_contract(contract_path)
     result = export("soda", contract)
     plan = build_plan(contract)
@@ -112,17 +118,17 @@ def test_soda_agrees_on_unique_row_count_and_sql_checks(tmp_path):
     for label, path in files.items():
         scan = scans[label]
         assert scan["errors"] is None, scan["errors"]
-        outcomes = {}
+        outcomes: dict[str, set[str]] = {}
         for check in scan["checks"]:
-            if check["identity"]:
-                for check_id in check["identity"].split("/", 1)[1].split("#")[0].split(","):
-                    outcomes.setdefault(check_id, set()).add(check["outcome"])
+            for check_id in check_ids(result, plan, check):  # failed rows checks: by their clause
+                outcomes.setdefault(check_id, set()).add(check["outcome"])
         report = validate(contract_path, path)
         for check_id in (
             "field.trade_id.unique",
             "batch.row_count",
             "sql_checks.no_free_trades",
             "sql_checks.symbols_seen",
+            "series.pattern",
         ):
             ours = report.check(check_id)
             tool = outcomes[check_id]
@@ -134,7 +140,7 @@ def test_soda_agrees_on_unique_row_count_and_sql_checks(tmp_path):
 def test_pandera_agrees_on_regex_and_unique(tmp_path):
     from tests.export.test_pandera import SCRIPT as PANDERA_SCRIPT
 
-    contract_path = trades_contract(tmp_path)
+    contract_path = trades_contract(tmp_path, SERIES)
     contract = load_contract(contract_path)
     result = export("pandera", contract)
     (module_path,) = result.write(tmp_path / "pandera")
@@ -147,7 +153,7 @@ def test_pandera_agrees_on_regex_and_unique(tmp_path):
         "files": {label: str(path) for label, path in files.items()},
     }
     tool = run_in_venv("pandera", PANDERA_SCRIPT, {"jobs": [job]})["contracts"][contract.contract]
-    rules = ["field.symbol.constraint", "field.trade_id.unique"]  # warnings are SchemaWarnings, no failure cases
+    rules = ["field.symbol.constraint", "field.trade_id.unique", "series.pattern"]  # warnings: no failure cases
     assert set(rules) <= set(result.exported)
     per_file = {
         label: compare(validate(contract_path, path, examples=1000), tool["files"][label]["failed"], rules)
@@ -156,12 +162,13 @@ def test_pandera_agrees_on_regex_and_unique(tmp_path):
     assert not disagreements(per_file), disagreements(per_file)
     assert per_file["bad"]["field.trade_id.unique"]["tool_rows"] == [5, 12]
     assert per_file["bad"]["field.symbol.constraint"]["tool_rows"] == [2, 7]
+    assert per_file["bad"]["series.pattern"]["tool_rows"] == [2, 7]
 
 
 def test_dbt_build_agrees_on_regex_and_unique(tmp_path):
     from tests.export.test_dbt import make_project, run_dbt
 
-    contract_path = trades_contract(tmp_path)
+    contract_path = trades_contract(tmp_path, SERIES)
     contract = load_contract(contract_path)
     result = export("dbt", contract)
     files = {label: path for label, path in _files(tmp_path).items() if label != "empty"}
@@ -174,7 +181,7 @@ def test_dbt_build_agrees_on_regex_and_unique(tmp_path):
         statuses: dict[str, set[str]] = {}
         for node in runs[label]["nodes"]:
             statuses.setdefault(node["meta"].get("tscontract_check"), set()).add(node["status"])
-        for check_id in ("field.symbol.constraint", "field.trade_id.unique", "invariants[0]"):
+        for check_id in ("field.symbol.constraint", "field.trade_id.unique", "invariants[0]", "series.pattern"):
             ours = report.check(check_id)
             verdict = "warning" if ours.status == "failed" and ours.severity == "warning" else ours.status
             assert statuses[check_id] <= expected[verdict], (label, check_id, statuses[check_id], verdict)

@@ -42,7 +42,7 @@ from tscontract.plan.checks import Check, CheckPlan
 
 _OPTIONS = ("namespace", "rule_mode", "previous")
 _RULE_MODES = ("WRITE", "WRITEREAD")
-_ROW_KINDS = ("invariant", "constraint", "fixed_value")
+_ROW_KINDS = ("invariant", "constraint", "fixed_value", "series_pattern")
 
 
 def export(plan: CheckPlan, **options: Any) -> ExportResult:

@@ -114,7 +114,7 @@ def holds_sql(plan: CheckPlan, check: Check) -> str | None:
     None when the check is not a row predicate this module can write (type, null checks).
     """
     kind = check.kind
-    if kind in ("fixed_value", "invariant", "constraint"):
+    if kind in ("fixed_value", "invariant", "constraint", "series_pattern"):
         assert check.predicate is not None
         predicate = check.predicate
         ref = check.params.get("catalog")
@@ -376,7 +376,7 @@ class _DbtExport:
             self.enforced(check)  # timestamptz holds microseconds, nothing finer
         elif kind == "time_precision" and check.params["unit"] == "ns":
             result.skip(check, "timestamptz holds microseconds: the cast drops nanoseconds before any test")
-        elif kind in ("fixed_value", "invariant", "constraint") and check.predicate is not None:
+        elif kind in ("fixed_value", "invariant", "constraint", "series_pattern") and check.predicate is not None:
             bounds = column_range(check.predicate) if not check.params.get("catalog") else None
             if bounds is not None and self.range(check, *bounds):
                 return

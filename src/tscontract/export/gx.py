@@ -141,7 +141,7 @@ def _expectations(check: Check, plan: CheckPlan) -> list[Expectation]:
         return [_not_null(check.columns[0])]
     if kind == "fixed_value":
         return [_in_set(check.columns[0], [_literal(check.predicate.expression)])]  # type: ignore[union-attr]
-    if kind in ("invariant", "constraint"):
+    if kind in ("invariant", "constraint", "series_pattern"):
         if check.params.get("needs_catalog") and plan.catalog is None:
             raise Unsupported(_NO_CATALOG)
         ref = check.params.get("catalog")

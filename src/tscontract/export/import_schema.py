@@ -235,10 +235,30 @@ def sql_clause(expression: str) -> str | None:
 
 
 def sql_type(text: str) -> tuple[str, str | None, int | None] | None:
-    """A SQL type name as (tscontract type, reason it says less, varchar length), or None when unknown."""
-    from tscontract.export.odcs_types import _sql_type
+    """A SQL type name as (tscontract type, reason it says less, varchar length), or None when unknown.
 
-    return _sql_type(text)
+    A starting point, unlike ``import odcs``: what the type leaves open is read as the nearest type and
+    listed (a naive timestamp as a UTC instant, a decimal without precision as float64, a time of day
+    or a fixed-width text as string).
+    """
+    from tscontract.export.odcs_types import Choices, _sql_type
+
+    read = _sql_type(text, Choices(), None)
+    if read is None:
+        return None
+    if read.naive:
+        return (
+            read.type,
+            f"{text!r} has no time zone: read as a UTC instant (values without an offset fail time.timezone)",
+            None,
+        )
+    if read.open is not None and "time of day" in read.open:
+        return "string", f"a time of day ({text!r}) has no tscontract type: read as string", None
+    if read.open is not None:
+        return "float64", f"a decimal without precision and scale ({text!r}) is read as float64", None
+    if read.note is not None and read.note.startswith("fixed-width"):
+        return read.type, f"fixed-width {text!r} is read as string (no padding rule)", None
+    return read.type, None, read.length
 
 
 # ---------------------------------------------------------------- key, time, contract

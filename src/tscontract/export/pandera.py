@@ -213,7 +213,7 @@ class _ModuleWriter:
             self.column_check(check.columns[0], f"pa.Check.eq({value}, {self.label(check)})")
         elif check.params.get("max_failing") is not None:
             return tolerance_reason(check, "a pandera check fails on any failing row")
-        elif kind in ("invariant", "constraint"):
+        elif kind in ("invariant", "constraint", "series_pattern"):
             return self.add_predicate(check)
         elif kind in ("utc_instant", "time_precision"):
             helper = "_utc_instant" if kind == "utc_instant" else "_within_precision"

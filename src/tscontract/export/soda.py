@@ -141,7 +141,7 @@ class _SodaExport:
             self.schema_ids.append(check.id)  # timestamp with time zone holds microseconds, nothing finer
         elif kind == "time_precision" and check.params["unit"] == "ns":
             result.skip(check, "timestamp with time zone holds microseconds: loading drops nanoseconds")
-        elif kind in ("fixed_value", "invariant", "constraint") and check.predicate is not None:
+        elif kind in ("fixed_value", "invariant", "constraint", "series_pattern") and check.predicate is not None:
             if check.severity == "warning":  # a failed rows check that warns: soda-core >= 3.3 thresholds
                 self.failed_rows(check, **{"fail condition": f"NOT {holds_sql(plan, check)}", "warn": "when > 0"})
                 return

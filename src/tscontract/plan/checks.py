@@ -248,6 +248,8 @@ def build_plan(
                 "series.pattern",
                 "row",
                 (series,),
+                # as the clause ``<series> matches '<pattern>'``: exporters state it as that row clause
+                predicate=exp.RegexpFullMatch(this=exp.column(series), expression=exp.Literal.string(pattern)),
                 params={"pattern": pattern},
             )
         )
