@@ -319,6 +319,8 @@ SAME_ANSWER = [
     "SELECT x, count(*) AS n FROM (VALUES (1), (1), (2)) AS v(x) GROUP BY ALL ORDER BY 1",
     "SELECT sum(x), any_value(x), count(*) FILTER (WHERE x > 9) FROM (SELECT 5 AS x) q",
     "SELECT sum(x), min(x) FROM (SELECT 5 AS x) q WHERE x > 9",
+    "SELECT 1 < 2, 'a' = 'b' AS same, 1 IS NULL, NOT TRUE, NULL::INT > 1, 5 IN (1, 2), TRUE OR FALSE",
+    "SELECT x FROM (VALUES (2), (NULL), (1)) AS v(x) ORDER BY x DESC",
     "SELECT a.x, b.y FROM (VALUES (1), (2)) AS a(x) LEFT JOIN (VALUES (1, 'one')) AS b(x, y) ON a.x = b.x ORDER BY 1",
     "SELECT day FROM (SELECT unnest(generate_series(TIMESTAMPTZ '2026-11-30 00:00:00+00', "
     "TIMESTAMPTZ '2026-12-02 00:00:00+00', to_microseconds(86400000000))) AS day) ORDER BY 1",
@@ -332,7 +334,10 @@ def test_rewritten_statements_answer_as_duckdb_does():
     con = ChdbConnection()
     try:
         for sql in SAME_ANSWER:
-            assert con.execute(sql).fetchall() == duck.execute(sql).fetchall(), sql
+            found, expected = con.execute(sql).fetchall(), duck.execute(sql).fetchall()
+            assert found == expected, sql
+            # the same Python types too: 1 is no True, a float no Decimal
+            assert [[type(v) for v in r] for r in found] == [[type(v) for v in r] for r in expected], sql
         # a 64-bit hash over the whole tuple: equal tuples agree, a differing part differs
         at = "TIMESTAMPTZ '2026-11-30 00:00:00+00'"
         one, same, other = (

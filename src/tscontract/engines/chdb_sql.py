@@ -286,4 +286,10 @@ def to_clickhouse(sql: str | exp.Expression, columns: Mapping[str, str] | None =
     as text as DuckDB writes it.
     """
     tree = sqlglot.parse_one(sql, read="duckdb") if isinstance(sql, str) else sql.copy()
+    if isinstance(tree, exp.Select):
+        # a condition's value comes back as a boolean, as DuckDB's (ClickHouse's comparisons are UInt8)
+        for projection in tree.expressions:
+            value = projection.unalias()
+            if isinstance(value, exp.Predicate | exp.Connector | exp.Not | exp.Boolean):
+                value.replace(exp.Cast(this=value.copy(), to=exp.DataType.build("BOOLEAN")))
     return tree.transform(_Rewriter(columns or {}), copy=False).sql(dialect="clickhouse")
