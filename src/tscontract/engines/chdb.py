@@ -27,6 +27,7 @@ import sqlglot.expressions as exp
 from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import memory_limit
+from tscontract.engines.postgres import _first_line  # an engine error's first line, as PostgreSQL's
 from tscontract.engines.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
@@ -97,11 +98,6 @@ def duckdb_type(ch_type: str) -> str:
     if match:  # an instant where the file says it is one (UTC-adjusted); else a wall-clock time with no zone
         return "TIMESTAMP WITH TIME ZONE" if match[2] else "TIMESTAMP"
     return base.upper()
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 # ---------------------------------------------------------------------------- connection
