@@ -379,12 +379,9 @@ class ValidationRun:
             # Rows are numbered already, so one scan does it all: it keeps the failing rows (few, as a
             # rule) with a flag per check, and the counts are read from that small table.
             self.progress("row checks: one scan keeping the failing rows")
-            self.rows = int(self.fetch(f"SELECT count(*) FROM {SOURCE_VIEW}")[0][0])
             self.keep_failing(runnable, TYPED_VIEW)
-            failed = [
-                (check, i, n)
-                for i, ((check, _), n) in enumerate(zip(runnable, self.failing_counts(runnable), strict=True))
-            ]
+            self.rows, *counts = self.failing_counts(runnable)
+            failed = [(check, i, n) for i, ((check, _), n) in enumerate(zip(runnable, counts, strict=True))]
         else:
             # Numbering rows costs a window over the whole input: count first, number only on failure.
             self.progress("row checks: one fused scan")
@@ -430,10 +427,12 @@ class ValidationRun:
         return [*shown, MALFORMED, RECORD] if self.source.malformed else shown
 
     def failing_counts(self, checks: list[tuple[Check, str]]) -> list[int]:
+        """The input's rows, then the failing rows of each check: one statement."""
+        rows = f"SELECT count(*) FROM {SOURCE_VIEW}"
         if not checks:
-            return []
+            return [int(self.fetch(rows)[0][0])]
         sums = ", ".join(f"count(*) FILTER (WHERE __f{i})" for i in range(len(checks)))
-        return [int(v) for v in self.fetch(f"SELECT {sums} FROM __tsc_failing")[0]]
+        return [int(v) for v in self.fetch(f"SELECT ({rows}), * FROM (SELECT {sums} FROM __tsc_failing)")[0]]
 
     def example_columns(self, check: Check) -> list[str]:
         names = list(dict.fromkeys([*self.contract.key, *check.columns]))
@@ -564,18 +563,39 @@ class ValidationRun:
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
             f"FROM {SOURCE_VIEW} {where} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
         )
-        total = self.fetch("SELECT coalesce(sum(n), 0), count(*) FROM __tsc_dups")[0]
-        if not total[0]:
+        rows, total, repeated = self.shown_with_totals("__tsc_dups", keys)
+        if not total:
             self.result(check, "passed")
             return
-        rows = self.fetch(f"SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit}")
         names = [*self.contract.key, "count"]
         found = self.duplicate_rows(typed_keys, key_hash, keys)
         examples = [
             {"rows": found.get(tuple(r[:-1]), [])} | {n: json_value(v) for n, v in zip(names, r, strict=True)}
             for r in rows
         ]
-        self.result(check, "failed", int(total[0]), examples, f"{total[1]} key(s) appear more than once")
+        self.result(check, "failed", total, examples, f"{repeated} key(s) appear more than once")
+
+    def with_totals(self, totals: list[str], rows: str, order: str) -> tuple[list[int], list[tuple[Any, ...]]]:
+        """The first rows of the query ``rows`` by ``order`` and, in the same statement, the scalar queries
+        ``totals`` over the same rows (one round trip, a Spark job less each): no rows, every total 0.
+
+        ``order`` names columns of ``rows``, or gives their positions after the totals."""
+        heads = ", ".join(f"({sql}) AS __total{i}" for i, sql in enumerate(totals))
+        # one row at least, whatever the examples asked: it carries the totals
+        found = self.fetch(f"SELECT {heads}, * FROM ({rows}) AS __r ORDER BY {order} LIMIT {max(self.limit, 1)}")
+        if not found:
+            return [0] * len(totals), []
+        return [int(v) for v in found[0][: len(totals)]], [r[len(totals) :] for r in found[: self.limit]]
+
+    def shown_with_totals(self, table: str, order: str) -> tuple[list[tuple[Any, ...]], int, int]:
+        """The first rows of ``table`` (repeated values with their count ``n``) by ``order``, the rows
+        they account for (``sum(n)``) and how many there are."""
+        (total, repeated), rows = self.with_totals(
+            [f"SELECT coalesce(sum(n), 0) FROM {table}", f"SELECT count(*) FROM {table}"],
+            f"SELECT * FROM {table}",
+            order,
+        )
+        return rows, total, repeated
 
     def duplicate_rows(self, typed_keys: str, key_hash: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
         """The input rows (first few, by row number) of each repeated key shown as an example."""
@@ -611,11 +631,10 @@ class ValidationRun:
             f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT __u, count(*) AS n FROM "
             f"(SELECT {value} AS __u FROM {SOURCE_VIEW}) s WHERE __u IS NOT NULL GROUP BY __u HAVING count(*) > 1"
         )
-        total = self.fetch(f"SELECT coalesce(sum(n), 0), count(*) FROM {table}")[0]
-        if not total[0]:
+        shown, total, repeated = self.shown_with_totals(table, "__u")
+        if not total:
             self.result(check, "passed")
             return
-        shown = self.fetch(f"SELECT __u, n FROM {table} ORDER BY __u LIMIT {self.limit}")
         numbered = (
             SOURCE_VIEW
             if self.source.has_row_number
@@ -630,7 +649,7 @@ class ValidationRun:
         ):
             rows.setdefault(r[0], []).append(int(r[1]))
         examples = [{"rows": rows.get(v, []), name: json_value(v), "count": int(n)} for v, n in shown]
-        self.judged(check, int(total[0]), examples, f"{total[1]} value(s) of {name} appear more than once")
+        self.judged(check, total, examples, f"{repeated} value(s) of {name} appear more than once")
 
     # ------------------------------------------------------------------ batch checks
     def row_count_check(self, check: Check) -> None:

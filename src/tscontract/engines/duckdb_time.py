@@ -407,11 +407,10 @@ class TimeChecks:
         )
         if self.per_session:
             failures = f"SELECT __s, stamp, session_date FROM {EDGES}"
-        count = self.run.fetch(f"SELECT count(*) FROM ({failures})")[0][0]
+        (count,), rows = self.run.with_totals([f"SELECT count(*) FROM ({failures})"], failures, "2, 3")
         if not count:
             self.run.result(check, "passed")
             return
-        rows = self.run.fetch(f"SELECT * FROM ({failures}) ORDER BY 1, 2 LIMIT {self.limit}")
         examples = []
         for r in rows:
             example: dict[str, Any] = {self.series_name: r[0], self.time_col: json_value(r[1])}
@@ -428,14 +427,15 @@ class TimeChecks:
         self.run.result(check, "failed", int(count), examples, message)
 
     def session(self, check: Check) -> None:
-        count = self.run.fetch(f"SELECT count(DISTINCT (__s, __t)) FROM {POINTS} WHERE __outside")[0][0]
+        (count,), rows = self.run.with_totals(
+            [f"SELECT count(DISTINCT (__s, __t)) FROM {POINTS} WHERE __outside"],
+            f"SELECT __s, __t, __cal FROM {POINTS} WHERE __outside",
+            "__s, __t",
+        )
         cadence = check.params["cadence"]
         if not count or not (cadence.outside_session_forbidden or cadence.per_session):
             self.run.result(check, "passed")
             return
-        rows = self.run.fetch(
-            f"SELECT __s, __t, __cal FROM {POINTS} WHERE __outside ORDER BY __s, __t LIMIT {self.limit}"
-        )
         examples = [{self.series_name: r[0], self.time_col: json_value(r[1]), "calendar": r[2]} for r in rows]
         what = "stamped at no session of the venue" if cadence.per_session else "outside the venue's trading session"
         self.run.result(check, "failed", int(count), examples, f"points {what}")
@@ -572,13 +572,14 @@ class TimeChecks:
             f"coalesce(a.__actual, 0) AS __actual FROM __tsc_expected e LEFT JOIN ({actual}) a USING (__s, __w) "
             f"WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
         )
-        count = self.run.fetch("SELECT count(*) FROM __tsc_short")[0][0]
+        (count,), rows = self.run.with_totals(
+            ["SELECT count(*) FROM __tsc_short"],
+            "SELECT __s, __w, __w_end, __expected, __actual FROM __tsc_short",
+            "__s, __w",
+        )
         if not count:
             self.run.result(check, "passed")
             return
-        rows = self.run.fetch(
-            f"SELECT __s, __w, __w_end, __expected, __actual FROM __tsc_short ORDER BY __s, __w LIMIT {self.limit}"
-        )
         examples = [self._window_example(r) for r in rows]
         self.run.result(
             check,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -71,7 +72,7 @@ def spark_session(master: str | None = None, conf: dict[str, str] | None = None)
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "16")
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions(master or DEFAULT_MASTER)))
     )
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
@@ -88,6 +89,19 @@ def spark_session(master: str | None = None, conf: dict[str, str] | None = None)
         raise InputError(f"cannot start Spark ({master or DEFAULT_MASTER}): {first} (JVM log: {JVM_LOG})") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+_LOCAL_MASTER = re.compile(r"^local(?:\[(\*|\d+)(?:,\s*\d+)?\])?$")
+
+
+def shuffle_partitions(master: str) -> int:
+    """Partitions of a shuffle: two per core of a local master (a job's tasks on a few cores cost more than
+    the rows they move: AQE coalesces, never splits), 16 on a cluster, whose size the session cannot see."""
+    found = _LOCAL_MASTER.match(master.strip())
+    if found is None:
+        return 16
+    cores = found[1] or "1"
+    return 2 * (os.cpu_count() or 1 if cores == "*" else int(cores))
 
 
 @contextlib.contextmanager
