@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import EXAMPLES, write
-from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, VALIDATE_OHLCV_BAD, replace_column
+from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, QUICK_JVM, SENSOR, VALIDATE_OHLCV_BAD, replace_column
 from tests.engines.test_time_checks import bars, sensor_csv
 from tscontract import InputError, validate
 from tscontract.contract.loader import load_contract
@@ -30,16 +30,6 @@ pytest.importorskip("pyspark", reason="the Spark engine is part of the dev insta
 
 DATA_FILES = sorted((EXAMPLES).glob("*/data/*.csv"))
 _NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
-
-
-@pytest.fixture(scope="module")
-def spark(tmp_path_factory):
-    from tscontract.engines.spark import spark_session
-
-    warehouse = tmp_path_factory.mktemp("spark-warehouse")  # saveAsTable writes here, not into the checkout
-    session = spark_session("local[2]", {"spark.sql.warehouse.dir": str(warehouse)})
-    yield session
-    session.conf.unset("spark.sql.files.maxPartitionBytes")
 
 
 def reports(contract: Path, data: Any, spark_data: Any = None, **kwargs: Any) -> tuple[dict, dict]:
@@ -261,6 +251,8 @@ def test_cli_engine_spark(spark, tmp_path):
         "local[1]",
         "--spark-conf",
         "spark.sql.shuffle.partitions=4",
+        "--spark-conf",
+        f"spark.driver.extraJavaOptions={QUICK_JVM}",
     )
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.engines.conftest import OHLCV
 from tests.engines.csv_fixtures import COLUMNS, HEADER, ROWS, CsvBuilder, json_lines, vendor_export, with_field
-from tests.engines.test_spark_parity import assert_same, spark  # noqa: F401 -- the module's Spark session
+from tests.engines.test_spark_parity import assert_same
 from tscontract import InputError, validate
 
 pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
@@ -20,7 +20,7 @@ CONTRACT = OHLCV / "contract.yaml"
 CATALOG = OHLCV / "catalog.yaml"
 
 
-def test_vendor_export_hash_symbol_quotes_mixed_line_breaks_wrong_field_counts(spark, tmp_path):  # noqa: F811
+def test_vendor_export_hash_symbol_quotes_mixed_line_breaks_wrong_field_counts(spark, tmp_path):
     vendor = vendor_export(tmp_path / "bars_20261130.csv")
     report = assert_same(CONTRACT, vendor.path, catalog=CATALOG)
     checks = {c["id"]: c for c in report["checks"]}
@@ -29,7 +29,7 @@ def test_vendor_export_hash_symbol_quotes_mixed_line_breaks_wrong_field_counts(s
     assert [e["symbol"] for e in checks["catalog.series"]["examples"]] == ["#AAPL", "'MSFT'"]
 
 
-def test_lf_file_with_crlf_lines_appended_and_a_quote_never_closed(spark, tmp_path):  # noqa: F811
+def test_lf_file_with_crlf_lines_appended_and_a_quote_never_closed(spark, tmp_path):
     b = CsvBuilder()
     b.add(HEADER, "\n", row=False)
     for row in ROWS[:300]:
@@ -43,7 +43,7 @@ def test_lf_file_with_crlf_lines_appended_and_a_quote_never_closed(spark, tmp_pa
     assert check["examples"][0]["reason"] == f"line {b.line - 1}: a quoted value is never closed"
 
 
-def test_two_files_with_their_own_headers(spark, tmp_path):  # noqa: F811
+def test_two_files_with_their_own_headers(spark, tmp_path):
     first = tmp_path / "part-1.csv"
     first.write_text("\n".join([HEADER, *ROWS[:400]]) + "\n")
     second = tmp_path / "part-2.csv"
@@ -56,7 +56,7 @@ def test_two_files_with_their_own_headers(spark, tmp_path):  # noqa: F811
     assert [e["row"] for e in check["examples"]] == [400 + 8]
 
 
-def test_json_key_given_twice(spark, tmp_path):  # noqa: F811
+def test_json_key_given_twice(spark, tmp_path):
     lines = json_lines()
     lines[9] = lines[9][:-1] + ', "symbol": "MSFT"}'
     path = tmp_path / "bars.jsonl"
@@ -78,7 +78,7 @@ def test_json_key_given_twice(spark, tmp_path):  # noqa: F811
         ("empty.csv", b"", "empty file"),
     ],
 )
-def test_unreadable_text_is_the_same_input_error(spark, tmp_path, name, data, message):  # noqa: F811
+def test_unreadable_text_is_the_same_input_error(spark, tmp_path, name, data, message):
     path = tmp_path / name
     path.write_bytes(data)
     for engine in ("duckdb", "spark"):
