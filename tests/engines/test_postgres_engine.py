@@ -11,9 +11,10 @@ is the order they were copied in).
 
 from __future__ import annotations
 
+import functools
 import json
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -22,12 +23,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from tests.conftest import EXAMPLES, free_port, run_cli, write
-from tests.engines.conftest import NOW, OHLCV, SENSOR
+from tests.conftest import EXAMPLES, free_port, run_cli
+from tests.engines import parity
+from tests.engines.conftest import NOW, OHLCV
 from tests.engines.pg_tables import load_table, typed_table
 from tscontract import InputError, validate
 from tscontract.contract.loader import load_contract
-from tscontract.engines.duckdb import ValidationRun, profile
+from tscontract.engines.duckdb import ValidationRun
 from tscontract.engines.postgres import PostgresConnection, duckdb_type, open_postgres_source, split_url
 from tscontract.plan.checks import build_plan
 
@@ -165,82 +167,19 @@ def test_physical_types_are_named_as_duckdb_names_them():
 
 
 def test_time_checks_cadence_completeness_sessions_freshness(postgres_db, tmp_path):
-    from tests.engines.test_time_checks import bars, sensor_csv
-
-    text = (SENSOR / "contract.yaml").read_text()
-    text += "completeness: {window: 1m, expected_count: per cadence}\nfreshness: {max_age: 15m}\n"
-    contract = write(tmp_path, text, "c.yaml")
-    data = sensor_csv(tmp_path, [0, 10, 20, 50, 61.5, 70, *range(80, 200, 10)])
-    report = assert_same(postgres_db, contract, data, catalog=SENSOR / "catalog.yaml")
-    found = statuses(report)
-    assert found["completeness"] == found["time.cadence"] == found["freshness"] == "failed"
-
-    sessions = [
-        "2026-11-27T17:58:00.000Z",
-        "2026-11-27T17:59:00.000Z",
-        "2026-11-27T18:00:00.000Z",  # after the half-day close
-        "2026-11-26T15:00:00.000Z",  # Thanksgiving
-        "2026-11-30T14:30:00.000Z",
-        "2026-11-30T14:33:00.000Z",
-    ]
-    bars_text = (OHLCV / "contract.yaml").read_text() + "completeness: {window: 1h, expected_count: per cadence}\n"
-    contract = write(tmp_path, bars_text, "b.yaml")
-    report = assert_same(postgres_db, contract, bars(tmp_path, sessions), catalog=OHLCV / "catalog.yaml")
-    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.session"] == 2
+    parity.time_checks_cadence_completeness_sessions_freshness(tmp_path, functools.partial(assert_same, postgres_db))
 
 
 def test_coverage_daily_bars_local_days_and_freshness_clocks(postgres_db, tmp_path):
-    from tests.engines import test_coverage as cov
-    from tests.engines.vendor_shapes import bars_csv, catalog_with, contract_with, minute_bars, sessions
-
-    monday = date(2026, 11, 30)
-    intraday = contract_with(tmp_path, extra=cov.SESSION_COMPLETENESS, name="intraday.yaml")
-    bars = minute_bars(monday)[1:-5] + minute_bars(date(2026, 11, 27))
-    report = assert_same(postgres_db, intraday, bars_csv(tmp_path, bars), catalog=OHLCV / "catalog.yaml")
-    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.cadence"] == 2
-    covered = (datetime(2026, 11, 30, 14, 30, tzinfo=UTC), datetime(2026, 11, 30, 15, tzinfo=UTC))
-    data = bars_csv(tmp_path, minute_bars(monday)[:25])
-    assert_same(postgres_db, intraday, data, catalog=OHLCV / "catalog.yaml", coverage=covered)
-    days = sessions(date(2026, 11, 2), date(2026, 11, 27))
-    days.remove(date(2026, 11, 12))
-    extra = "completeness: {window: 5 sessions, min_ratio: 1.0}\nfreshness: {max_age: 1 trading day}\n"
-    daily = contract_with(tmp_path, cov.DAILY, extra, name="daily.yaml")
-    data = cov.daily(tmp_path, [*days, date(2026, 11, 26)])
-    report = assert_same(postgres_db, daily, data, catalog=OHLCV / "catalog.yaml")
-    found = statuses(report)
-    assert found["time.cadence"] == found["time.session"] == found["completeness"] == "failed"
-    pre = [datetime(2026, 11, 30, 9, minute, tzinfo=UTC) for minute in range(3)]
-    clock = contract_with(tmp_path, "60s; no bars outside session", "freshness: {max_age: 15m, clock: session}\n")
-    extended = catalog_with(tmp_path, "extended")
-    assert_same(postgres_db, clock, bars_csv(tmp_path, pre + minute_bars(monday)), catalog=extended)
-    contract = write(tmp_path, cov.SENSOR_CONTRACT, "sensor.yaml")
-    catalog = write(tmp_path, cov.SENSOR_CATALOG, "sensor_catalog.yaml")
-    start, end = datetime(2026, 11, 1, 5, tzinfo=UTC), datetime(2026, 11, 2, 6, tzinfo=UTC)
-    skipped = {datetime(2026, 11, 1, 6, 5 * n, tzinfo=UTC) for n in range(12)}
-    report = assert_same(postgres_db, contract, cov.readings(tmp_path, start, end, skipped), catalog=catalog)
-    assert statuses(report)["completeness"] == "failed"
+    parity.coverage_daily_bars_local_days_and_freshness_clocks(tmp_path, functools.partial(assert_same, postgres_db))
 
 
-def test_profiled_bounds_catch_the_lots_incident(postgres_db):
-    bounds = profile(load_contract(OHLCV / "contract.yaml"), OHLCV / "data" / "good.csv")
-    data = OHLCV / "data" / "bad_lots.csv"
-    report = assert_same(postgres_db, OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml", bounds=bounds)
-    assert statuses(report)["plausibility.volume.scale"] == "failed"
+def test_profiled_bounds_catch_the_lots_incident(postgres_db, tmp_path):
+    parity.profiled_bounds_catch_the_lots_incident(tmp_path, functools.partial(assert_same, postgres_db))
 
 
 def test_rules_regex_unique_thresholds_and_sql_checks(postgres_db, tmp_path):
-    from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
-
-    contract = trades_contract(tmp_path)
-    rows = bad_rows()
-    rows[2] = rows[2].replace("AAPL,", '"AAPL\n",', 1)  # a value ending in a line break: no full match
-    report = assert_same(postgres_db, contract, trades_csv(tmp_path, rows))
-    checks = {c["id"]: c for c in report["checks"]}
-    assert [e["row"] for e in checks["field.symbol.constraint"]["examples"]] == [2, 3, 7]
-    assert checks["field.trade_id.unique"]["examples"][0]["rows"] == [5, 12]
-    assert checks["sql_checks.no_free_trades"]["status"] == "failed"
-    assert checks["sql_checks.symbols_seen"]["examples"] == [{"value": 6}]  # AAPL\n is one more
-    assert assert_same(postgres_db, contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))["passed"]
+    parity.rules_regex_unique_thresholds_and_sql_checks(tmp_path, functools.partial(assert_same, postgres_db))
 
 
 def test_no_row_leaves_the_database_but_counts_and_examples(postgres_db):

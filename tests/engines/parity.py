@@ -1,0 +1,100 @@
+"""Scenarios every engine's parity suite runs against DuckDB (PostgreSQL, chdb): each takes ``same(contract,
+data, **options)``, which validates on DuckDB and on the engine, asserts the reports are equal and returns
+DuckDB's as JSON, then asserts the scenario's own findings so a vacuous pass fails."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import write
+from tests.engines.conftest import OHLCV, SENSOR
+from tscontract.contract.loader import load_contract
+from tscontract.engines.duckdb import profile
+
+Same = Callable[..., dict[str, Any]]
+
+
+def statuses(report: dict) -> dict[str, str]:
+    return {c["id"]: c["status"] for c in report["checks"]}
+
+
+def time_checks_cadence_completeness_sessions_freshness(tmp_path: Path, same: Same) -> None:
+    from tests.engines.test_time_checks import bars, sensor_csv
+
+    text = (SENSOR / "contract.yaml").read_text()
+    text += "completeness: {window: 1m, expected_count: per cadence}\nfreshness: {max_age: 15m}\n"
+    contract = write(tmp_path, text, "c.yaml")
+    data = sensor_csv(tmp_path, [0, 10, 20, 50, 61.5, 70, *range(80, 200, 10)])
+    report = same(contract, data, catalog=SENSOR / "catalog.yaml")
+    found = statuses(report)
+    assert found["completeness"] == found["time.cadence"] == found["freshness"] == "failed"
+
+    sessions = [
+        "2026-11-27T17:58:00.000Z",
+        "2026-11-27T17:59:00.000Z",
+        "2026-11-27T18:00:00.000Z",  # after the half-day close
+        "2026-11-26T15:00:00.000Z",  # Thanksgiving
+        "2026-11-30T14:30:00.000Z",
+        "2026-11-30T14:33:00.000Z",
+    ]
+    bars_text = (OHLCV / "contract.yaml").read_text() + "completeness: {window: 1h, expected_count: per cadence}\n"
+    contract = write(tmp_path, bars_text, "b.yaml")
+    report = same(contract, bars(tmp_path, sessions), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.session"] == 2
+
+
+def coverage_daily_bars_local_days_and_freshness_clocks(tmp_path: Path, same: Same) -> None:
+    from tests.engines import test_coverage as cov
+    from tests.engines.vendor_shapes import bars_csv, catalog_with, contract_with, minute_bars, sessions
+
+    monday = date(2026, 11, 30)
+    intraday = contract_with(tmp_path, extra=cov.SESSION_COMPLETENESS, name="intraday.yaml")
+    bars = minute_bars(monday)[1:-5] + minute_bars(date(2026, 11, 27))
+    report = same(intraday, bars_csv(tmp_path, bars), catalog=OHLCV / "catalog.yaml")
+    assert {c["id"]: c["failed_rows"] for c in report["checks"]}["time.cadence"] == 2
+    covered = (datetime(2026, 11, 30, 14, 30, tzinfo=UTC), datetime(2026, 11, 30, 15, tzinfo=UTC))
+    data = bars_csv(tmp_path, minute_bars(monday)[:25])
+    same(intraday, data, catalog=OHLCV / "catalog.yaml", coverage=covered)
+    days = sessions(date(2026, 11, 2), date(2026, 11, 27))
+    days.remove(date(2026, 11, 12))
+    extra = "completeness: {window: 5 sessions, min_ratio: 1.0}\nfreshness: {max_age: 1 trading day}\n"
+    daily = contract_with(tmp_path, cov.DAILY, extra, name="daily.yaml")
+    data = cov.daily(tmp_path, [*days, date(2026, 11, 26)])
+    report = same(daily, data, catalog=OHLCV / "catalog.yaml")
+    found = statuses(report)
+    assert found["time.cadence"] == found["time.session"] == found["completeness"] == "failed"
+    pre = [datetime(2026, 11, 30, 9, minute, tzinfo=UTC) for minute in range(3)]
+    clock = contract_with(tmp_path, "60s; no bars outside session", "freshness: {max_age: 15m, clock: session}\n")
+    extended = catalog_with(tmp_path, "extended")
+    same(clock, bars_csv(tmp_path, pre + minute_bars(monday)), catalog=extended)
+    contract = write(tmp_path, cov.SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, cov.SENSOR_CATALOG, "sensor_catalog.yaml")
+    start, end = datetime(2026, 11, 1, 5, tzinfo=UTC), datetime(2026, 11, 2, 6, tzinfo=UTC)
+    skipped = {datetime(2026, 11, 1, 6, 5 * n, tzinfo=UTC) for n in range(12)}
+    report = same(contract, cov.readings(tmp_path, start, end, skipped), catalog=catalog)
+    assert statuses(report)["completeness"] == "failed"
+
+
+def profiled_bounds_catch_the_lots_incident(tmp_path: Path, same: Same) -> None:
+    bounds = profile(load_contract(OHLCV / "contract.yaml"), OHLCV / "data" / "good.csv")
+    data = OHLCV / "data" / "bad_lots.csv"
+    report = same(OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml", bounds=bounds)
+    assert statuses(report)["plausibility.volume.scale"] == "failed"
+
+
+def rules_regex_unique_thresholds_and_sql_checks(tmp_path: Path, same: Same) -> None:
+    from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
+
+    contract = trades_contract(tmp_path)
+    rows = bad_rows()
+    rows[2] = rows[2].replace("AAPL,", '"AAPL\n",', 1)  # a value ending in a line break: no full match
+    report = same(contract, trades_csv(tmp_path, rows))
+    checks = {c["id"]: c for c in report["checks"]}
+    assert [e["row"] for e in checks["field.symbol.constraint"]["examples"]] == [2, 3, 7]
+    assert checks["field.trade_id.unique"]["examples"][0]["rows"] == [5, 12]
+    assert checks["sql_checks.no_free_trades"]["status"] == "failed"
+    assert checks["sql_checks.symbols_seen"]["examples"] == [{"value": 6}]  # AAPL\n is one more
+    assert same(contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))["passed"]
