@@ -1,9 +1,10 @@
 """Scenarios every engine's parity suite runs against DuckDB (PostgreSQL, chdb): each takes ``same(contract,
 data, **options)``, which validates on DuckDB and on the engine, asserts the reports are equal and returns
-DuckDB's as JSON, then asserts the scenario's own findings so a vacuous pass fails."""
+DuckDB's as JSON (:func:`equal_reports`), then asserts the scenario's own findings so a vacuous pass fails."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -19,6 +20,14 @@ Same = Callable[..., dict[str, Any]]
 
 def statuses(report: dict) -> dict[str, str]:
     return {c["id"]: c["status"] for c in report["checks"]}
+
+
+def equal_reports(duck: dict, other: dict, engine: str) -> dict:
+    """DuckDB's report, asserted equal to ``engine``'s: a differing check is named, both sides shown."""
+    for a, b in zip(duck["checks"], other["checks"], strict=True):
+        assert a == b, f"{a['id']} differs:\nduckdb {json.dumps(a)}\n{engine} {json.dumps(b)}"
+    assert duck == other
+    return duck
 
 
 def time_checks_cadence_completeness_sessions_freshness(tmp_path: Path, same: Same) -> None:

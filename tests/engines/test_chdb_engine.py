@@ -51,15 +51,7 @@ def assert_same(tmp_path: Path, contract: Path, data: Path | pa.Table | list[Pat
     as_parquet = kwargs.pop("as_parquet", True)  # else the table or frame itself, as both engines take it
     if isinstance(data, pa.Table) and as_parquet:
         data = parquet(tmp_path, data)
-    duck, ch = reports(contract, data, **kwargs)
-    for a, b in zip(duck["checks"], ch["checks"], strict=True):
-        assert a == b, f"{a['id']} differs:\nduckdb {json.dumps(a)}\nchdb   {json.dumps(b)}"
-    assert duck == ch
-    return duck
-
-
-def statuses(report: dict) -> dict[str, str]:
-    return {c["id"]: c["status"] for c in report["checks"]}
+    return parity.equal_reports(*reports(contract, data, **kwargs), "chdb")
 
 
 @pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")

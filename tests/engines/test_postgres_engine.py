@@ -55,15 +55,7 @@ def reports(url: str, contract: Path, table: pa.Table, **kwargs: Any) -> tuple[d
 
 def assert_same(url: str, contract: Path, data: Path | pa.Table, **kwargs: Any) -> dict:
     table = typed_table(contract, data) if isinstance(data, Path) else data
-    duck, pg = reports(url, contract, table, **kwargs)
-    for a, b in zip(duck["checks"], pg["checks"], strict=True):
-        assert a == b, f"{a['id']} differs:\nduckdb   {json.dumps(a)}\npostgres {json.dumps(b)}"
-    assert duck == pg
-    return duck
-
-
-def statuses(report: dict) -> dict[str, str]:
-    return {c["id"]: c["status"] for c in report["checks"]}
+    return parity.equal_reports(*reports(url, contract, table, **kwargs), "postgres")
 
 
 @pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import EXAMPLES, write
+from tests.engines import parity
 from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, QUICK_JVM, SENSOR, VALIDATE_OHLCV_BAD, replace_column
 from tests.engines.test_time_checks import bars, sensor_csv
 from tscontract import InputError, validate
@@ -45,10 +46,7 @@ def assert_same(contract: Path, data: Any, spark_data: Any = None, **kwargs: Any
     duck, spark = reports(contract, data, spark_data, **kwargs)
     if spark_data is not None:
         duck.pop("data"), spark.pop("data")
-    for a, b in zip(duck["checks"], spark["checks"], strict=True):
-        assert a == b, f"{a['id']} differs:\nduckdb {json.dumps(a)}\nspark  {json.dumps(b)}"
-    assert duck == spark
-    return duck
+    return parity.equal_reports(duck, spark, "spark")
 
 
 def dataset_of(path: Path) -> Path:
