@@ -315,6 +315,7 @@ def test_cli_exit_codes_and_json(tmp_path):
     assert allowed.returncode == 0 and "lost: valid_odcs_data_contract: schema[shipments2].quality[0]" in allowed.stdout
     for bad, said in (
         (("--timezone", "Mars/Olympus"), "--timezone 'Mars/Olympus' is not an IANA time zone"),
+        (("--timezone", "+25:00"), "--timezone '+25:00' is not a UTC offset (at most +/-18:00)"),
         (("--decimal", "40,2"), "--decimal '40,2': give precision and scale"),
         (("--type", "Name=varchar"), "--type 'Name=varchar': give PHYSICAL=TYPE with a tscontract type"),
     ):

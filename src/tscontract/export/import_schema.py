@@ -246,18 +246,8 @@ def sql_type(text: str) -> tuple[str, str | None, int | None] | None:
     read = _sql_type(text, Choices(), None)
     if read is None:
         return None
-    if read.naive:
-        return (
-            read.type,
-            f"{text!r} has no time zone: read as a UTC instant (values without an offset fail time.timezone)",
-            None,
-        )
-    if read.open is not None and "time of day" in read.open:
-        return "string", f"a time of day ({text!r}) has no tscontract type: read as string", None
-    if read.open is not None:
-        return "float64", f"a decimal without precision and scale ({text!r}) is read as float64", None
-    if read.note is not None and read.note.startswith("fixed-width"):
-        return read.type, f"fixed-width {text!r} is read as string (no padding rule)", None
+    if read.instead is not None:
+        return (*read.instead, None)
     return read.type, None, read.length
 
 

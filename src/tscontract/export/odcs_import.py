@@ -1043,15 +1043,17 @@ class ObjectImport:
             column = name or (self.names.get(str(written)) if written is not None else None)
             if function == "sql_expression" and column is None:  # on the object: its first field stands in
                 column = next(iter(self.fields))
-            fields = [self.names.get(c, c) for c in columns] if len(columns) > 1 else [column]
-            if any(f not in self.fields for f in fields):
-                missing = next(c for c, f in zip(columns or [written], fields, strict=False) if f not in self.fields)
-                raise odcs_rules.Refused(f"column {missing!r} is not a field of this object")
+            # (column as written, field) the rule reads: several together, or the one
+            read = [(c, self.names.get(c, c)) for c in columns] if len(columns) > 1 else [(written, column)]
+            missing = [c for c, f in read if f not in self.fields]
+            if missing:
+                raise odcs_rules.Refused(f"column {missing[0]!r} is not a field of this object")
+            fields = [str(f) for _, f in read]
             assert column is not None
             severity, reason = odcs_rules.severity(criticality)
             origin = self.origin(q, path, column, severity)
             if where is not None or len(fields) > 1 or function not in odcs_rules.DQX_CLAUSES:  # a SQL check
-                query = odcs_rules.dqx_failing_sql(function, arguments, [str(f) for f in fields], where)
+                query = odcs_rules.dqx_failing_sql(function, arguments, fields, where)
                 self.sql_rule({"query": query, "mustBe": 0, "name": q.get("name")}, origin, name)
                 origin.note = "\n".join(
                     t for t in (origin.note, f"dqx {function}" + (f" where {where}" if where else "")) if t
@@ -1357,9 +1359,8 @@ class ObjectImport:
         header += f", schema object {object_name}\n"
         if self.kept:
             header += "# descriptive elements (tags, links, servers, team ...) are in the notes: PATH: VALUE\n"
-        return header + header_notes(bool(self.columns or self.drop or self.zones), self.losses) + _dump(
-            ordered
-        ), generated
+        notes = header_notes(bool(self.columns or self.drop or self.zones), self.losses)
+        return header + notes + _dump(ordered), generated
 
     def render_mapping(self, contract: str) -> str | None:
         return mapping_text(

@@ -62,8 +62,7 @@ SERVER_DIALECTS = {
     "impala": "hive",
     "mysql": "mysql",
     "oracle": "oracle",
-    "postgres": "postgres",
-    "postgresql": "postgres",
+    "postgres": "postgres",  # postgresql too (odcs_types.server_types names it postgres)
     "presto": "presto",
     "redshift": "redshift",
     "snowflake": "snowflake",

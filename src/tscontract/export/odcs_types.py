@@ -155,17 +155,14 @@ def make_choices(
     allow_loss: bool = False,
 ) -> Choices:
     """:class:`Choices` from the command line's texts, or a one-line :class:`InputError`."""
-    from tscontract.contract.catalog import iana_zone
     from tscontract.errors import InputError
-    from tscontract.gate.local_time import offset_minutes
+    from tscontract.gate.local_time import zone_name
 
-    if timezone is not None and offset_minutes(timezone) is None:
+    if timezone is not None:
         try:
-            iana_zone(timezone)
-        except ValueError:
-            raise InputError(
-                f"--timezone {timezone!r} is not an IANA time zone (Europe/Rome) or a UTC offset"
-            ) from None
+            zone_name(timezone)
+        except ValueError as exc:
+            raise InputError(f"--timezone {exc}") from None
     digits = None
     if decimal is not None:
         found = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", decimal)
@@ -195,6 +192,8 @@ class Read:
     note: str | None = None  # how the document's type is read, kept in the field's note
     naive: bool = False  # a timestamp without time zone: its zone must be stated (--timezone)
     open: str | None = None  # what the user must state, ending in the option that states it
+    # what an import that lists rather than asks (DDL, dbt: starting points) reads it as, and the loss it lists
+    instead: tuple[str, str] | None = None
 
 
 # the precision and scale a server gives a decimal written without them (its documentation); PostgreSQL's
@@ -260,11 +259,14 @@ def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | Non
     if first is not None and not (first.isdigit() or first == "max"):
         return None
     if name in _DECIMALS:
+        as_float = ("float64", f"a decimal without precision and scale ({physical!r}) is read as float64")
         if first and first.isdigit() and (second or "0").isdigit() and int(second or 0) <= int(first):
             if 1 <= int(first) <= 38:
                 return Read(f"decimal({first},{second or 0})")
             return Read(
-                "", open=f"{physical!r} has more than 38 digits: give --type {physical}=TYPE or --drop {{columns}}"
+                "",
+                open=f"{physical!r} has more than 38 digits: give --type {physical}=TYPE or --drop {{columns}}",
+                instead=as_float,
             )
         default = DECIMAL_DEFAULTS.get(server or "", {}).get(name)
         if default is not None:
@@ -281,16 +283,20 @@ def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | Non
             "",
             open=f"{physical!r} without precision and scale: give --decimal P,S, the precision and scale "
             "of their values",
+            instead=as_float,
         )
     if name in _ZONED or name.startswith("timestamp with time zone"):
         return Read(f"timestamp_{_time_unit(first)}_utc")
     if name in _NAIVE:
-        return Read(f"timestamp_{_time_unit(first)}_utc", naive=True)
+        instant = f"timestamp_{_time_unit(first)}_utc"
+        listed = f"{physical!r} has no time zone: read as a UTC instant (values without an offset fail time.timezone)"
+        return Read(instant, naive=True, instead=(instant, listed))
     if name in ("time", "time without time zone", "time with time zone", "timetz"):
         return Read(
             "",
             open=f"a time of day ({physical!r}) has no tscontract type: "
             f"give --type {name}=string or --drop {{columns}}",
+            instead=("string", f"a time of day ({physical!r}) has no tscontract type: read as string"),
         )
     if name in _EXACT:
         return Read(_EXACT[name])
@@ -298,7 +304,10 @@ def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | Non
         tsc = _SQL_TYPES[name]
         length = int(first) if tsc == "string" and first and first != "max" and name not in ("uuid",) else None
         if name in ("char", "character", "nchar", "bpchar") and length is not None:
-            return Read(tsc, length, note=f"fixed-width {physical!r}: a string of at most {length} characters")
+            note = f"fixed-width {physical!r}: a string of at most {length} characters"
+            return Read(
+                tsc, length, note=note, instead=(tsc, f"fixed-width {physical!r} is read as string (no padding rule)")
+            )
         return Read(tsc, length)
     return None
 

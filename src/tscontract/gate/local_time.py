@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tscontract.engines.columns import sql_string
 
@@ -43,6 +44,19 @@ def offset_minutes(zone: str) -> int | None:
     if int(match["h"]) > 18 or int(match["m"]) > 59:
         raise ValueError(f"{zone!r} is not a UTC offset (at most +/-18:00)")
     return -minutes if match["sign"] == "-" else minutes
+
+
+def zone_name(value: str, *also: str) -> str:
+    """``value`` if it is a UTC offset (``+01:00``, at most +/-18:00) or an IANA zone name (``Europe/Rome``);
+    else ValueError naming what is accepted (``also``: the caller's other spellings)."""
+    if offset_minutes(value) is not None:
+        return value
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        accepted = ["an IANA time zone (Europe/Rome)", "a UTC offset (+01:00)", *also]
+        raise ValueError(f"{value!r} is not {', '.join(accepted[:-1])} or {accepted[-1]}") from None
+    return value
 
 
 @dataclass(frozen=True)

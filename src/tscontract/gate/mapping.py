@@ -43,7 +43,7 @@ import sqlglot
 import sqlglot.expressions as exp
 from pydantic import Field, field_validator, model_validator
 
-from tscontract.contract.catalog import Catalog, iana_zone
+from tscontract.contract.catalog import Catalog
 from tscontract.contract.loader import read_text
 from tscontract.contract.located import load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
@@ -52,7 +52,7 @@ from tscontract.engines.columns import EPOCH_PLAUSIBLE, REASON_PREFIX, ident, sq
 from tscontract.engines.csv_dialect import CsvDialect
 from tscontract.engines.relations import small_table
 from tscontract.errors import ContractError, InputError, display_path
-from tscontract.gate.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, offset_minutes, resolve_local
+from tscontract.gate.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, offset_minutes, resolve_local, zone_name
 
 Parse = Literal["epoch_s", "epoch_ms", "epoch_us", "epoch_ns", "rfc3339"]
 _EPOCH_US = {"epoch_s": "* 1000000", "epoch_ms": "* 1000", "epoch_us": "", "epoch_ns": "// 1000"}
@@ -97,14 +97,7 @@ def _texts(value: list[object] | None) -> list[str] | None:
 def _zone(value: str | None) -> str | None:
     if value is None or value == CATALOG_ZONE:
         return value
-    if offset_minutes(value) is not None:
-        return value
-    try:
-        return iana_zone(value)
-    except ValueError:
-        raise ValueError(
-            f"{value!r} is not an IANA time zone (Europe/Rome), a UTC offset (+01:00) or {CATALOG_ZONE!r}"
-        ) from None
+    return zone_name(value, repr(CATALOG_ZONE))
 
 
 class ColumnMap(_Section):
