@@ -22,6 +22,7 @@ from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import VisitError
 
 from tscontract.contract.grammar import ClauseSyntaxError, parse
+from tscontract.contract.precedence import bracketed
 from tscontract.contract.regex import check_regex
 from tscontract.contract.types import DataType
 
@@ -568,6 +569,7 @@ def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | 
         raise
     if isinstance(predicate, Tree):  # the start rule itself when it has one child
         predicate = predicate.children[0]
+    predicate = bracketed(predicate)
     if not isinstance(predicate, exp.Condition) or isinstance(predicate, exp.Column | exp.Literal):
         raise ClauseSyntaxError("an invariant must be a condition (a comparison, 'is null', ...)")
     columns = tuple(dict.fromkeys(c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE))
