@@ -24,6 +24,7 @@ from lark.exceptions import VisitError
 from tscontract.contract.grammar import ClauseSyntaxError, parse
 from tscontract.contract.precedence import bracketed
 from tscontract.contract.regex import check_regex
+from tscontract.contract.semantics import static_type
 from tscontract.contract.types import DataType
 
 CATALOG_TABLE = "catalog"
@@ -626,6 +627,7 @@ def resolve_columns(clause: RowClause, types: Mapping[str, DataType]) -> RowClau
                 raise ClauseSyntaxError(f"'matches' reads text; {subject.name!r} is {dtype.text}", offset)
     if clause.catalog is not None and clause.catalog.key not in types:
         raise ClauseSyntaxError(f"catalog key column {clause.catalog.key!r} is not a column")
+    static_type(predicate, types)  # kinds that cannot be compared, arithmetic past 38 digits: refused here
     columns = tuple(dict.fromkeys(c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE))
     return replace(clause, predicate=predicate, columns=columns)
 

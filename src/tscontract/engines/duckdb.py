@@ -47,6 +47,7 @@ from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.sql.semantics import lowered
 
 TYPED_VIEW = "__tsc_typed"
 CALIBRATION_TABLE = "__tsc_calibrations"
@@ -309,7 +310,8 @@ class ValidationRun:
 
     # ------------------------------------------------------------------ row checks
     def predicate_sql(self, predicate: exp.Expression) -> str:
-        tree = predicate.copy()
+        """The clause as DuckDB SQL that means what the reference says (:mod:`tscontract.sql.semantics`)."""
+        tree = lowered(predicate, {name: spec.type for name, spec in self.contract.fields.items()})
         for column in list(tree.find_all(exp.Column)):
             if column.table == CATALOG_TABLE:
                 column.replace(exp.column(f"__cat_{column.name}"))

@@ -384,7 +384,7 @@ class _Compiler:
         if isinstance(node, exp.Least | exp.Greatest):
             values = [self.numeric(v) for v in (node.this, *node.expressions)]
             if any(v.present != TRUE for v in values):
-                raise CelUnsupported("SQL least()/greatest() skip null operands; CEL has no such function")
+                raise CelUnsupported("least()/greatest() are null where an operand is null; CEL has no such function")
             name = "least" if isinstance(node, exp.Least) else "greatest"
             return _Value(f"decimals.{name}({', '.join(_decimal(v) for v in values)})", "decimal", TRUE, True)
         if isinstance(node, exp.Lower | exp.Upper):

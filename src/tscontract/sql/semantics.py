@@ -1,0 +1,149 @@
+"""A row clause as SQL that means what :mod:`tscontract.contract.semantics` says it means.
+
+Engines differ where a clause's text alone leaves it open: DuckDB multiplies two DECIMAL(12,4)
+into a DECIMAL(18,8) and stops on overflow, PostgreSQL divides integers as integers, NaN sorts
+above every number in DuckDB, PostgreSQL and Spark. :func:`lowered` writes each of those
+decisions into the tree, so the SQL every engine (and every SQL export) runs is explicit:
+
+* exact ``+ - *`` operands are cast to a DECIMAL wide enough for the result (18 or 38 digits);
+* ``/`` divides DOUBLEs; an exact operand beside a float is cast to DOUBLE (float32 too);
+* a comparison, ``between`` or ``in`` with a float operand is false where one is NaN;
+* ``least`` / ``greatest`` over floats are NaN where an argument is NaN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import sqlglot.expressions as exp
+
+from tscontract.contract.semantics import FLOAT, ExprType, static_type
+from tscontract.contract.types import DataType
+
+_SMALL_DIGITS = 18  # a DECIMAL of up to 18 digits is a 64-bit integer in DuckDB: the cheap path
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In)
+_OPERANDS = ("this", "expression", "low", "high")
+
+
+def lowered(predicate: exp.Expression, types: Mapping[str, DataType]) -> exp.Expression:
+    """A copy of ``predicate`` with the reference semantics made explicit (see the module's rules)."""
+    return _lower(predicate.copy(), types)
+
+
+def _lower(node: exp.Expression, types: Mapping[str, DataType]) -> exp.Expression:
+    """``node`` lowered bottom-up; types are read from each subtree before it is rewritten."""
+    result = static_type(node, types) if _typed(node) else None
+    operands = {n: (c, static_type(c, types)) for n in _OPERANDS if isinstance(c := node.args.get(n), exp.Expression)}
+    listed = [(c, static_type(c, types)) for c in node.expressions] if isinstance(node, _LISTS) else []
+    for name, (child, _) in operands.items():
+        node.set(name, _lower(child, types))
+    if listed:
+        node.set("expressions", [_lower(c, types) for c, _ in listed])
+    lowered_operands = {n: (node.args[n], kind) for n, (_, kind) in operands.items()}
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul) and result is not None:
+        _arithmetic(node, result, lowered_operands, types)
+    elif isinstance(node, exp.Neg | exp.Abs) and result is not None and result.kind == "exact":
+        _arithmetic(node, result, lowered_operands, types)  # -(-2^63) and abs(-2^63) need a 20th digit
+    elif isinstance(node, exp.Div):
+        for name in lowered_operands:
+            node.set(name, _as_double(node.args[name]))
+    elif isinstance(node, _COMPARISONS):
+        return _compared(
+            node, lowered_operands, [(e, k) for e, (_, k) in zip(node.expressions, listed, strict=True)], types
+        )
+    elif isinstance(node, exp.Least | exp.Greatest) and result == FLOAT:
+        return _nan_propagated(node)
+    return node
+
+
+_LISTS = (exp.In, exp.Coalesce, exp.Least, exp.Greatest)
+
+
+def _typed(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Neg | exp.Abs | exp.Least | exp.Greatest)
+
+
+Operands = dict[str, tuple[exp.Expression, ExprType]]
+
+
+def _arithmetic(node: exp.Expression, result: ExprType, operands: Operands, types: Mapping[str, DataType]) -> None:
+    for name, (operand, kind) in operands.items():
+        if result == FLOAT:
+            if kind != FLOAT or _is_float32(operand, types):
+                node.set(name, _as_double(operand))
+        elif kind.kind == "exact":
+            digits = _SMALL_DIGITS if result.precision < _SMALL_DIGITS else 38
+            node.set(name, exp.cast(_unparen(operand), exp.DataType.build(f"DECIMAL({digits}, {kind.scale})")))
+
+
+def _unparen(node: exp.Expression) -> exp.Expression:
+    return node.this if isinstance(node, exp.Paren) else node
+
+
+def _is_literal(node: exp.Expression) -> bool:
+    node = _unparen(node)
+    return isinstance(node.this if isinstance(node, exp.Cast) else node, exp.Literal)
+
+
+def _is_float32(node: exp.Expression, types: Mapping[str, DataType]) -> bool:
+    node = _unparen(node)
+    return isinstance(node, exp.Column) and node.name in types and types[node.name].bits == 32
+
+
+def _as_double(node: exp.Expression) -> exp.Expression:
+    return exp.cast(_unparen(node), exp.DataType.build("DOUBLE"))
+
+
+def _compared(
+    node: exp.Expression,
+    operands: Operands,
+    listed: list[tuple[exp.Expression, ExprType]],
+    types: Mapping[str, DataType],
+) -> exp.Expression:
+    """A comparison over floats as binary comparisons each false on NaN (``between`` and ``in`` spelled out)."""
+    kinds = [k for _, k in [*operands.values(), *listed]]
+    if FLOAT not in kinds:
+        return node
+    parts = {n: (_float_side(node.args[n], k, types), k) for n, (_, k) in operands.items()}
+    if isinstance(node, exp.Between):
+        value, low, high = parts["this"], parts["low"], parts["high"]
+        both = exp.and_(_float_binary(exp.LTE, low, value), _float_binary(exp.LTE, value, high))
+        return exp.Paren(this=both)
+    if isinstance(node, exp.In):
+        sides = [(_float_side(e, k, types), k) for e, k in listed]
+        return exp.Paren(this=exp.or_(*[_float_binary(exp.EQ, parts["this"], side) for side in sides]))
+    return _float_binary(type(node), parts["this"], parts["expression"])
+
+
+Side = tuple[exp.Expression, ExprType]
+
+
+def _float_side(operand: exp.Expression, kind: ExprType, types: Mapping[str, DataType]) -> exp.Expression:
+    return _as_double(operand) if kind != FLOAT or _is_float32(operand, types) else operand
+
+
+def _float_binary(compare: type[exp.Expression], left: Side, right: Side) -> exp.Expression:
+    """``left <op> right`` in DOUBLE: null where a side is null, else false where a side is NaN.
+
+    Each float side ``x`` adds ``(NOT ISNAN(x) OR other IS NULL)``: the comparison itself is
+    already null where a side is null, and that guard keeps it so.
+    """
+    node = compare(this=left[0].copy(), expression=right[0].copy())
+    guards = []
+    for (value, kind), (other, _) in ((left, right), (right, left)):
+        if kind != FLOAT or _is_literal(value):
+            continue
+        guard: exp.Expression = exp.not_(exp.IsNan(this=value.copy()))
+        if not _is_literal(other):
+            guard = exp.or_(guard, exp.Is(this=other.copy(), expression=exp.Null()))
+        guards.append(exp.Paren(this=guard))
+    return exp.Paren(this=exp.and_(node, *guards)) if guards else node
+
+
+def _nan_propagated(node: exp.Expression) -> exp.Expression:
+    doubles = [_as_double(a) for a in [node.this, *node.expressions]]
+    node.set("this", doubles[0])
+    node.set("expressions", doubles[1:])
+    any_nan = exp.or_(*[exp.IsNan(this=a.copy()) for a in doubles])
+    nan = exp.cast(exp.Literal.string("NaN"), exp.DataType.build("DOUBLE"))
+    return exp.Case(ifs=[exp.If(this=any_nan, true=nan)], default=node)
