@@ -20,6 +20,9 @@ from typing import Any
 
 from tscontract.errors import InputError
 from tscontract.registry.checks import ProcessChecks
+from tscontract.registry.contained import ContainedSchemas
+from tscontract.registry.sandbox import WORKERS as SANDBOX_WORKERS
+from tscontract.registry.sandbox import Sandbox
 from tscontract.registry.schemas import default_compat, parse_schema
 from tscontract.registry.store import CompatFn, RegistryStore, open_registry_store, redact
 
@@ -100,6 +103,7 @@ class RegistryServer:
         backlog: int = BACKLOG,
         check_processes: int = 0,
         http: str = "auto",
+        sandbox_processes: int = SANDBOX_WORKERS,
     ) -> None:
         require_asgi()
         import uvicorn
@@ -108,10 +112,15 @@ class RegistryServer:
 
         self.store = store
         self.checks: ProcessChecks | None = None
-        if compat is default_compat and check_processes > 0:
-            self.checks = ProcessChecks(check_processes)
-            compat = self.checks
-        self.app = RegistryApp(store, compat=compat, token=token, basic=basic)
+        # protoc runs only in the sandbox's capped children (registry.contained)
+        self.sandbox = Sandbox(sandbox_processes)
+        contained = ContainedSchemas(self.sandbox)
+        if compat is default_compat:
+            if check_processes > 0:
+                self.checks = ProcessChecks(check_processes)
+                contained.inner = self.checks
+            compat = contained.compat
+        self.app = RegistryApp(store, compat=compat, token=token, basic=basic, parse_problem=contained.parse_problem)
         self.socket = _listen(address, backlog)
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
         config = uvicorn.Config(
@@ -156,6 +165,7 @@ class RegistryServer:
     def server_close(self) -> None:
         self.socket.close()
         self.store.close()
+        self.sandbox.close()
         if self.checks is not None:
             self.checks.close()
 
@@ -230,6 +240,7 @@ def run(server: RegistryServer, db: str | Path, echo: Any = print) -> None:
     uvicorn finishes the requests in flight and then re-raises the signal it caught: SIGTERM then
     raises here instead of ending the process at once, so the check processes are stopped too.
     """
+    server.sandbox.warm()  # the first Protobuf schema must not wait for its compiler's process to start
     echo(f"tscontract registry on {server.url} (db {redact(str(db))})")
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
