@@ -393,10 +393,9 @@ def _b64(text: str) -> str:
 # -- CLI entry ---------------------------------------------------------------------------------
 
 
-def test_main_rejects_bad_basic_flag(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--db", str(tmp_path / "x.sqlite"), "--port", "0", "--basic", "nocolon"])
-    assert exit_info.value.code == 2
+def test_main_rejects_bad_basic_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--db", str(tmp_path / "x.sqlite"), "--port", "0", "--basic", "nocolon"]) == 2
+    assert capsys.readouterr().err == "error: --basic expects USER:PASSWORD, got 'nocolon'\n"
 
 
 def test_main_serves_until_stopped(tmp_path: Path) -> None:

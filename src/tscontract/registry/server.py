@@ -21,6 +21,7 @@ from typing import Any
 from tscontract.errors import InputError
 from tscontract.registry.checks import ProcessChecks
 from tscontract.registry.contained import ContainedSchemas
+from tscontract.registry.credentials import credentials, parse_basic
 from tscontract.registry.sandbox import WORKERS as SANDBOX_WORKERS
 from tscontract.registry.sandbox import Sandbox
 from tscontract.registry.schemas import default_compat, parse_schema
@@ -181,17 +182,6 @@ def default_check_processes() -> int:
     return 0 if cores <= 2 else min(4, cores)
 
 
-def parse_basic(pairs: list[str]) -> dict[str, str]:
-    """``USER:PASSWORD`` pairs (``--basic``) as a user -> password map."""
-    credentials = {}
-    for pair in pairs:
-        user, sep, password = pair.partition(":")
-        if not sep:
-            raise ValueError(f"--basic expects USER:PASSWORD, got {pair!r}")
-        credentials[user] = password
-    return credentials
-
-
 def serve(
     host: str = "127.0.0.1",
     port: int = 8081,
@@ -260,13 +250,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default="registry.sqlite", help="SQLite file (created if missing) or postgresql:// URL")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8081)
-    parser.add_argument("--token", default=None, help="bearer token required for writes")
+    parser.add_argument(
+        "--token", default=None, help="bearer token required for writes (visible in ps: prefer --token-file)"
+    )
+    parser.add_argument("--token-file", type=Path, default=None, help="file holding the bearer token")
     parser.add_argument(
         "--basic",
         action="append",
         default=[],
         metavar="USER:PASSWORD",
-        help="basic-auth credentials allowed to write (repeatable)",
+        help="basic-auth credentials allowed to write (repeatable; visible in ps: prefer --basic-file)",
+    )
+    parser.add_argument(
+        "--basic-file", action="append", type=Path, default=[], help="file of USER:PASSWORD lines (repeatable)"
     )
     parser.add_argument(
         "--check-processes",
@@ -276,12 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        basic = parse_basic(args.basic)
-    except ValueError as exc:
-        parser.error(str(exc))
-    try:
+        token, basic, warnings = credentials(args.token, args.token_file, args.basic, args.basic_file, args.host)
+        for warning in warnings:
+            print(warning, file=sys.stderr, flush=True)
         server = serve(
-            args.host, args.port, args.db, token=args.token, basic=basic or None, check_processes=args.check_processes
+            args.host, args.port, args.db, token=token, basic=basic or None, check_processes=args.check_processes
         )
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
