@@ -713,9 +713,20 @@ def registry_serve(
     ] = "registry.sqlite",
     host: Annotated[str, typer.Option("--host", help="Address to bind; loopback by default.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to bind.")] = 8081,
-    token: Annotated[str | None, typer.Option("--token", help="Bearer token required for writes.")] = None,
+    token: Annotated[
+        str | None,
+        typer.Option("--token", help="Bearer token required for writes (visible in ps: prefer --token-file)."),
+    ] = None,
+    token_file: Annotated[
+        Path | None, typer.Option("--token-file", help="File holding the bearer token (or TSCONTRACT_REGISTRY_TOKEN).")
+    ] = None,
     basic: Annotated[
-        list[str] | None, typer.Option("--basic", help="USER:PASSWORD allowed to write (repeatable).")
+        list[str] | None,
+        typer.Option("--basic", help="USER:PASSWORD allowed to write (repeatable; visible in ps: use --basic-file)."),
+    ] = None,
+    basic_file: Annotated[
+        list[Path] | None,
+        typer.Option("--basic-file", help="File of USER:PASSWORD lines (repeatable; or TSCONTRACT_REGISTRY_BASIC)."),
     ] = None,
     check_processes: Annotated[
         int | None,
@@ -730,15 +741,15 @@ def registry_serve(
 ) -> None:
     """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
     from tscontract.errors import InputError
-    from tscontract.registry.server import default_check_processes, parse_basic, run, serve
+    from tscontract.registry.credentials import credentials
+    from tscontract.registry.server import default_check_processes, run, serve
 
-    try:
-        credentials = parse_basic(basic or [])
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    token, basic_map, warnings = credentials(token, token_file, basic or [], basic_file or [], host)
+    for warning in warnings:
+        typer.echo(warning, err=True)
     try:
         processes = default_check_processes() if check_processes is None else check_processes
-        server = serve(host, port, db, token=token, basic=credentials or None, check_processes=processes)
+        server = serve(host, port, db, token=token, basic=basic_map or None, check_processes=processes)
     except OSError as exc:
         raise InputError(f"cannot bind {host}:{port}: {exc.strerror}") from None
     run(server, db, typer.echo)

@@ -87,10 +87,15 @@ def test_huge_schema_id_and_version_numbers(registry: Registry) -> None:
 
 
 def test_deeply_nested_json_body(registry: Registry) -> None:
+    # refused before parsing: a body holds at most MAX_BODY_VALUES arrays, objects and commas
     deep = b"[" * 100_000 + b"]" * 100_000
-    assert_confluent_error(*send(registry, "POST", "/subjects/s/versions", deep)[:3], (400, 400))
+    answer = assert_confluent_error(*send(registry, "POST", "/subjects/s/versions", deep)[:3], (413, 413))
+    assert "limit of 10000 values" in answer["message"]
     deep_object = b'{"schema": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_001
-    assert_confluent_error(*send(registry, "POST", "/subjects/s/versions", deep_object)[:3], (400, 400))
+    assert_confluent_error(*send(registry, "POST", "/subjects/s/versions", deep_object)[:3], (413, 413))
+    # under that bound, nesting the JSON parser cannot follow is still unparseable JSON
+    deep = b"[" * 5_000 + b"]" * 5_000
+    assert_confluent_error(*send(registry, "POST", "/subjects/s/versions", deep)[:3], (400, 400))
     # a deeply nested schema *text* inside a valid body is an invalid schema, not a crash
     nested_text = json.dumps({"schema": "[" * 50_000 + '"string"' + "]" * 50_000})
     assert_confluent_error(*send(registry, "POST", "/subjects/s/versions", nested_text.encode())[:3], (422, 42201))

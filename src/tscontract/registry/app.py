@@ -4,8 +4,9 @@ Routes match the raw request path, so a subject holding ``/`` (sent as ``%2F``) 
 subject. Every answer is JSON; every error is Confluent's ``{"error_code", "message"}``: an
 unknown path 404, a method a path does not take 405 (HEAD answers as GET without the body), a
 body that is not JSON 400, a body media type the registry does not read 415, bad input 422 with
-Confluent's code. Store calls run in the thread pool; reads are open, writes (register, change
-config, delete) need the bearer token or basic credentials when the server has them.
+Confluent's code. Store calls run in the thread pool; reads are open; writes (register, change
+config, delete), compatibility tests and the config log need the bearer token or basic credentials
+when the server has them. Every subject in a path or a reference passes ``check_subject``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from starlette.responses import Response
 
 from tscontract.registry.canonical import canonical_text
 from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
-from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_schema
+from tscontract.registry.limits import (
+    MAX_BODY_BYTES,
+    MAX_RESOLVED_BYTES,
+    LimitError,
+    check_body,
+    check_schema_text,
+    check_size,
+)
+from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
     MAX_ID,
@@ -39,6 +48,7 @@ from tscontract.registry.store import (
     RegistryStore,
     check_subject,
     olds_for_mode,
+    subject_problem,
     version_not_found,
 )
 
@@ -50,7 +60,6 @@ BODY_TYPES = (
     "application/json",
     "application/octet-stream",
 )
-MAX_BODY = 16 * 1024 * 1024
 WRITE_THREADS = 12  # writes (and compatibility tests) in progress at once; the rest queue without a thread
 _LOG = logging.getLogger("tscontract.registry")
 
@@ -83,6 +92,9 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     ]
 ]
 _WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode", "delete_mode"}
+# what needs the credentials when the server has them: writes, compatibility tests (they run the checks,
+# the costliest work a request can ask for) and the config log (who changed what, and why)
+_GUARDED = _WRITES | {"test_compat", "config_log"}
 # one indexed query each, no schema parsing: answered on the event loop when the store allows it
 _INLINE_READS = {"list_versions", "get_version", "get_version_schema", "get_schema", "get_config", "schema_types"}
 
@@ -122,6 +134,10 @@ class _Call:
         if media not in BODY_TYPES:
             raise RegistryError(415, 415, f"Unsupported media type {media!r}; send {CONTENT_TYPE}")
         try:
+            check_body(self.raw)
+        except LimitError as exc:
+            raise RegistryError(413, 413, f"Request body too large: {exc}") from None
+        try:
             body = json.loads(self.raw)
         except RecursionError:
             raise RegistryError(400, 400, "Unparseable JSON body: nested too deeply") from None
@@ -141,9 +157,11 @@ class RegistryApp:
         compat: CompatFn = default_compat,
         token: str | None = None,
         basic: dict[str, str] | None = None,
+        parse_problem: Callable[[str, str], str | None] = parse_problem,
     ) -> None:
         self.store = store
         self.compat = compat
+        self.parse_problem = parse_problem  # why a schema text does not parse (42201), or None
         self.token = token
         self.basic = dict(basic or {})
         # every path reaches one endpoint that routes on the raw path (Starlette's own routes would
@@ -194,13 +212,13 @@ class RegistryApp:
 
     async def _read_body(self, request: Request) -> bytes:
         declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-            raise RegistryError(413, 413, f"Request body over {MAX_BODY} bytes")
+        if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            raise RegistryError(413, 413, f"Request body over the registry's limit of {MAX_BODY_BYTES} bytes")
         chunks, size = [], 0
         async for chunk in request.stream():
             size += len(chunk)
-            if size > MAX_BODY:
-                raise RegistryError(413, 413, f"Request body over {MAX_BODY} bytes")
+            if size > MAX_BODY_BYTES:
+                raise RegistryError(413, 413, f"Request body over the registry's limit of {MAX_BODY_BYTES} bytes")
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -216,6 +234,8 @@ class RegistryApp:
                     params = {key: unquote(value, errors="strict") for key, value in match.groupdict().items()}
                 except UnicodeDecodeError:
                     raise RegistryError(404, 404, f"Not found: {path} (not UTF-8)") from None
+                if "subject" in params:
+                    check_subject(params["subject"])
                 return name, params
         if allowed:
             if "GET" in allowed:
@@ -238,10 +258,10 @@ class RegistryApp:
             raw = await self._read_body(request)
             who = "anonymous"
             authorization = request.headers.get("authorization")
-            if name in _WRITES:
+            if name in _GUARDED:
                 who = self.authenticate(authorization)
                 if who is None:
-                    raise RegistryError(401, 40101, "Unauthorized: missing or wrong credentials for a write")
+                    raise RegistryError(401, 40101, "Unauthorized: missing or wrong credentials")
             elif authorization:
                 who = self.authenticate(authorization) or "anonymous"
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
@@ -290,18 +310,23 @@ class RegistryApp:
             )
         metadata, rule_set = contract_fields(body)
         normalize = _flag(call.query, "normalize")
+        kind = {"AVRO": "Avro", "JSON": "JSON", "PROTOBUF": "Protobuf"}[schema_type]
         try:
+            check_schema_text(schema_type, text)  # before any parser, the canonical formatter included
             text = canonical_text(schema_type, text, normalize)
-        except (ValueError, RecursionError) as exc:  # not JSON (Avro, JSON Schema), or nested too deeply
-            kind = {"AVRO": "Avro", "JSON": "JSON"}.get(schema_type, schema_type)
+            check_size(text, "canonical schema text")
+        except (ValueError, RecursionError) as exc:  # over a limit, not JSON (Avro, JSON Schema)
             raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc or type(exc).__name__}") from None
         if normalize:
             references = sorted(references, key=lambda r: (r["name"], r["subject"], r["version"]))
         check_text = self.store.check_text(schema_type, text, references)
         try:
-            parse_schema(schema_type, check_text)
-        except ValueError as exc:
-            raise RegistryError(422, 42201, str(exc)) from None
+            check_size(check_text, "schema text with its references", MAX_RESOLVED_BYTES)
+        except LimitError as exc:
+            raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc}") from None
+        problem = self.parse_problem(schema_type, check_text)
+        if problem:
+            raise RegistryError(422, 42201, problem)
         return _Submitted(body, schema_type, text, references, metadata, rule_set, check_text)
 
     @staticmethod
@@ -532,6 +557,7 @@ def _is_reference(reference: object) -> bool:
     return (
         isinstance(reference.get("name"), str)
         and isinstance(reference.get("subject"), str)
+        and subject_problem(reference["subject"]) is None
         and isinstance(version, int)
         and not isinstance(version, bool)
         and (version == -1 or 1 <= version <= MAX_ID)

@@ -78,14 +78,19 @@ def _protobuf_problem(text: str) -> str | None:
     return compile_problem(text)
 
 
-@functools.lru_cache(maxsize=4096)
-def _parse_problem(schema_type: str, text: str) -> str | None:
-    """Why the text does not parse, or None (memoised: the older versions are the same at every check)."""
+def parse_problem(schema_type: str, text: str) -> str | None:
+    """Why the text does not parse (the registry's 42201 message), or None."""
     try:
         parse_schema(schema_type, text)
     except ValueError as exc:
         return str(exc)
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_problem(schema_type: str, text: str) -> str | None:
+    """``parse_problem`` memoised: the older versions are the same at every check."""
+    return parse_problem(schema_type, text)
 
 
 _CHECKER_FORMATS = {"AVRO": "avro", "PROTOBUF": "protobuf", "JSON": "jsonschema"}

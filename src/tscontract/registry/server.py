@@ -20,6 +20,10 @@ from typing import Any
 
 from tscontract.errors import InputError
 from tscontract.registry.checks import ProcessChecks
+from tscontract.registry.contained import ContainedSchemas
+from tscontract.registry.credentials import credentials, parse_basic
+from tscontract.registry.sandbox import WORKERS as SANDBOX_WORKERS
+from tscontract.registry.sandbox import Sandbox
 from tscontract.registry.schemas import default_compat, parse_schema
 from tscontract.registry.store import CompatFn, RegistryStore, open_registry_store, redact
 
@@ -100,6 +104,7 @@ class RegistryServer:
         backlog: int = BACKLOG,
         check_processes: int = 0,
         http: str = "auto",
+        sandbox_processes: int = SANDBOX_WORKERS,
     ) -> None:
         require_asgi()
         import uvicorn
@@ -108,10 +113,15 @@ class RegistryServer:
 
         self.store = store
         self.checks: ProcessChecks | None = None
-        if compat is default_compat and check_processes > 0:
-            self.checks = ProcessChecks(check_processes)
-            compat = self.checks
-        self.app = RegistryApp(store, compat=compat, token=token, basic=basic)
+        # protoc runs only in the sandbox's capped children (registry.contained)
+        self.sandbox = Sandbox(sandbox_processes)
+        contained = ContainedSchemas(self.sandbox)
+        if compat is default_compat:
+            if check_processes > 0:
+                self.checks = ProcessChecks(check_processes)
+                contained.inner = self.checks
+            compat = contained.compat
+        self.app = RegistryApp(store, compat=compat, token=token, basic=basic, parse_problem=contained.parse_problem)
         self.socket = _listen(address, backlog)
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
         config = uvicorn.Config(
@@ -156,6 +166,7 @@ class RegistryServer:
     def server_close(self) -> None:
         self.socket.close()
         self.store.close()
+        self.sandbox.close()
         if self.checks is not None:
             self.checks.close()
 
@@ -169,17 +180,6 @@ def default_check_processes() -> int:
     against 135-145 and 800-900 with 2 workers). More cores let checks run beside the event loop."""
     cores = os.cpu_count() or 1
     return 0 if cores <= 2 else min(4, cores)
-
-
-def parse_basic(pairs: list[str]) -> dict[str, str]:
-    """``USER:PASSWORD`` pairs (``--basic``) as a user -> password map."""
-    credentials = {}
-    for pair in pairs:
-        user, sep, password = pair.partition(":")
-        if not sep:
-            raise ValueError(f"--basic expects USER:PASSWORD, got {pair!r}")
-        credentials[user] = password
-    return credentials
 
 
 def serve(
@@ -230,6 +230,7 @@ def run(server: RegistryServer, db: str | Path, echo: Any = print) -> None:
     uvicorn finishes the requests in flight and then re-raises the signal it caught: SIGTERM then
     raises here instead of ending the process at once, so the check processes are stopped too.
     """
+    server.sandbox.warm()  # the first Protobuf schema must not wait for its compiler's process to start
     echo(f"tscontract registry on {server.url} (db {redact(str(db))})")
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
@@ -249,13 +250,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default="registry.sqlite", help="SQLite file (created if missing) or postgresql:// URL")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8081)
-    parser.add_argument("--token", default=None, help="bearer token required for writes")
+    parser.add_argument(
+        "--token", default=None, help="bearer token required for writes (visible in ps: prefer --token-file)"
+    )
+    parser.add_argument("--token-file", type=Path, default=None, help="file holding the bearer token")
     parser.add_argument(
         "--basic",
         action="append",
         default=[],
         metavar="USER:PASSWORD",
-        help="basic-auth credentials allowed to write (repeatable)",
+        help="basic-auth credentials allowed to write (repeatable; visible in ps: prefer --basic-file)",
+    )
+    parser.add_argument(
+        "--basic-file", action="append", type=Path, default=[], help="file of USER:PASSWORD lines (repeatable)"
     )
     parser.add_argument(
         "--check-processes",
@@ -265,12 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        basic = parse_basic(args.basic)
-    except ValueError as exc:
-        parser.error(str(exc))
-    try:
+        token, basic, warnings = credentials(args.token, args.token_file, args.basic, args.basic_file, args.host)
+        for warning in warnings:
+            print(warning, file=sys.stderr, flush=True)
         server = serve(
-            args.host, args.port, args.db, token=args.token, basic=basic or None, check_processes=args.check_processes
+            args.host, args.port, args.db, token=token, basic=basic or None, check_processes=args.check_processes
         )
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
