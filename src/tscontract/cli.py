@@ -854,7 +854,8 @@ def ingest(
             (render_summary if quiet else render_validation)(result.report, console)
         if result.row_failures:
             console.print(
-                "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items())
+                "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items()),
+                markup=False,
             )
         console.print(run_summary(result), markup=False, soft_wrap=True)
     raise typer.Exit(EXIT_OK if result.clean else EXIT_VIOLATION)
@@ -937,10 +938,16 @@ def _wants_json(argv: list[str]) -> bool:
 def _fail(
     message: str, argv: list[str], detail: dict[str, Any] | None = None, more: list[str] | None = None
 ) -> NoReturn:
-    """One line per error on stderr (``more``: the lines of further errors); the same as JSON on stdout."""
-    sys.stderr.write("".join(f"error: {line}\n" for line in [message, *(more or [])]))
+    """One line per error on stderr (``more``: the lines of further errors); the same as JSON on stdout.
+
+    Each line is cut to ``shown.MESSAGE_CHARS`` with its control characters visible: an error may
+    quote an engine's text or a value (a file's line, a string DuckDB could not convert).
+    """
+    from tscontract.shown import MESSAGE_CHARS, shown_message, shown_value
+
+    sys.stderr.write("".join(f"error: {shown_message(line)}\n" for line in [message, *(more or [])]))
     if _wants_json(argv):
-        _emit_json({"error": {"message": message, **(detail or {})}})
+        _emit_json({"error": shown_value({"message": message, **(detail or {})}, MESSAGE_CHARS)})
     raise SystemExit(EXIT_USAGE)
 
 
