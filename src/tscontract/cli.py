@@ -618,6 +618,7 @@ def replay(
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
     from tscontract.evolution.replay import replay as run_replay
+    from tscontract.shown import shown_message
 
     result = run_replay(
         load_contract(reader),
@@ -632,7 +633,7 @@ def replay(
         console = make_console()
         for item in result.files:
             if item.error:
-                console.print(f"{item.path}: {item.error}", markup=False, soft_wrap=True)
+                console.print(shown_message(f"{item.path}: {item.error}"), markup=False, soft_wrap=True)
                 continue
             failed = [c for c in item.report.checks if c.status != "passed"] if item.report else []
             summary = "ok" if item.ok else ", ".join(f"{c.id} [{c.clause}] {c.failed_rows}" for c in failed)
@@ -881,6 +882,7 @@ def corrections(
     finally:
         opened.close()
     from tscontract.engines.columns import json_value
+    from tscontract.shown import shown_message
 
     entries = [{c: json_value(v) for c, v in zip(CORRECTION_COLUMNS, r, strict=True)} for r in rows]
     if fmt is OutputFormat.json:
@@ -888,12 +890,11 @@ def corrections(
         return
     console = make_console()
     for e in entries:
-        console.print(
+        line = (
             f"{e['corrected_at']} {e['contract']} {e['key']} rev {e['old_revision']} -> {e['new_revision']} "
-            f"by {e['who']} ({e['reason']}): {e['old_values']} -> {e['new_values']}",
-            soft_wrap=True,
-            markup=False,
+            f"by {e['who']} ({e['reason']}): {e['old_values']} -> {e['new_values']}"
         )
+        console.print(shown_message(line), soft_wrap=True, markup=False)  # values from the data: bounded
     console.print(f"{len(entries)} correction(s)")
 
 
