@@ -224,3 +224,11 @@ def test_error_lines_are_bounded_and_visible(tmp_path):
 def test_visible_names_controls_and_leaves_text():
     assert visible("a\tb\nc\r\x1b\x9b\u2028é😄") == "a\\tb\\nc\\r\\x1b\\x9b\\u2028é😄"
     assert shown_message("\x1b" + "m" * BIG) == "\\x1b" + "m" * (MESSAGE_CHARS - 1) + f"…({BIG + 1} chars)"
+
+
+def test_the_console_renders_no_emoji_code_even_where_markup_is_off(capsys):
+    """``corrections``, ``ingest``'s summary and the other listings print with markup off: emoji codes too."""
+    from tscontract.report.console import make_console
+
+    make_console().print("AB:x:CD:smile: 12 [bold]x[/]", markup=False, soft_wrap=True)
+    assert capsys.readouterr().out == "AB:x:CD:smile: 12 [bold]x[/]\n"
