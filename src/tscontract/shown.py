@@ -41,14 +41,16 @@ def shown_value(value: Any, limit: int = VALUE_CHARS) -> Any:
     return value
 
 
-def engine_message(exc: BaseException) -> str:
-    """An engine's error as shown: its first non-blank line, cut to :data:`VALUE_CHARS`.
+def engine_message(exc: BaseException, limit: int = VALUE_CHARS) -> str:
+    """An engine's error as shown: its first non-blank line, cut to ``limit`` characters.
 
     Engine errors quote what they met (a value, a file's text), so the rest never reaches a report.
+    ``MESSAGE_CHARS`` where the error is about our own file, not data (a store's lock, naming its
+    path twice and the process that holds it).
     """
     text = str(exc)
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
-    return cut(first)
+    return cut(first, limit)
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -45,7 +45,7 @@ from tscontract.contract.types import DataType
 from tscontract.engines.columns import json_field, sql_string
 from tscontract.engines.sources import fetch_arrow
 from tscontract.errors import InputError
-from tscontract.shown import cut, engine_message
+from tscontract.shown import MESSAGE_CHARS, cut, engine_message
 
 # how long opening a DuckDB store waits while another process (another ingest) has it open
 LOCK_TIMEOUT_S = 60.0
@@ -259,7 +259,7 @@ class DuckDBStore(Store):
             try:
                 return duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.Error as exc:
-                first = engine_message(exc)
+                first = engine_message(exc, MESSAGE_CHARS)  # the lock's holder (PID) after two paths
                 if "Could not set lock" not in first:
                     raise InputError(f"cannot open store {self.description}: {first}") from None
                 left = deadline - time.monotonic()
