@@ -618,6 +618,7 @@ def replay(
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
     from tscontract.evolution.replay import replay as run_replay
+    from tscontract.shown import shown_message
 
     result = run_replay(
         load_contract(reader),
@@ -632,7 +633,7 @@ def replay(
         console = make_console()
         for item in result.files:
             if item.error:
-                console.print(f"{item.path}: {item.error}", markup=False, soft_wrap=True)
+                console.print(shown_message(f"{item.path}: {item.error}"), markup=False, soft_wrap=True)
                 continue
             failed = [c for c in item.report.checks if c.status != "passed"] if item.report else []
             summary = "ok" if item.ok else ", ".join(f"{c.id} [{c.clause}] {c.failed_rows}" for c in failed)
@@ -865,7 +866,8 @@ def ingest(
             (render_summary if quiet else render_validation)(result.report, console)
         if result.row_failures:
             console.print(
-                "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items())
+                "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items()),
+                markup=False,
             )
         console.print(run_summary(result), markup=False, soft_wrap=True)
     raise typer.Exit(EXIT_OK if result.clean else EXIT_VIOLATION)
@@ -891,6 +893,7 @@ def corrections(
     finally:
         opened.close()
     from tscontract.engines.columns import json_value
+    from tscontract.shown import shown_message
 
     entries = [{c: json_value(v) for c, v in zip(CORRECTION_COLUMNS, r, strict=True)} for r in rows]
     if fmt is OutputFormat.json:
@@ -898,12 +901,11 @@ def corrections(
         return
     console = make_console()
     for e in entries:
-        console.print(
+        line = (
             f"{e['corrected_at']} {e['contract']} {e['key']} rev {e['old_revision']} -> {e['new_revision']} "
-            f"by {e['who']} ({e['reason']}): {e['old_values']} -> {e['new_values']}",
-            soft_wrap=True,
-            markup=False,
+            f"by {e['who']} ({e['reason']}): {e['old_values']} -> {e['new_values']}"
         )
+        console.print(shown_message(line), soft_wrap=True, markup=False)  # values from the data: bounded
     console.print(f"{len(entries)} correction(s)")
 
 
@@ -948,10 +950,16 @@ def _wants_json(argv: list[str]) -> bool:
 def _fail(
     message: str, argv: list[str], detail: dict[str, Any] | None = None, more: list[str] | None = None
 ) -> NoReturn:
-    """One line per error on stderr (``more``: the lines of further errors); the same as JSON on stdout."""
-    sys.stderr.write("".join(f"error: {line}\n" for line in [message, *(more or [])]))
+    """One line per error on stderr (``more``: the lines of further errors); the same as JSON on stdout.
+
+    Each line is cut to ``shown.MESSAGE_CHARS`` with its control characters visible: an error may
+    quote an engine's text or a value (a file's line, a string DuckDB could not convert).
+    """
+    from tscontract.shown import MESSAGE_CHARS, shown_message, shown_value
+
+    sys.stderr.write("".join(f"error: {shown_message(line)}\n" for line in [message, *(more or [])]))
     if _wants_json(argv):
-        _emit_json({"error": {"message": message, **(detail or {})}})
+        _emit_json({"error": shown_value({"message": message, **(detail or {})}, MESSAGE_CHARS)})
     raise SystemExit(EXIT_USAGE)
 
 

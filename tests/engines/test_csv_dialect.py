@@ -232,7 +232,7 @@ def test_json_key_given_twice_fails_the_row(tmp_path):
     report = run(path)
     check = report.check("source.rows")
     assert check.failed_rows == 1 and check.examples == [
-        {"row": 3, "reason": 'key "close" appears more than once', "text": lines[2][:200] + "…"}  # shortened
+        {"row": 3, "reason": 'key "close" appears more than once', "text": f"{lines[2][:200]}…({len(lines[2])} chars)"}
     ]
     assert "field.close.nullable" not in failed(report) and "key.unique" not in failed(report)
 

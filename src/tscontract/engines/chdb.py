@@ -27,12 +27,12 @@ import sqlglot.expressions as exp
 from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import memory_limit
-from tscontract.engines.postgres import _first_line  # an engine error's first line, as PostgreSQL's
 from tscontract.engines.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
 from tscontract.report.model import ValidationReport
+from tscontract.shown import engine_message
 
 # SQL's NULL semantics where ClickHouse's defaults differ: an outer join's missing side is NULL (not
 # the type's default), an aggregate over no row is NULL (not 0), a cast keeps NULL; instants in UTC;
@@ -201,7 +201,7 @@ def open_chdb_source(con: ChdbConnection, data: Any, shown: list[str] | None = N
             schemas.append(schema)
             counts.append(int(con.run(f"SELECT count() FROM {table}")[0][0]))
         except Exception as exc:
-            raise InputError(f"cannot read {name}: {_first_line(exc)}") from None
+            raise InputError(f"cannot read {name}: {engine_message(exc)}") from None
     columns: dict[str, str] = {}
     for schema in schemas:
         for column, ch_type in schema.items():
@@ -271,7 +271,7 @@ class ChdbEngine:
             if not type(exc).__module__.startswith("chdb"):
                 raise
             shown = ", ".join(str(d) for d in ([data] if isinstance(data, str | Path) else data))
-            raise InputError(f"chdb could not validate {shown}: {_first_line(exc)}") from None
+            raise InputError(f"chdb could not validate {shown}: {engine_message(exc)}") from None
         finally:
             con.close()
         report.elapsed_s = time.perf_counter() - started

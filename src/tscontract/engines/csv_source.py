@@ -28,6 +28,7 @@ from typing import Any
 
 from tscontract.engines.csv_dialect import CsvDialect, CsvGrammar
 from tscontract.errors import InputError, display_path
+from tscontract.shown import cut
 
 LINES_TABLE = "__tsc_csv_lines"
 ROWS_TABLE = "__tsc_csv_rows"
@@ -108,9 +109,12 @@ class CsvLayout:
         seen: dict[str, int] = {}
         for i, name in enumerate(names, 1):
             if name in seen:
-                raise InputError(f"{shown}: column {name!r} appears twice in the header (columns {seen[name]} and {i})")
+                twice = f"appears twice in the header (columns {seen[name]} and {i})"
+                raise InputError(f"{shown}: column {cut(name)!r} {twice}")
             if name.startswith(_RESERVED):
-                raise InputError(f"{shown}: column {name!r}: names starting with __row, __tsc_ or __jt_ are reserved")
+                raise InputError(
+                    f"{shown}: column {cut(name)!r}: names starting with __row, __tsc_ or __jt_ are reserved"
+                )
             seen[name] = i
         return list(names)
 

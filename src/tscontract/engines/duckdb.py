@@ -47,6 +47,7 @@ from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.shown import engine_message
 from tscontract.sql.semantics import lowered
 
 TYPED_VIEW = "__tsc_typed"
@@ -120,7 +121,7 @@ def connect() -> duckdb.DuckDBPyConnection:
 
 def out_of_memory(exc: BaseException) -> InputError:
     """DuckDB's out-of-memory error as one line naming the limit and how to raise it."""
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else "out of memory"
+    first = engine_message(exc)
     return InputError(
         f"DuckDB needs more memory than the limit of {memory_limit()} ({first}); "
         f"raise it with --memory-limit or {MEMORY_LIMIT_ENV}"
@@ -463,9 +464,8 @@ class ValidationRun:
 
     def row_example(self, check: Check, r: tuple[Any, ...], at: dict[str, int]) -> dict[str, Any]:
         """One failing row as an example: its number, the key's and the check's columns as written."""
-        if check.kind == "well_formed":  # a malformed row: why, and its text as written (the first 200 characters)
-            text = r[at[RECORD]]
-            return {"row": r[1], "reason": r[at[MALFORMED]], "text": text if len(text) <= 200 else text[:200] + "…"}
+        if check.kind == "well_formed":  # a malformed row: why, and its text as written (cut as every value is)
+            return {"row": r[1], "reason": r[at[MALFORMED]], "text": r[at[RECORD]]}
         example: dict[str, Any] = {"row": r[1]}
         example.update({n: r[at[ident("__raw_" + n)]] for n in self.example_columns(check)})
         if check.kind == "type":
@@ -673,7 +673,7 @@ class ValidationRun:
         except InputError:
             raise
         except Exception as exc:  # the engine refused the query (unknown column, type): the check cannot run
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            first = engine_message(exc)
             self.result(check, "error", message=f"the query failed: {first}")
             return
         if len(found) != 1 or len(found[0]) != 1:

@@ -32,6 +32,7 @@ from tscontract.engines.columns import ident, json_value, sql_string
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
+from tscontract.shown import engine_message
 
 if TYPE_CHECKING:
     from tscontract.engines.duckdb import ValidationRun
@@ -373,7 +374,7 @@ class TimeChecks:
             try:
                 sessions_problem = self.register_sessions(run.now if session_clock else None)
             except Exception as exc:  # an unavailable calendar is reported on the checks that need it
-                sessions_problem = str(exc)
+                sessions_problem = engine_message(exc)
         for check in freshness:
             if session_clock and sessions_problem:
                 run.result(check, "error", message=sessions_problem)

@@ -36,6 +36,7 @@ from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
 from tscontract.report.model import ValidationReport
+from tscontract.shown import engine_message
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 _NUMERIC_OID = 1700
@@ -104,11 +105,6 @@ def shown_url(conninfo: str) -> str:
     return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, parts.query, parts.fragment))
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 # ---------------------------------------------------------------------------- connection
 class PostgresConnection(TranslatedConnection):
     """The subset of a DuckDB connection the validation run uses, on a PostgreSQL session."""
@@ -123,7 +119,7 @@ class PostgresConnection(TranslatedConnection):
         try:
             self.pg = psycopg.connect(conninfo, autocommit=True, connect_timeout=10)
         except Exception as exc:
-            raise InputError(f"cannot connect to {shown_url(conninfo)}: {_first_line(exc)}") from None
+            raise InputError(f"cannot connect to {shown_url(conninfo)}: {engine_message(exc)}") from None
         self.columns: dict[str, str] = {}  # the source's, with their DuckDB types
         self.statements: list[str] = []  # as run, for a post-mortem and the tests
         self.rows_fetched = 0  # rows that came back to Python: counts, examples, aggregates
@@ -269,7 +265,7 @@ class PostgresEngine:
             if not type(exc).__module__.startswith("psycopg"):
                 raise
             # the server refused (permissions, a value it cannot read, a lost connection): one line, exit 2
-            raise InputError(f"PostgreSQL could not validate {shown}: {_first_line(exc)}") from None
+            raise InputError(f"PostgreSQL could not validate {shown}: {engine_message(exc)}") from None
         finally:
             con.close()
         report.elapsed_s = time.perf_counter() - started

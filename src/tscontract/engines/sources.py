@@ -31,6 +31,7 @@ import duckdb
 from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
 from tscontract.engines.csv_source import MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
 from tscontract.errors import InputError, display_path
+from tscontract.shown import engine_message
 
 SOURCE_VIEW = "__tsc_source"
 _TEXT_SUFFIXES = {".csv": "csv", ".tsv": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
@@ -108,7 +109,7 @@ def reading_errors(data: Any) -> Iterator[None]:
     except duckdb.Error as exc:
         if not isinstance(exc, duckdb.InvalidInputException | duckdb.IOException) and type(exc) is not duckdb.Error:
             raise
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        first = engine_message(exc)
         raise InputError(f"cannot read {described(data)}: {first}") from None
 
 
@@ -156,8 +157,7 @@ def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path], csv: CsvD
             return _register_csv(con, paths, csv)
         return _register_json(con, listed, shown)
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise InputError(f"cannot read {', '.join(shown)}: {first}") from None
+        raise InputError(f"cannot read {', '.join(shown)}: {engine_message(exc)}") from None
 
 
 def _line_options(limit: int) -> str:
@@ -288,8 +288,7 @@ def _read_mixed(
         con.register(name, _arrow_lines(path, limit))
         lines[i] = f"SELECT {i} AS __tsc_file, __tsc_line, __tsc_text FROM {name}"
         return limit
-    first = str(error).strip().splitlines()[0]
-    raise InputError(f"cannot read {', '.join(display_path(p) for p in paths)}: {first}")
+    raise InputError(f"cannot read {', '.join(display_path(p) for p in paths)}: {engine_message(error)}")
 
 
 def _arrow_lines(path: Path, limit: int) -> Any:
@@ -315,7 +314,7 @@ def _arrow_lines(path: Path, limit: int) -> Any:
             raise InputError(f"{shown}: a line is not UTF-8 text") from None
         if "columns" in str(exc):
             raise InputError(f"{shown}: a line holds the control character U+001F, which no CSV holds") from None
-        raise InputError(f"cannot read {shown}: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"cannot read {shown}: {engine_message(exc)}") from None
     return table.append_column("__tsc_line", pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64)))
 
 
@@ -427,7 +426,7 @@ def _register_duckdb_table(con: duckdb.DuckDBPyConnection, db: str, table: str) 
     try:
         con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM __tsc_input.{table}")
     except duckdb.Error as exc:
-        raise InputError(f"cannot read table {table} in {display_path(db)}: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"cannot read table {table} in {display_path(db)}: {engine_message(exc)}") from None
     return Source(_describe(con, SOURCE_VIEW), text=False, description=[f"{display_path(db)}::{table}"])
 
 

@@ -46,6 +46,7 @@ from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
 from tscontract.report.model import ValidationReport
+from tscontract.shown import engine_message
 
 DEFAULT_MASTER = "local[*]"
 SPARK_TABLE_PREFIX = "spark:"
@@ -85,7 +86,7 @@ def spark_session(master: str | None = None, conf: dict[str, str] | None = None)
         with _jvm_stderr_to(JVM_LOG):
             session = builder.getOrCreate()
     except Exception as exc:  # the JVM could not start: say why in one line
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = engine_message(exc)
         raise InputError(f"cannot start Spark ({master or DEFAULT_MASTER}): {first} (JVM log: {JVM_LOG})") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
@@ -370,7 +371,7 @@ def open_spark_source(con: SparkConnection, data: Any, *, csv: CsvDialect | None
     except InputError:
         raise
     except Exception as exc:
-        first = str(exc).strip().splitlines()[0]
+        first = engine_message(exc)
         raise InputError(f"cannot read {', '.join(shown)}: {first}") from None
 
 
@@ -408,7 +409,7 @@ class SparkEngine:
             if not type(exc).__module__.startswith(("pyspark", "py4j")):
                 raise
             # a Spark job failed on the data (a malformed CSV line, an unreadable file): one line, exit 2
-            first = next((line for line in str(exc).strip().splitlines() if line.strip()), type(exc).__name__)
+            first = engine_message(exc)
             shown = ", ".join(str(d) for d in ([data] if isinstance(data, str | Path) else data))
             raise InputError(f"Spark could not validate {shown}: {first.strip()}") from None
         finally:

@@ -30,6 +30,7 @@ from tscontract.engines.relations import small_table
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, file_kind, open_source, paths_of
 from tscontract.errors import InputError, display_path
 from tscontract.gate.mapping import FILES_TABLE, Mapping, apply_mapping, filter_sql
+from tscontract.shown import engine_message
 
 RAW_TABLE = "__tsc_raw"
 INPUT_TABLE = "__tsc_input"
@@ -160,7 +161,7 @@ def _apply_filter(con: duckdb.DuckDBPyConnection, mapping: Mapping) -> int:
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {RAW_TABLE} AS SELECT * FROM {RAW_TABLE} r WHERE {condition}")
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0]
+        first = engine_message(exc)
         raise InputError(f"mapping {mapping.mapping}: filter {mapping.filter!r} cannot run: {first}") from None
     return before - _count(con, RAW_TABLE)
 

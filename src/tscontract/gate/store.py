@@ -45,6 +45,7 @@ from tscontract.contract.types import DataType
 from tscontract.engines.columns import json_field, sql_string
 from tscontract.engines.sources import fetch_arrow
 from tscontract.errors import InputError
+from tscontract.shown import MESSAGE_CHARS, cut, engine_message
 
 # how long opening a DuckDB store waits while another process (another ingest) has it open
 LOCK_TIMEOUT_S = 60.0
@@ -232,7 +233,7 @@ def _require(description: str, have: set[str], tables: tuple[str, ...]) -> None:
 def _misfit(description: str, contract: Contract, error: str) -> InputError:
     return InputError(
         f"store {description} does not fit contract {contract.contract} {contract.version}: "
-        f"{error.strip().splitlines()[0]} (ingest with this contract version first)"
+        f"{cut(next(iter(error.strip().splitlines()), error))} (ingest with this contract version first)"
     )
 
 
@@ -258,7 +259,7 @@ class DuckDBStore(Store):
             try:
                 return duckdb.connect(str(self.path), read_only=read_only)
             except duckdb.Error as exc:
-                first = str(exc).splitlines()[0]
+                first = engine_message(exc, MESSAGE_CHARS)  # the lock's holder (PID) after two paths
                 if "Could not set lock" not in first:
                     raise InputError(f"cannot open store {self.description}: {first}") from None
                 left = deadline - time.monotonic()
@@ -309,7 +310,7 @@ class DuckDBStore(Store):
             con.execute("ROLLBACK")
             raise InputError(
                 f"store {self.description} does not fit contract {contract.contract} {contract.version}: "
-                f"{str(exc).splitlines()[0]}"
+                f"{engine_message(exc)}"
             ) from None
         con.execute("COMMIT")
 
@@ -406,7 +407,7 @@ class PostgresStore(Store):
         try:
             self.con = psycopg.connect(url, autocommit=False)
         except psycopg.Error as exc:
-            raise InputError(f"cannot connect to {self.description}: {str(exc).strip().splitlines()[0]}") from None
+            raise InputError(f"cannot connect to {self.description}: {engine_message(exc)}") from None
         self.lock_timeout = lock_timeout
         with self.con.cursor() as cur:
             cur.execute("SET TIME ZONE 'UTC'")
@@ -420,7 +421,7 @@ class PostgresStore(Store):
             return None
         return InputError(
             f"store {self.description} is still in use by another session after waiting "
-            f"{self.lock_timeout:g}s (--lock-timeout): {str(exc).strip().splitlines()[0]}"
+            f"{self.lock_timeout:g}s (--lock-timeout): {engine_message(exc)}"
         )
 
     @contextmanager
@@ -471,7 +472,7 @@ class PostgresStore(Store):
             self.con.rollback()
             raise self._busy(exc) or InputError(
                 f"store {self.description} does not fit contract {contract.contract} {contract.version}: "
-                f"{str(exc).strip().splitlines()[0]}"
+                f"{engine_message(exc)}"
             ) from None
 
     def require_tables(self, *tables: str) -> None:

@@ -11,9 +11,15 @@ PIPE_WIDTH = 140
 
 
 def make_console(*, stderr: bool = False) -> Console:
-    console = Console(stderr=stderr)
+    """A console that shows data as written: no emoji shortcodes (``:smile:``), no highlighting.
+
+    rich's highlighter runs regular expressions whose time grows with the square of a line's
+    length (a 64 KB value took 50 s); values are cut (shown.py) and highlighting is off.
+    Markup stays on for our own styles: renderers pass data as ``Text`` or ``rich.markup.escape``-d.
+    """
+    console = Console(stderr=stderr, emoji=False, highlight=False)
     if not console.is_terminal:
         columns = os.environ.get("COLUMNS", "")
         width = max(PIPE_WIDTH, int(columns) if columns.isdigit() else 0)
-        console = Console(stderr=stderr, width=width)
+        console = Console(stderr=stderr, width=width, emoji=False, highlight=False)
     return console

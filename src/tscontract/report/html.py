@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import html
 from datetime import UTC, datetime
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.shown import cut, visible
 
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232b;max-width:1200px}
@@ -25,6 +26,11 @@ code{font:12px ui-monospace,monospace}.meta td:first-child{width:110px;color:#55
 """
 
 _W, _PAD_L, _PAD_R = 1000, 70, 20
+
+
+def escape(text: str) -> str:
+    """Text from the contract or the data as HTML: control characters visible (shown.py), markup escaped."""
+    return html.escape(visible(text))
 
 
 def _ts(iso: str) -> float:
@@ -243,12 +249,13 @@ def _plots(report: ValidationReport, series: dict) -> str:
     ]
     has_completeness = any(c.kind == "completeness" or c.id == "completeness" for c in report.checks)
     for sid, points in series.get("points", {}).items():
-        out.append(f"<h3>{escape(str(sid))}</h3>")
-        out.append(_timeline(str(sid), field, points, (series.get("bounds") or {}).get(sid) or {}))
-        out.append(_cadence(str(sid), points, (series.get("gaps") or {}).get(sid, [])))
-        windows = (series.get("windows") or {}).get(sid)
+        shown = cut(str(sid))  # a series id from the data, cut as the examples (and their gaps) are
+        out.append(f"<h3>{escape(shown)}</h3>")
+        out.append(_timeline(shown, field, points, (series.get("bounds") or {}).get(sid) or {}))
+        out.append(_cadence(shown, points, (series.get("gaps") or {}).get(shown, [])))
+        windows = (series.get("windows") or {}).get(shown)
         if has_completeness and windows:
-            out.append(_completeness(str(sid), windows))
+            out.append(_completeness(shown, windows))
     return "\n".join(out)
 
 

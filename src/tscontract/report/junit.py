@@ -7,6 +7,7 @@ from xml.etree import ElementTree as ET
 
 from tscontract.report.model import CheckResult, ValidationReport
 from tscontract.report.text import example_text
+from tscontract.shown import visible
 
 
 def failure_message(check: CheckResult) -> str:
@@ -18,18 +19,24 @@ def failure_message(check: CheckResult) -> str:
     return f"{rows} [{check.clause}]{detail}"
 
 
+def _examples(check: CheckResult) -> str:
+    """The check's examples, one a line, each with its controls visible (XML 1.0 cannot hold most of them)."""
+    return "\n".join(visible(example_text(e)) for e in check.examples)
+
+
 def render_junit(report: ValidationReport, contract_file: str, line_of: Callable[[str], int | None]) -> str:
     """JUnit XML for ``report``; ``line_of`` maps a check's source path to its line in ``contract_file``.
 
     A failed error-severity check is a ``<failure>``, a check that could not run an ``<error>``; a failed
-    warning-severity check passes (as the run does) with the finding in ``<system-out>``.
+    warning-severity check passes (as the run does) with the finding in ``<system-out>``. Every text
+    from the contract or the data has its control characters made visible; ElementTree escapes the rest.
     """
     failures = sum(1 for c in report.checks if c.status == "failed" and c.severity == "error")
     errors = sum(1 for c in report.checks if c.status == "error" and c.severity == "error")
     counts = {"tests": str(len(report.checks)), "failures": str(failures), "errors": str(errors), "skipped": "0"}
     elapsed = f"{report.elapsed_s:.3f}"
     root = ET.Element("testsuites", {"name": "tscontract", **counts, "time": elapsed})
-    suite = ET.SubElement(root, "testsuite", {"name": f"{report.contract} {report.version}", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": visible(f"{report.contract} {report.version}"), **counts})
     suite.set("time", elapsed)
     properties = ET.SubElement(suite, "properties")
     for name, value in (
@@ -38,12 +45,16 @@ def render_junit(report: ValidationReport, contract_file: str, line_of: Callable
         ("rows", str(report.rows)),
         ("engine", report.engine),
     ):
-        ET.SubElement(properties, "property", {"name": name, "value": value})
+        ET.SubElement(properties, "property", {"name": name, "value": visible(value)})
     for check in report.checks:
         case = ET.SubElement(
             suite,
             "testcase",
-            {"classname": f"{report.contract}.{check.section}", "name": check.id, "file": contract_file},
+            {
+                "classname": visible(f"{report.contract}.{check.section}"),
+                "name": visible(check.id),
+                "file": visible(contract_file),
+            },
         )
         line = line_of(check.source)
         if line is not None:
@@ -51,12 +62,12 @@ def render_junit(report: ValidationReport, contract_file: str, line_of: Callable
         case.set("time", "0")
         if check.status == "passed":
             continue
-        body = "\n".join(example_text(e) for e in check.examples)
+        body, message = _examples(check), visible(failure_message(check))
         if check.severity != "error":
-            ET.SubElement(case, "system-out").text = f"warning: {failure_message(check)}\n{body}".rstrip()
+            ET.SubElement(case, "system-out").text = f"warning: {message}\n{body}".rstrip()
             continue
         tag = "failure" if check.status == "failed" else "error"
-        element = ET.SubElement(case, tag, {"message": failure_message(check), "type": check.kind})
+        element = ET.SubElement(case, tag, {"message": message, "type": check.kind})
         element.text = body or None
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

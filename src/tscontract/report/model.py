@@ -5,12 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tscontract.shown import MESSAGE_CHARS, cut, shown_value
+
 Status = Literal["passed", "failed", "error"]
 
 
 @dataclass
 class CheckResult:
-    """The outcome of one check. ``clause`` is the contract's text as written."""
+    """The outcome of one check. ``clause`` is the contract's text as written.
+
+    Every string of ``examples`` is cut to ``shown.VALUE_CHARS`` characters, ``message`` to
+    ``shown.MESSAGE_CHARS`` (``…(N chars)`` states the length as read).
+    """
 
     id: str
     kind: str
@@ -22,6 +28,12 @@ class CheckResult:
     failed_rows: int = 0
     examples: list[dict[str, Any]] = field(default_factory=list)
     message: str | None = None
+
+    def __post_init__(self) -> None:
+        # bounded once, here: every format shows the same cut values (shown.py), none holds a 256 KB one
+        self.examples = [shown_value(e) for e in self.examples]
+        if self.message is not None:
+            self.message = cut(self.message, MESSAGE_CHARS)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

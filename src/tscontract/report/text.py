@@ -1,17 +1,27 @@
-"""Text rendering of a validation report: a table grouped by section, failing examples below."""
+"""Text rendering of a validation report: a table grouped by section, failing examples below.
+
+What comes from the contract or the data is printed as ``rich.text.Text`` (no markup, no emoji
+codes) with control characters made visible (shown.py): a value cannot style or move the terminal.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from tscontract.plan.checks import SECTIONS
 from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.shown import visible
 
-_STATUS = {"passed": "[green]passed[/]", "failed": "[bold red]failed[/]", "error": "[magenta]error[/]"}
+_STYLE = {"passed": "green", "failed": "bold red", "error": "magenta"}
+
+
+def data_text(text: str, style: str = "") -> Text:
+    """``text`` from the contract or the data, to print as written: no markup, controls visible."""
+    return Text(visible(text), style=style)
 
 
 def example_text(example: dict[str, Any]) -> str:
@@ -31,7 +41,7 @@ def render_validation(report: ValidationReport, console: Console) -> None:
         f"validate {report.contract} {report.version} — {report.rows} rows from "
         f"{', '.join(report.data)} ({report.engine}, {report.elapsed_s:.3f}s)"
     )
-    table = Table(title=escape(title), title_justify="left")
+    table = Table(title=data_text(title), title_justify="left")
     table.add_column("section")
     table.add_column("check")
     table.add_column("clause", overflow="fold")
@@ -39,29 +49,33 @@ def render_validation(report: ValidationReport, console: Console) -> None:
     table.add_column("failed", justify="right")
     order = {s: i for i, s in enumerate(SECTIONS)}
     for check in sorted(report.checks, key=lambda c: order.get(c.section, len(order))):
-        status = _STATUS[check.status]
+        status = Text(check.status, _STYLE[check.status])
         if check.status != "passed" and check.severity == "warning":
-            status += " (warning)"
+            status.append(" (warning)")
         table.add_row(
-            escape(check.section),
-            escape(check.id),
-            escape(check.clause),
+            data_text(check.section),
+            data_text(check.id),
+            data_text(check.clause),
             status,
             str(check.failed_rows) if check.status == "failed" or _tolerated(check) else "",
         )
     console.print(table)
     if report.conversion is not None:
-        console.print(escape(conversion_text(report.conversion)), soft_wrap=True)
+        console.print(data_text(conversion_text(report.conversion)), soft_wrap=True)
     for check in [c for c in report.checks if c.status != "passed" or _tolerated(c)]:
-        console.print(f"[bold]{escape(check.id)}[/] {escape(check.clause)!s}", soft_wrap=True)
+        console.print(Text.assemble(data_text(check.id, "bold"), " ", data_text(check.clause)), soft_wrap=True)
         if check.message:
-            console.print(f"  {escape(check.message)}", soft_wrap=True)
-        for example in check.examples:
-            console.print(f"  - {escape(example_text(example))}", soft_wrap=True)
+            console.print(Text.assemble("  ", data_text(check.message)), soft_wrap=True)
+        _print_examples(check, console)
     failed = sum(1 for c in report.checks if c.status == "failed")
     errors = sum(1 for c in report.checks if c.status == "error")
     verdict = "[green]passed[/]" if report.passed else "[bold red]failed[/]"
     console.print(f"{len(report.checks)} checks: {failed} failed, {errors} could not run — {verdict}")
+
+
+def _print_examples(check: CheckResult, console: Console) -> None:
+    for example in check.examples:
+        console.print(Text.assemble("  - ", data_text(example_text(example))), soft_wrap=True)
 
 
 def _tolerated(check: CheckResult) -> bool:
@@ -78,18 +92,24 @@ def render_summary(report: ValidationReport, console: Console) -> None:
     source = f"{report.rows} rows from {', '.join(report.data)}"
     head = f"validate {report.contract} {report.version} — {source}"
     if not failed:
-        console.print(f"{escape(head)}: {len(report.checks)} checks [green]passed[/]", soft_wrap=True)
+        console.print(
+            Text.assemble(data_text(head), f": {len(report.checks)} checks ", ("passed", "green")), soft_wrap=True
+        )
         return
     for check in failed:
         rows = f" {check.failed_rows} row(s)" if check.status == "failed" and check.failed_rows else ""
         note = " (warning)" if check.severity == "warning" else ""
-        status = _STATUS[check.status]
-        console.print(
-            f"{status}{note} [bold]{escape(check.id)}[/] {escape(f'[{check.clause}]')}{rows}"
-            + (f": {escape(check.message)}" if check.message else ""),
-            soft_wrap=True,
+        line = Text.assemble(
+            (check.status, _STYLE[check.status]),
+            f"{note} ",
+            data_text(check.id, "bold"),
+            " ",
+            data_text(f"[{check.clause}]"),
+            rows,
+            data_text(f": {check.message}" if check.message else ""),
         )
-        for example in check.examples:
-            console.print(f"  - {escape(example_text(example))}", soft_wrap=True)
-    verdict = "[green]passed[/]" if report.passed else "[bold red]failed[/]"
-    console.print(f"{escape(head)}: {len(failed)} of {len(report.checks)} checks failed — {verdict}", soft_wrap=True)
+        console.print(line, soft_wrap=True)
+        _print_examples(check, console)
+    verdict = Text("passed", "green") if report.passed else Text("failed", "bold red")
+    summary = f": {len(failed)} of {len(report.checks)} checks failed — "
+    console.print(Text.assemble(data_text(head), summary, verdict), soft_wrap=True)
