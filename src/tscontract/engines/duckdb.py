@@ -42,6 +42,7 @@ from tscontract.engines.columns import (
 )
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
+from tscontract.engines.sandbox import lock
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
@@ -157,6 +158,7 @@ class ValidationRun:
         self.owns_connection = con is None
         self.con = con or connect()
         self.source: Source = data if isinstance(data, Source) else open_source(self.con, data)
+        lock(self.con, self.source.paths)  # before any SQL of the contract runs (engines/sandbox.py)
         self.results: dict[str, CheckResult] = {}
         self.columns: dict[str, ColumnSQL] = {
             name: column_sql(
