@@ -220,6 +220,12 @@ class ValidationRun:
     def fetch(self, sql: str) -> list[tuple[Any, ...]]:
         return self.con.execute(sql).fetchall()
 
+    def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
+        """A contract's own query: on DuckDB the connection is locked (engines/sandbox.py); another
+        engine's connection may confine it further (PostgreSQL: read-only, with a timeout)."""
+        confine = getattr(self.con, "untrusted", None)
+        return confine(sql) if confine is not None else self.fetch(sql)
+
     # ------------------------------------------------------------------ setup
     def register_catalog(self) -> None:
         catalog = self.plan.catalog
@@ -669,7 +675,7 @@ class ValidationRun:
         rule = check.params["rule"]
         self.progress(f"SQL check {rule.name}")
         try:
-            found = self.fetch(bound_to(check.params["query"], TYPED_VIEW))
+            found = self.untrusted(bound_to(check.params["query"], TYPED_VIEW))
         except InputError:
             raise
         except Exception as exc:  # the engine refused the query (unknown column, type): the check cannot run
