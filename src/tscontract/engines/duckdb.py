@@ -42,6 +42,7 @@ from tscontract.engines.columns import (
 )
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
+from tscontract.engines.sandbox import lock
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
@@ -159,6 +160,7 @@ class ValidationRun:
         self.owns_connection = con is None
         self.con = con or connect()
         self.source: Source = data if isinstance(data, Source) else open_source(self.con, data)
+        lock(self.con, self.source.paths)  # before any SQL of the contract runs (engines/sandbox.py)
         self.results: dict[str, CheckResult] = {}
         self.columns: dict[str, ColumnSQL] = {
             name: column_sql(
@@ -219,6 +221,12 @@ class ValidationRun:
 
     def fetch(self, sql: str) -> list[tuple[Any, ...]]:
         return self.con.execute(sql).fetchall()
+
+    def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
+        """A contract's own query: on DuckDB the connection is locked (engines/sandbox.py); another
+        engine's connection may confine it further (PostgreSQL: read-only, with a timeout)."""
+        confine = getattr(self.con, "untrusted", None)
+        return confine(sql) if confine is not None else self.fetch(sql)
 
     # ------------------------------------------------------------------ setup
     def register_catalog(self) -> None:
@@ -669,7 +677,7 @@ class ValidationRun:
         rule = check.params["rule"]
         self.progress(f"SQL check {rule.name}")
         try:
-            found = self.fetch(bound_to(check.params["query"], TYPED_VIEW))
+            found = self.untrusted(bound_to(check.params["query"], TYPED_VIEW))
         except InputError:
             raise
         except Exception as exc:  # the engine refused the query (unknown column, type): the check cannot run

@@ -19,6 +19,7 @@ no ``ctid``: its rows are numbered in the contract key's order.
 from __future__ import annotations
 
 import io
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -40,6 +41,8 @@ from tscontract.shown import engine_message
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 _NUMERIC_OID = 1700
+SQL_TIMEOUT_ENV = "TSCONTRACT_SQL_TIMEOUT"
+DEFAULT_SQL_TIMEOUT_S = 300.0
 _TYPES = {
     "text": "VARCHAR",
     "character varying": "VARCHAR",
@@ -105,6 +108,16 @@ def shown_url(conninfo: str) -> str:
     return urlunsplit((parts.scheme, f"{user}{host}{port}", parts.path, parts.query, parts.fragment))
 
 
+def contract_sql_timeout_ms() -> int:
+    """How long one SQL check may run on the server (``TSCONTRACT_SQL_TIMEOUT`` seconds, else 300)."""
+    text = os.environ.get(SQL_TIMEOUT_ENV, "").strip()
+    try:
+        seconds = float(text) if text else DEFAULT_SQL_TIMEOUT_S
+    except ValueError:
+        raise InputError(f"{SQL_TIMEOUT_ENV}={text!r}: give seconds, such as 60") from None
+    return max(1, int(seconds * 1000))
+
+
 # ---------------------------------------------------------------------------- connection
 class PostgresConnection(TranslatedConnection):
     """The subset of a DuckDB connection the validation run uses, on a PostgreSQL session."""
@@ -139,6 +152,14 @@ class PostgresConnection(TranslatedConnection):
             plain = [d.type_code == _NUMERIC_OID and d.precision is None for d in cur.description]
             self.rows_fetched += cur.rowcount
             return [tuple(_integer(v) if p else v for v, p in zip(row, plain, strict=True)) for row in cur.fetchall()]
+
+    def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
+        """A contract's own query in a READ ONLY transaction with a statement timeout: whatever
+        slipped past the allow-list can neither write nor hold the server (SECURITY.md)."""
+        with self.pg.transaction():
+            self.pg.execute("SET TRANSACTION READ ONLY")
+            self.pg.execute(f"SET LOCAL statement_timeout = {contract_sql_timeout_ms()}")
+            return self.execute(sql).fetchall()
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
         self.run(f"DROP {kind} IF EXISTS {ident(name)}")

@@ -49,6 +49,7 @@ class Source:
     has_row_number: bool = False  # a ``__row`` column numbers input rows from 1
     description: list[str] = field(default_factory=list)
     malformed: bool = False  # ``__tsc_malformed`` / ``__tsc_record`` flag malformed rows
+    paths: list[str] = field(default_factory=list)  # files the view reads lazily (engines/sandbox.py)
 
     def __post_init__(self) -> None:
         # the reader's flags are no input columns; a view that carries them flags malformed rows
@@ -472,4 +473,7 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | 
         raise InputError("no data given")
     if len(items) == 1 and (match := _DUCKDB_TABLE.match(str(items[0]))):
         return _register_duckdb_table(con, match["db"], match["table"])
-    return _register_files(con, paths_of(items), csv or DEFAULT_DIALECT)
+    paths = paths_of(items)
+    source = _register_files(con, paths, csv or DEFAULT_DIALECT)
+    source.paths = [str(p) for p in paths]
+    return source

@@ -45,6 +45,10 @@ class TranslatedConnection:
         """The rows of a query (DuckDB's syntax tree)."""
         raise NotImplementedError
 
+    def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
+        """The rows of a contract's own query (a SQL check); a subclass may confine it further."""
+        return self.execute(sql).fetchall()
+
     def execute(self, sql: str, params: Sequence[Any] | None = None) -> Rows:
         if params:
             raise NotImplementedError(f"the {self.engine_name} connection takes no bound parameters; inline literals")

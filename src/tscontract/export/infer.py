@@ -41,6 +41,7 @@ from typing import Any
 from tscontract.contract.units import UnitError, check_unit
 from tscontract.engines.columns import ident
 from tscontract.engines.duckdb import connect
+from tscontract.engines.sandbox import lock
 from tscontract.engines.sources import SOURCE_VIEW, open_source
 from tscontract.errors import InputError
 
@@ -201,6 +202,7 @@ def infer(
     con = connect()
     try:
         source = open_source(con, [str(p) for p in data])
+        lock(con, source.paths)  # the sample's own column names end up in SQL: nothing else readable
         rows = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()[0]
         if not rows:
             raise InputError("the sample holds no rows: nothing to infer from")

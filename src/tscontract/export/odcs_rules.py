@@ -324,11 +324,13 @@ def _bind(query: exp.Select, types: dict[str, DataType]) -> int:
     import duckdb
 
     from tscontract.engines.columns import sql_type
+    from tscontract.engines.sandbox import lock
 
     con = duckdb.connect()
     try:
         columns = ", ".join(f'"{name}" {sql_type(dtype)}' for name, dtype in types.items())
         con.execute(f"CREATE TABLE {OBJECT_TABLE} ({columns})")
+        lock(con)  # the imported document's query runs next: nothing outside this empty table
         result = con.execute(bound_to(query, OBJECT_TABLE))
         width = len(result.description or [])
         rows = len(result.fetchall())

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Literal
 
 import duckdb
-import sqlglot
 import sqlglot.expressions as exp
 from pydantic import Field, field_validator, model_validator
 
@@ -47,6 +46,7 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.loader import read_text
 from tscontract.contract.located import load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
+from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
 from tscontract.engines.columns import EPOCH_PLAUSIBLE, REASON_PREFIX, ident, sql_string
 from tscontract.engines.csv_dialect import CsvDialect
@@ -71,17 +71,6 @@ _LOCAL_ISO = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?$"
 _ROUNDABLE = r"^[+-]?\d{1,20}(\.\d{1,18})?$"  # fits DECIMAL(38,18) exactly, so rounding is the only step
 FILES_TABLE = "__tsc_files"
 ZONES_TABLE = "__tsc_zones"
-_NOT_IN_FILTER = (
-    exp.Query,
-    exp.Subquery,
-    exp.AggFunc,
-    exp.Window,
-    exp.Star,
-    exp.Placeholder,
-    exp.Command,
-    exp.DDL,
-    exp.DML,
-)
 
 
 def _texts(value: list[object] | None) -> list[str] | None:
@@ -208,17 +197,11 @@ class Mapping(_Section):
 
 
 def _parse_filter(text: str) -> exp.Expression:
-    """A row filter: one SQL boolean expression over the source's columns (no subqueries, aggregates)."""
-    try:
-        tree = sqlglot.parse_one(text, read="duckdb")
-    except sqlglot.errors.ParseError as exc:
-        raise ValueError(f"not an SQL expression: {str(exc).splitlines()[0]}") from None
-    if isinstance(tree, exp.Block) or tree is None:
-        raise ValueError("one SQL expression, not statements")
-    for node in tree.walk():
-        if isinstance(node, _NOT_IN_FILTER):
-            raise ValueError(f"a row filter is a condition on one row; {node.sql('duckdb')!r} is not allowed")
-        if isinstance(node, exp.Column) and node.table:
+    """A row filter: one SQL expression over the source's columns, built only from what
+    contract/sql_allow.py allows (no queries, aggregates, table functions or statements)."""
+    tree = parse_contract_sql(text, "a row filter", kind=CONDITION)
+    for node in tree.find_all(exp.Column):
+        if node.table:
             raise ValueError(f"name source columns without a table: {node.sql('duckdb')!r}")
     return tree
 

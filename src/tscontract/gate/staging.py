@@ -27,6 +27,7 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines.columns import REASON_PREFIX, ident, sql_string
 from tscontract.engines.relations import small_table
+from tscontract.engines.sandbox import lock
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, file_kind, open_source, paths_of
 from tscontract.errors import InputError, display_path
 from tscontract.gate.mapping import FILES_TABLE, Mapping, apply_mapping, filter_sql
@@ -183,6 +184,7 @@ def stage(
     else:
         source = open_source(con, data, csv=mapping.csv if mapping is not None else None)
         _number(con, source, RAW_TABLE)
+    lock(con)  # the input is in __tsc_raw: nothing else to read before the mapping's filter runs
     raw_columns = [c for c in _columns(con, RAW_TABLE) if c != "__row"]
     conversion = None
     if mapping is not None:
