@@ -177,3 +177,84 @@ def test_init_drafts_zoned_nanoseconds_as_utc_instants(tmp_path):
     done = run_cli("init", data, "--out", tmp_path / "drafted.yaml")
     assert done.returncode == 0, done.stderr
     assert "ts: {type: timestamp_ns_utc" in (tmp_path / "drafted.yaml").read_text()
+
+
+# ---------------------------------------------------------------------------- CSV and JSON lines bounds
+
+
+def _one_line_refusal(done: object, *needles: str) -> None:
+    assert done.returncode == 2, (done.returncode, done.stdout[-500:], done.stderr[-500:])
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr[-500:]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_a_header_over_a_mebibyte_is_refused_before_any_reader(tmp_path):
+    data = tmp_path / "long_header.csv"
+    with data.open("w") as handle:
+        handle.write("x" * (8 << 20) + "\n1\n")  # 8 MiB of header (the incident: 200 MB, killed at 5 GB)
+    done = run_cli("validate", _contract(tmp_path, "ms"), data)
+    _one_line_refusal(done, "long_header.csv", "the header (line 1) is longer than 1 MiB")
+
+
+def test_more_columns_than_the_bound_are_refused_in_one_line(tmp_path):
+    data = tmp_path / "wide.csv"
+    data.write_text(",".join(f"c{i}" for i in range(20_000)) + "\n" + "," * 19_999 + "\n")
+    done = run_cli("validate", _contract(tmp_path, "ms"), data)
+    _one_line_refusal(done, "wide.csv", "the header has 20000 fields; at most 2,000 columns are read")
+    empty = tmp_path / "empty_columns.csv"  # 20,000 unnamed columns: named by position, the same bound
+    empty.write_text("," * 19_999 + "\n")
+    _one_line_refusal(run_cli("validate", _contract(tmp_path, "ms"), empty), "empty_columns.csv", "2,000 columns")
+
+
+def test_lone_cr_line_ends_are_named_not_a_repeated_column(tmp_path):
+    data = tmp_path / "mac.csv"
+    data.write_bytes(b"sensor,ts,value\r" + b"a,2026-11-30T14:37:00Z,1\r" * 3)
+    done = run_cli("validate", _contract(tmp_path, "ms"), data)
+    _one_line_refusal(done, "mac.csv: line 1 has a carriage return without a line feed; lines end in LF or CRLF")
+    assert "appears twice" not in done.stderr
+
+
+def test_json_lines_that_are_no_object_are_malformed_rows_like_csv(tmp_path):
+    data = tmp_path / "mixed.jsonl"
+    good = '{"sensor":"a","ts":"2026-11-30T14:3%d:00Z","value":1.5}'
+    data.write_text("\n".join([good % 7, "[1, 2]", "42", '"text"', "null", good % 8]) + "\n")
+    report = validate(_contract(tmp_path, "ms"), data)
+    rows = report.check("source.rows")
+    assert (rows.status, rows.failed_rows, report.rows) == ("failed", 4, 6)
+    assert [(e["row"], e["reason"], e["text"]) for e in rows.examples] == [
+        (2, "a JSON array where a record (an object) is expected", "[1, 2]"),
+        (3, "a JSON number where a record (an object) is expected", "42"),
+        (4, "a JSON string where a record (an object) is expected", '"text"'),
+        (5, "a JSON null where a record (an object) is expected", "null"),
+    ]
+    assert report.check("field.ts.type").status == "passed"  # the other rows are read and judged
+    assert report.check("key.unique").status == "passed"
+
+
+# ---------------------------------------------------------------------------- bounds files
+
+
+def test_a_bounds_file_of_another_contract_or_major_version_is_refused(tmp_path):
+    history = tmp_path / "history.csv"
+    history.write_text(
+        "sensor,ts,value\n" + "".join(f"a,2026-11-30T14:{m:02d}:00Z,{m}.5\n" for m in range(30)), encoding="utf-8"
+    )
+    contract = _contract(tmp_path, "ms")
+    out = tmp_path / "bounds.yaml"
+    assert run_cli("profile", contract, history, "--out", out).returncode == 0
+    assert run_cli("validate", contract, history, "--bounds", out).returncode == 0
+    other = tmp_path / "other.yaml"
+    other.write_text(contract.read_text().replace("contract: ticks", "contract: prices"))
+    done = run_cli("validate", other, history, "--bounds", out)
+    _one_line_refusal(done, "the bounds were profiled for ticks 1.0.0, not prices 1.0.0")
+    major = tmp_path / "major.yaml"
+    major.write_text(contract.read_text().replace("version: 1.0.0", "version: 2.0.0"))
+    _one_line_refusal(run_cli("validate", major, history, "--bounds", out), "profiled for ticks 1.0.0, not ticks 2.0.0")
+    minor = tmp_path / "minor.yaml"
+    minor.write_text(contract.read_text().replace("version: 1.0.0", "version: 1.1.0"))
+    assert run_cli("validate", minor, history, "--bounds", out).returncode == 0
+    garbage = tmp_path / "garbage.yaml"
+    garbage.write_text("contract: ticks\nversion: 1.0.0\nseries_column: sensor\nfields: {value: {a: [1, 2]}}\n")
+    _one_line_refusal(run_cli("validate", contract, history, "--bounds", garbage), "garbage.yaml: not a bounds file")
