@@ -258,3 +258,31 @@ def test_a_bounds_file_of_another_contract_or_major_version_is_refused(tmp_path)
     garbage = tmp_path / "garbage.yaml"
     garbage.write_text("contract: ticks\nversion: 1.0.0\nseries_column: sensor\nfields: {value: {a: [1, 2]}}\n")
     _one_line_refusal(run_cli("validate", contract, history, "--bounds", garbage), "garbage.yaml: not a bounds file")
+
+
+# ---------------------------------------------------------------------------- deep schemas
+
+
+def _deep_avro(depth: int) -> str:
+    inner = '{"type": "record", "name": "r0", "fields": [{"name": "v", "type": "long"}]}'
+    for i in range(1, depth):
+        inner = f'{{"type": "record", "name": "r{i}", "fields": [{{"name": "f", "type": {inner}}}]}}'
+    return inner
+
+
+def _deep_jsonschema(depth: int) -> str:
+    inner = '{"type": "integer"}'
+    for _ in range(depth):
+        inner = f'{{"type": "object", "properties": {{"f": {inner}}}}}'
+    return inner
+
+
+@pytest.mark.parametrize(("fmt", "make"), [("avro", _deep_avro), ("jsonschema", _deep_jsonschema)])
+def test_schemas_nested_thousands_deep_are_refused_in_one_line(tmp_path, fmt, make):
+    deep = tmp_path / f"deep.{'avsc' if fmt == 'avro' else 'json'}"
+    deep.write_text(make(5_000))
+    _one_line_refusal(run_cli("import", fmt, deep, "--out", tmp_path / "c.yaml"), "nested deeper than 64 levels")
+    _one_line_refusal(run_cli("compat", fmt, deep, deep), "nested deeper than 64 levels")
+    shallow = tmp_path / f"shallow.{'avsc' if fmt == 'avro' else 'json'}"
+    shallow.write_text(make(3))
+    assert run_cli("compat", fmt, shallow, shallow).returncode == 0
