@@ -92,4 +92,4 @@ def test_bounds_must_fit_the_contract(tmp_path):
     path = tmp_path / "b.yaml"
     save_bounds(bounds, path)
     result = run_cli("validate", OHLCV / "contract.yaml", OHLCV / "data" / "good.csv", "--bounds", path)
-    assert result.returncode == 2 and "bounds are per series_id" in result.stderr
+    assert result.returncode == 2 and "the bounds were profiled for plant_sensor_reading" in result.stderr

@@ -96,7 +96,11 @@ def duckdb_type(ch_type: str) -> str:
         return f"DECIMAL({match[1]},{match[2]})"
     match = re.fullmatch(r"DateTime(?:64)?(?:\(\s*(?:\d+\s*)?(?:,\s*)?('([^']*)')?\s*\))?", base)
     if match:  # an instant where the file says it is one (UTC-adjusted); else a wall-clock time with no zone
-        return "TIMESTAMP WITH TIME ZONE" if match[2] else "TIMESTAMP"
+        digits = re.match(r"DateTime64\(\s*(\d+)", base)
+        nanos = bool(digits and int(digits[1]) > 6)  # checked to the nanosecond and shown in full, as DuckDB does
+        if match[2]:
+            return "TIMESTAMPTZ_NS" if nanos else "TIMESTAMP WITH TIME ZONE"
+        return "TIMESTAMP_NS" if nanos else "TIMESTAMP"
     return base.upper()
 
 
@@ -196,8 +200,8 @@ def open_chdb_source(con: ChdbConnection, data: Any, shown: list[str] | None = N
         try:
             schema = {str(r[0]): str(r[1]) for r in con.run(f"DESCRIBE TABLE {table}")}
             # ClickHouse reads a timestamp not adjusted to UTC as UTC: the file's own schema says which are naive
-            for column in _naive_timestamps(path):
-                schema[column] = "DateTime64(6)"
+            for column, digits in _naive_timestamps(path).items():
+                schema[column] = f"DateTime64({digits})"
             schemas.append(schema)
             counts.append(int(con.run(f"SELECT count() FROM {table}")[0][0]))
         except Exception as exc:
@@ -232,11 +236,16 @@ def _open_data(con: ChdbConnection, data: Any, tmp: Path) -> Source:
     return open_chdb_source(con, path, [f"<{type(data).__name__}>"])
 
 
-def _naive_timestamps(path: Path) -> list[str]:
+def _naive_timestamps(path: Path) -> dict[str, int]:
+    """The file's timestamp columns without a zone, and their fraction digits (9 for nanoseconds, else 6)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    return [f.name for f in pq.read_schema(path) if pa.types.is_timestamp(f.type) and f.type.tz is None]
+    return {
+        f.name: 9 if f.type.unit == "ns" else 6
+        for f in pq.read_schema(path)
+        if pa.types.is_timestamp(f.type) and f.type.tz is None
+    }
 
 
 def _file(path: Path) -> str:

@@ -244,6 +244,9 @@ def _replacement(node: exp.Expression, columns: Mapping[str, str]) -> exp.Expres
             return _instant(args[0])
         if name == "epoch_us":
             return _micros(args[0])
+        if name == "epoch_ns":
+            nine = _fn("toDateTime64", args[0], exp.Literal.number(9), exp.Literal.string("UTC"))
+            return _fn("toUnixTimestamp64Nano", nine)
         if name == "to_microseconds":
             return _fn("toIntervalMicrosecond", args[0])
         if name == "hash":  # 64 bits over the tuple, NULL parts included

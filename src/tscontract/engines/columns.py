@@ -37,6 +37,9 @@ _RFC3339 = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{
 _UTC_SUFFIX = r"([Zz]|[+-]00:00)$"
 _DECIMAL_TEXT = r"^[+-]?\d+(\.\d+)?$"
 REASON_PREFIX = "__mr_"  # a converted batch's column: why the mapping could not convert a field's value
+# DuckDB's names of the instant types (a timestamp with a zone, any unit: Arrow/Parquet ``timestamp[unit, tz=...]``,
+# pandas' ``datetime64[ns, UTC]``); every other TIMESTAMP type is a wall-clock time with no zone
+_INSTANT_TYPES = ("TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ", "TIMESTAMPTZ_NS", "TIMESTAMP_NS WITH TIME ZONE")
 
 
 def ident(name: str) -> str:
@@ -54,6 +57,45 @@ def instant_json(value: datetime) -> str:
     micros = utc.microsecond
     fraction = "" if not micros else f".{micros // 1000:03d}" if micros % 1000 == 0 else f".{micros:06d}"
     return utc.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+
+
+def is_instant_type(physical: str) -> bool:
+    """Whether a physical (DuckDB) type holds instants: a timestamp with a zone, in any unit.
+
+    The zone is how the writer displayed the instant (``Europe/Berlin``, ``+05:30``): the value is
+    an instant all the same, compared and shown as UTC. A TIMESTAMP without one is naive."""
+    return physical.upper() in _INSTANT_TYPES
+
+
+def is_nanosecond_type(physical: str) -> bool:
+    """Whether a physical (DuckDB) timestamp type counts nanoseconds (``TIMESTAMP_NS``, ``TIMESTAMPTZ_NS``)."""
+    return physical.upper().startswith(("TIMESTAMP_NS", "TIMESTAMPTZ_NS"))
+
+
+def instant_from_nanoseconds(value: str) -> str:
+    """SQL: a nanosecond instant as the engine's microsecond TIMESTAMPTZ, cut (not rounded) to the
+    microsecond as a text instant is."""
+    ns = f"epoch_ns({value})"
+    return f"make_timestamptz(({ns} - ({ns} % 1000 + 1000) % 1000) // 1000)"
+
+
+def instant_text_ns(value: str) -> str:
+    """SQL: the nanosecond instant ``value`` as :func:`instant_text` writes it, with 9 fraction
+    digits where it has digits below the microsecond."""
+    ns = f"epoch_ns({value})"
+    fraction = f"(({ns} % 1000000000 + 1000000000) % 1000000000)"
+    seconds = f"make_timestamptz(({ns} - {fraction}) // 1000)"
+    return (
+        f"(strftime({seconds}, '%Y-%m-%dT%H:%M:%S') || CASE WHEN {fraction} = 0 THEN '' "
+        f"WHEN {fraction} % 1000000 = 0 THEN '.' || lpad(CAST({fraction} // 1000000 AS VARCHAR), 3, '0') "
+        f"WHEN {fraction} % 1000 = 0 THEN '.' || lpad(CAST({fraction} // 1000 AS VARCHAR), 6, '0') "
+        f"ELSE '.' || lpad(CAST({fraction} AS VARCHAR), 9, '0') END || 'Z')"
+    )
+
+
+def instant_text_of(value: str, physical: str) -> str:
+    """SQL: ``value``, of the instant type ``physical`` (:func:`is_instant_type`), as RFC 3339 UTC text."""
+    return instant_text_ns(value) if is_nanosecond_type(physical) else instant_text(value)
 
 
 def instant_text(value: str) -> str:
@@ -281,7 +323,11 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
     elif kind == "timestamp":
         unit = dtype.time_unit or "ms"
         digits = _FRACTION_DIGITS[unit]
-        if physical == "TIMESTAMP WITH TIME ZONE":
+        nanos = is_nanosecond_type(physical)
+        if is_instant_type(physical) and nanos:
+            col.typed = instant_from_nanoseconds(raw)
+            col.raw = instant_text_ns(raw)
+        elif is_instant_type(physical):
             col.typed = raw
             col.raw = instant_text(raw)  # the instant as reports show it, on every engine
         elif physical.startswith("TIMESTAMP"):
@@ -295,7 +341,9 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
         else:
             problem = f"column is {physical}, not a UTC timestamp"
             col.typed = f"TRY_CAST({raw} AS TIMESTAMPTZ)"
-        if digits < 6 and problem is None:
+        if nanos and digits < 9:  # the digits below the microsecond, before the engine's instant drops them
+            col.precision_fail = f"epoch_ns({raw}) % {10 ** (9 - digits)} <> 0"
+        elif digits < 6 and problem is None:
             col.precision_fail = f"epoch_us({col.typed}) % {10 ** (6 - digits)} <> 0"
     elif kind == "date":
         problem = None if physical == "DATE" else f"column is {physical}, not DATE"

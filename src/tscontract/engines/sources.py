@@ -359,25 +359,26 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
         f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT json AS __doc, "
         f"row_number() OVER () AS __row FROM read_json_objects({listed}, format = 'newline_delimited')"
     )
-    not_objects = con.execute(f"SELECT count(*) FROM {raw} WHERE json_type(__doc) <> 'OBJECT'").fetchall()[0]
-    if not_objects and not_objects[0]:
-        raise InputError(f"{', '.join(shown)}: every JSON line must be an object (a record)")
     keys = [
         str(r[0])
         for r in con.execute(
-            f"SELECT DISTINCT k FROM (SELECT unnest(json_keys(__doc)) AS k FROM {raw}) ORDER BY k"
+            f"SELECT DISTINCT k FROM (SELECT unnest(json_keys(__doc)) AS k FROM {raw} "
+            "WHERE json_type(__doc) = 'OBJECT') ORDER BY k"
         ).fetchall()
     ]
     paths = {key: _quote("$." + '"' + key.replace('"', '\\"') + '"') for key in keys}
-    # a key given twice in one object: the row is malformed (which value holds is unknown). Such an object
-    # has more keys than it has distinct ones, counted in one lookup of every key of the file.
+    # a line that is no object (an array, a number) or an object with a key given twice is a malformed row,
+    # as a CSV line with the wrong number of fields is: kept, failing source.rows. An object with a key
+    # twice has more keys than it has distinct ones, counted in one lookup of every key of the file.
+    distinct = f"list_aggregate(json_type(__doc, [{', '.join(paths.values())}]), 'count')" if paths else "0"
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE __tsc_json_dups AS SELECT __row, {duplicated_keys('json_keys(__doc)')} "
-        f"AS __tsc_dups FROM {raw} WHERE array_length(json_keys(__doc)) > "
-        f"list_aggregate(json_type(__doc, [{', '.join(paths.values()) or 'NULL'}]), 'count')"
+        "CREATE OR REPLACE TEMP TABLE __tsc_json_dups AS SELECT __row, json_type(__doc) AS __tsc_kind, "
+        f"CASE WHEN json_type(__doc) = 'OBJECT' THEN {duplicated_keys('json_keys(__doc)')} END AS __tsc_dups "
+        f"FROM {raw} WHERE json_type(__doc) <> 'OBJECT' OR array_length(json_keys(__doc)) > "
+        f"{distinct}"
     )
-    duplicates = con.execute("SELECT count(*) FROM __tsc_json_dups").fetchall()[0][0]
-    selects = ["__row", *(malformed_json("__tsc_dups", "__doc::VARCHAR") if duplicates else [])]
+    malformed = con.execute("SELECT count(*) FROM __tsc_json_dups").fetchall()[0][0]
+    selects = ["__row", *(_malformed_json_line() if malformed else [])]
     for key, path in paths.items():
         # the literal number text, read from the raw document: JSON numbers never pass through double
         number = f"regexp_extract(__doc::VARCHAR, {_quote(number_pattern(key))}, 1)"
@@ -388,14 +389,14 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
             f"ELSE json_extract_string(__doc, {path}) END"
         )
         kind = f"json_type(__doc, {path})"
-        if duplicates:  # a malformed row has no values
-            value, kind = (f"CASE WHEN __tsc_dups IS NULL THEN {sql} END" for sql in (value, kind))
+        if malformed:  # a malformed row has no values
+            value, kind = (f"CASE WHEN __tsc_kind IS NULL THEN {sql} END" for sql in (value, kind))
         selects += [f"{value} AS {_ident(key)}", f"{kind} AS {_ident('__jt_' + key)}"]
-    joined = f"{raw} LEFT JOIN __tsc_json_dups USING (__row)" if duplicates else raw
+    joined = f"{raw} LEFT JOIN __tsc_json_dups USING (__row)" if malformed else raw
     con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT {', '.join(selects)} FROM {joined}")
     columns = {k: "VARCHAR" for k in keys}
     return Source(
-        columns, text=True, json_types=True, has_row_number=True, malformed=bool(duplicates), description=shown
+        columns, text=True, json_types=True, has_row_number=True, malformed=bool(malformed), description=shown
     )
 
 
@@ -404,6 +405,21 @@ def duplicated_keys(keys: str) -> str:
     distinct = f"list_distinct({keys})"
     repeated = f"list_filter({distinct}, lambda k: array_length(list_filter({keys}, lambda j: j = k)) > 1)"
     return f"CASE WHEN array_length({keys}) <> array_length({distinct}) THEN list_sort({repeated}) END"
+
+
+def _malformed_json_line() -> list[str]:
+    """SQL: the malformed-row flags of a JSON line that is no object, or an object with a key twice."""
+    kind = (
+        "CASE WHEN __tsc_kind IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE') THEN 'number' "
+        "WHEN __tsc_kind = 'VARCHAR' THEN 'string' ELSE lower(__tsc_kind) END"
+    )
+    no_object = f"'a JSON ' || {kind} || ' where a record (an object) is expected'"
+    flags = malformed_json("__tsc_dups", "__doc::VARCHAR")
+    return [
+        f"CASE WHEN __tsc_kind <> 'OBJECT' THEN {no_object} ELSE {flags[0].removesuffix(f' AS {MALFORMED}')} END "
+        f"AS {MALFORMED}",
+        f"CASE WHEN __tsc_kind IS NOT NULL THEN __doc::VARCHAR END AS {RECORD}",
+    ]
 
 
 def malformed_json(duplicates: str, text: str) -> list[str]:

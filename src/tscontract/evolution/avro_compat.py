@@ -19,9 +19,9 @@ unknown logical types when reading, and should use the underlying Avro type").
 from __future__ import annotations
 
 import functools
-import json
 from typing import Any
 
+from tscontract.contract.json_text import load_json
 from tscontract.evolution.modes import Issue
 
 _PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
@@ -84,7 +84,7 @@ class _Schema:
     """A parsed schema: every node normalised to a dict; named types indexed by full name."""
 
     def __init__(self, text: str | dict | list) -> None:
-        raw = json.loads(text) if isinstance(text, str) else text
+        raw = load_json(text)
         self.names: dict[str, dict[str, Any]] = {}
         self.root = self._walk(raw, "")
 

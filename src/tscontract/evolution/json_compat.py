@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
+from tscontract.contract.json_text import load_json
 from tscontract.evolution.modes import Issue
 
 _ANNOTATIONS = {
@@ -707,7 +708,7 @@ class _Checker:
 
 
 def _load(text: str | dict) -> Any:
-    return json.loads(text) if isinstance(text, str) else text
+    return load_json(text)
 
 
 def check_read(reader: str, writer: str, reader_is_new: bool = True) -> list[Issue]:

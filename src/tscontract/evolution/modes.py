@@ -17,6 +17,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tscontract.contract.json_text import load_json
+
 FORMATS = ("avro", "protobuf", "jsonschema")
 
 
@@ -79,9 +81,11 @@ def text_problem(fmt: str, text: str) -> str | None:
 
         return compile_problem(text)
     try:
-        json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        load_json(text)
+    except json.JSONDecodeError as exc:
         return f"not JSON: {exc}"
+    except ValueError as exc:  # nested past the bound the readers walk
+        return str(exc)
     return None
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tscontract.contract.json_text import load_json
 from tscontract.errors import InputError
 from tscontract.export.import_schema import (
     SchemaDraft,
@@ -70,9 +71,11 @@ def import_avro(
     time_column: str | None = None,
 ) -> list[Imported]:
     try:
-        schema = json.loads(text)
+        schema = load_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not an Avro schema: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:  # nested past the bound
+        raise InputError(f"not an Avro schema tscontract reads: {exc}") from None
     records = _records(schema, None, {})
     if not records:
         raise InputError("not an Avro schema: no record type in it")

@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any
 
+from tscontract.contract.json_text import load_json
 from tscontract.errors import InputError
 from tscontract.export.import_schema import (
     SchemaDraft,
@@ -50,9 +51,11 @@ def import_jsonschema(
     time_column: str | None = None,
 ) -> list[Imported]:
     try:
-        root = json.loads(text)
+        root = load_json(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"not a JSON Schema: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:  # nested past the bound
+        raise InputError(f"not a JSON Schema tscontract reads: {exc}") from None
     if not isinstance(root, dict):
         raise InputError("not a JSON Schema: the document is not an object")
     definitions = {**(root.get("definitions") or {}), **(root.get("$defs") or {})}

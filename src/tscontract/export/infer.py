@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from tscontract.contract.units import UnitError, check_unit
-from tscontract.engines.columns import ident
+from tscontract.engines.columns import ident, is_instant_type, is_nanosecond_type
 from tscontract.engines.duckdb import connect
 from tscontract.engines.sandbox import lock
 from tscontract.engines.sources import SOURCE_VIEW, open_source
@@ -228,7 +228,6 @@ def _profile(con: Any, physical: dict[str, str], text: bool) -> dict[str, tuple[
     for name, kind in physical.items():
         c = ident(name)
         parts = [f"count(*) - count({c})"]
-        upper = kind.upper()
         if _is_text(kind, text):
             v = f"CAST({c} AS VARCHAR)"
             ok = f"{v} IS NULL OR regexp_full_match({v}, '{{}}')"
@@ -245,8 +244,10 @@ def _profile(con: Any, physical: dict[str, str], text: bool) -> dict[str, tuple[
                 f"count(DISTINCT {v})",
                 f"CASE WHEN count(DISTINCT {v}) <= {ENUM_MAX} THEN list_sort(list(DISTINCT {v})) END",
             ]
-        elif upper.startswith("TIMESTAMP WITH TIME ZONE") or upper == "TIMESTAMPTZ":
-            parts += [f"bool_and(epoch_us({c}) % 1000000 = 0)", f"bool_and(epoch_us({c}) % 1000 = 0)"]
+        elif is_instant_type(kind) and is_nanosecond_type(kind):
+            parts += [f"bool_and(epoch_ns({c}) % {10**k} = 0)" for k in (9, 6, 3)]
+        elif is_instant_type(kind):
+            parts += [f"bool_and(epoch_us({c}) % 1000000 = 0)", f"bool_and(epoch_us({c}) % 1000 = 0)", "TRUE"]
         exprs[name] = parts
     flat = [e for parts in exprs.values() for e in parts]
     row = con.execute(f"SELECT {', '.join(flat)} FROM {SOURCE_VIEW}").fetchone()
@@ -269,9 +270,9 @@ def _column(name: str, physical: str, text: bool, rows: int, stats: tuple[Any, .
     upper = physical.upper()
     if upper.startswith("DECIMAL"):
         dtype = "decimal" + upper[len("DECIMAL") :].replace(" ", "")
-    elif upper.startswith("TIMESTAMP WITH TIME ZONE") or upper == "TIMESTAMPTZ":
-        whole_s, whole_ms = stats[1:3]
-        dtype = f"timestamp_{'s' if whole_s else 'ms' if whole_ms else 'us'}_utc"
+    elif is_instant_type(physical):  # a zone in the file (UTC, Europe/Berlin, +05:30): an instant all the same
+        whole_s, whole_ms, whole_us = stats[1:4]
+        dtype = f"timestamp_{'s' if whole_s else 'ms' if whole_ms else 'us' if whole_us else 'ns'}_utc"
     elif upper.startswith("TIMESTAMP"):
         raise InputError(
             f"column {name!r} holds timestamps without a UTC offset ({physical}): tscontract does not guess a "

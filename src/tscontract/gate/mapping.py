@@ -48,7 +48,14 @@ from tscontract.contract.located import load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
 from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
-from tscontract.engines.columns import EPOCH_PLAUSIBLE, REASON_PREFIX, ident, sql_string
+from tscontract.engines.columns import (
+    EPOCH_PLAUSIBLE,
+    REASON_PREFIX,
+    ident,
+    instant_text_of,
+    is_instant_type,
+    sql_string,
+)
 from tscontract.engines.csv_dialect import CsvDialect
 from tscontract.engines.relations import small_table
 from tscontract.errors import ContractError, InputError, display_path
@@ -292,8 +299,14 @@ class _Converter:
 
     def text_of(self, rule: ColumnMap) -> str:
         """The text a rule reads: one column, or several joined with a space (NULL if any is)."""
-        parts = [f"CAST({self.value_of(name, rule)} AS VARCHAR)" for name in rule.sources]
-        return " || ' ' || ".join(parts)
+        return " || ' ' || ".join(self._text(name, rule) for name in rule.sources)
+
+    def _text(self, name: str, rule: ColumnMap) -> str:
+        # an instant column (a zone in the file, any unit) reads as RFC 3339 UTC, every digit it holds
+        physical = self.source_columns.get(name, "VARCHAR")
+        if is_instant_type(physical):
+            return instant_text_of(self.value_of(name, rule), physical)
+        return f"CAST({self.value_of(name, rule)} AS VARCHAR)"
 
     def file_value(self, field: str, rule: ColumnMap) -> str:
         self.layer0.append(f"f.{ident(field)} AS {ident('__tsc_file_' + field)}")
@@ -518,7 +531,7 @@ class _Converter:
         kind = self.contract.fields[field].type.kind
         if kind in ("decimal", "float", "int") or rule.unit or rule.unit_column or rule.round:
             return self.number(field, rule)
-        return f"CAST({self.value_of(rule.sources[0], rule)} AS VARCHAR)", None
+        return self._text(rule.sources[0], rule), None
 
     def layered(self, upto: int) -> str:
         """The raw rows with the helper columns of layers 0..``upto``, as a relation aliased ``r``."""
@@ -586,8 +599,8 @@ class _Converter:
 
     def _passthrough(self, name: str) -> str:
         physical = self.source_columns[name]
-        if physical.startswith("TIMESTAMP WITH TIME ZONE"):
-            return _utc_text(f"r.{ident(name)}")
+        if is_instant_type(physical):
+            return instant_text_of(f"r.{ident(name)}", physical)
         if physical.startswith("DECIMAL"):
             return _trim_zeros(f"CAST(r.{ident(name)} AS VARCHAR)")
         return f"CAST(r.{ident(name)} AS VARCHAR)"

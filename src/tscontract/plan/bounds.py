@@ -100,6 +100,14 @@ def load_bounds(path: str | Path) -> Bounds:
     required = ("contract", "version", "series_column", "fields")
     if not isinstance(tree, dict) or any(k not in tree for k in required):
         raise SourceError(f"a bounds file has {', '.join(required)}", Location(shown, 1, 1))
+    try:
+        return _bounds_of(tree, shown)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a file profile did not write
+        why = f"{type(exc).__name__}: {exc}"
+        raise InputError(f"{shown}: not a bounds file written by tscontract profile ({why})") from None
+
+
+def _bounds_of(tree: dict[str, Any], shown: str) -> Bounds:
     fields: dict[str, dict[str, SeriesProfile]] = {}
     for name, series in (tree["fields"] or {}).items():
         fields[name] = {

@@ -357,6 +357,12 @@ def build_plan(
             )
         )
     if bounds is not None:
+        made_for = f"{bounds.contract} {bounds.version}"
+        if bounds.contract != contract.contract or bounds.version.split(".")[0] != contract.version.split(".")[0]:
+            raise InputError(
+                f"the bounds were profiled for {made_for}, not {contract.contract} {contract.version}: "
+                "run tscontract profile for this contract"
+            )
         if bounds.series_column != series:
             raise InputError(f"the bounds are per {bounds.series_column}, the contract's series column is {series}")
         for field_name in bounds.fields:
