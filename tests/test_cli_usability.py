@@ -100,3 +100,18 @@ def test_output_paths_that_cannot_be_written(tmp_path):
     imported = run_cli("import", "odcs", afile, "-o", missing)
     assert one_line_error(imported).startswith(f"error: --out {missing}: directory")
     assert not missing.parent.exists()
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_square_brackets_in_option_help_survive_rich_markup(command):
+    # rich reads '[p01, p99]' as a markup tag and drops it unless escaped ('\\[p01, p99]')
+    click = _command()
+    for name in command:
+        click = click.commands[name]
+    words = {m for p in click.params for m in re.findall(r"\[[a-z][^\]\s]*", (getattr(p, "help", "") or "").lower())}
+    if not words:
+        return
+    text = " ".join(run_cli(*command, "--help").stdout.lower().split())
+    assert all(w in text for w in words), (words, text)
+    if command == ["profile"]:
+        assert "widen [p01, p99] by" in text

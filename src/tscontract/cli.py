@@ -332,7 +332,7 @@ def profile(
     fields: Annotated[
         str | None, typer.Option("--fields", help="Comma-separated fields (default: measurement fields).")
     ] = None,
-    margin: Annotated[str, typer.Option("--margin", help="Widen [p01, p99] by this many spreads.")] = "0.5",
+    margin: Annotated[str, typer.Option("--margin", help="Widen \\[p01, p99] by this many spreads.")] = "0.5",
     scale_factor: Annotated[
         str, typer.Option("--scale-factor", help="Flag a typical magnitude moved by more than this factor.")
     ] = "10",

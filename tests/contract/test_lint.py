@@ -90,6 +90,21 @@ def test_field_findings(fields, code, severity):
     assert report.passed is (severity != "error")
 
 
+# a TMY3 solar file: irradiance in W/m**2 (global, direct normal, diffuse) and a kW/m**2 variant
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [("ghi_w_m2", "W/m**2"), ("dni_w_m2", "W / m ** 2"), ("dhi_kw_m2", "kW/m**2"), ("ghi_wh_m2", "Wh/m**2")],
+)
+def test_irradiance_names_agree_with_their_units(name, unit):
+    report, codes = findings(f"  {name}: {{type: decimal(9,3), unit: {unit}, nullable: true}}")
+    assert not {c for c, _ in codes if c in ("TS105", "TS106")}, report.findings
+
+
+def test_irradiance_name_with_another_unit_is_ts105():
+    report, codes = findings("  ghi_w_m2: {type: decimal(9,3), unit: kW/m**2, nullable: true}")
+    assert ("TS105", "error") in codes, report.findings
+
+
 def test_matching_suffix_is_fine():
     _, codes = findings("  value_degc: {type: decimal(9,3), unit: degC, dimension: temperature, nullable: true}")
     assert codes == set()

@@ -298,3 +298,29 @@ def test_bad_rule_input_is_a_positioned_contract_error(old, new, message, tmp_pa
     assert "trades.yaml:" in every
     result = run_cli("lint", write(tmp_path, text, "trades.yaml"))
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+FOLDED = TRADES.replace(
+    '    sql: "SELECT count(*) FROM {object} WHERE price <= 0"',
+    "    sql: >-\n      SELECT count(*) FROM {object}\n      WHERE price <= 0",
+).replace(
+    "  trade_id:\n    type: string\n",
+    "  trade_id:\n    description: >\n      The vendor's print id,\n      kept across replays.\n    type: string\n",
+)
+
+
+def test_folded_scalars_fold_to_spaces_in_sql_checks_descriptions_and_exports(tmp_path):
+    # ruamel's round-trip composer marks every fold with a BEL (\x07): the SQL check was refused and the
+    # descriptions carried it into the dbt and JSON Schema exports
+    contract = trades_contract(tmp_path, FOLDED)
+    checks = by_id(validate(contract, trades_csv(tmp_path, GOOD_ROWS)))
+    assert checks["sql_checks.no_free_trades"]["status"] == "passed"
+    assert parse_contract(FOLDED, "trades.yaml").fields["trade_id"].description == (
+        "The vendor's print id, kept across replays.\n"
+    )
+    for target in ("jsonschema", "dbt"):
+        out = tmp_path / target
+        done = run_cli("export", target, contract, "--out", out)
+        assert done.returncode == 0, done.stderr
+        written = "".join(f.read_text() for f in sorted(out.rglob("*")) if f.is_file())
+        assert "kept across replays" in written and "\x07" not in written and "\\u0007" not in written

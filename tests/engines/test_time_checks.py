@@ -132,3 +132,14 @@ def test_session_check_needs_a_calendar(tmp_path):
     )
     report = validate(parse_contract(named, "c.yaml"), path, now=NOW)
     assert report.check("time.session").status == "passed"
+
+
+def test_a_zero_cadence_tolerance_is_exact(tmp_path):
+    # a logger that stamps exactly every 10 s: '+/-0s' says any drift at all is a fault
+    exact = (SENSOR / "contract.yaml").read_text().replace("tolerance +/-10% of interval", "tolerance +/-0s")
+    contract = write(tmp_path, exact, "exact.yaml")
+    assert parse_contract(exact, "exact.yaml").time.cadence.tolerance.amount == 0
+    ok = sensor_report(sensor_csv(tmp_path, [0, 10, 20, 30]), contract)
+    assert ok.check("time.cadence").status == "passed"
+    drift = sensor_report(sensor_csv(tmp_path, [0, 10, 20.001, 30]), contract).check("time.cadence")
+    assert drift.status == "failed" and drift.failed_rows == 2

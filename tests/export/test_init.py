@@ -235,3 +235,39 @@ def test_plausibility_bounds_warn_on_the_spike_and_text_sets_become_enums(tmp_pa
     bad = tmp_path / "bad.csv"
     bad.write_text(sample.read_text().replace(",MAINT,gas/LNG,", ",TRIP,gas/LNG,", 1))
     assert run_cli("validate", out, bad, "--catalog", catalog, "--now", NOW).returncode == 1
+
+
+# ---------------------------------------------------------------- samples whose gaps span two calendar years
+
+
+def _hourly_weather_over_new_year(path):
+    """Hourly airport temperatures from 28 December to 5 January with a six-hour outage on 2 January."""
+    rows, moment, i = ["time,station,temp_c"], datetime(2023, 12, 28, tzinfo=UTC), 0
+    while moment < datetime(2024, 1, 6, tzinfo=UTC):
+        if not datetime(2024, 1, 2, 3, tzinfo=UTC) <= moment < datetime(2024, 1, 2, 9, tzinfo=UTC):
+            rows.append(f"{moment:%Y-%m-%dT%H:%M:%SZ},KSEA,{5 + i % 7}.5")
+        moment, i = moment + timedelta(hours=1), i + 1
+    path.write_text("\n".join(rows) + "\n")
+
+
+def _call_centre_first_week_of_january(path):
+    """5-minute call counts, weekdays 07:00-21:00 New York time, from 2 January (the calendar margin reaches
+    back into December)."""
+    rows = ["time,queue,calls"]
+    for day in range(2, 6):
+        start = datetime(2024, 1, day, 7, tzinfo=NEW_YORK).astimezone(UTC)
+        rows += [f"{start + timedelta(minutes=5 * k):%Y-%m-%dT%H:%M:%SZ},retail,{k % 9}" for k in range(14 * 12)]
+    path.write_text("\n".join(rows) + "\n")
+
+
+@pytest.mark.parametrize("make", [_hourly_weather_over_new_year, _call_centre_first_week_of_january])
+def test_a_sub_daily_sample_whose_gaps_span_two_years_drafts_an_irregular_cadence(tmp_path, make):
+    # two years of sessions of every candidate calendar are more rows than go in as literals: they were
+    # registered as Arrow while the span query's result was still open ("unfinished result", internal error)
+    sample = tmp_path / "sample.csv"
+    make(sample)
+    draft = infer([sample], name="sample")
+    assert draft.cadence == "irregular"
+    assert "closest exchange calendar" in draft.cadence_note  # the sessions were tried, over both years
+    done = init(tmp_path, sample)[0]
+    assert done.returncode == 0, done.stderr

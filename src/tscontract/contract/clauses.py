@@ -135,7 +135,8 @@ class Duration:
         return data
 
 
-def _duration(node: Tree, text: str) -> Duration:
+def _duration(node: Tree, text: str, *, zero: bool = False) -> Duration:
+    """The duration ``node`` spells; positive, or zero where ``zero`` allows it (a cadence tolerance)."""
     tokens = [str(t) for t in node.children]
     amount = Decimal(tokens[0])
     unit_text = tokens[-1]
@@ -147,8 +148,8 @@ def _duration(node: Tree, text: str) -> Duration:
         unit, calendar = "d", "trading"
     if calendar and unit != "d":
         raise ClauseSyntaxError(f"{calendar} calendars count days, not {unit_text!r}")
-    if amount <= 0:
-        raise ClauseSyntaxError("a duration must be positive")
+    if amount < 0 or (amount == 0 and not zero):
+        raise ClauseSyntaxError("a duration must be positive" + (" or zero" if zero else ""))
     segment = text[node.meta.start_pos : node.meta.end_pos] if node.meta.start_pos is not None else text
     return Duration(text=segment.strip(), amount=amount, unit=unit, calendar=calendar)  # type: ignore[arg-type]
 
@@ -246,7 +247,7 @@ def parse_cadence(text: str) -> Cadence:
                 raise ClauseSyntaxError("a cadence tolerance must be below 100% of the interval", option.meta.start_pos)
             cadence = replace(cadence, tolerance_ratio=ratio)
         else:
-            cadence = replace(cadence, tolerance=_duration(option.children[0], text))  # type: ignore[arg-type]
+            cadence = replace(cadence, tolerance=_duration(option.children[0], text, zero=True))  # type: ignore[arg-type]
     if cadence.source in ("irregular", "session") and (cadence.tolerance_ratio or cadence.tolerance):
         which = "an irregular" if cadence.source == "irregular" else "a session"
         raise ClauseSyntaxError(f"{which} cadence has no tolerance")

@@ -94,7 +94,7 @@ UNIT_SUFFIXES = {
     "ug": "ug",
     "ppm": "ppm",
 }
-# <numerator>_<denominator> suffixes: co_mg_m3 is mg/m**3, flow_m3_h is m**3/h, rain_mm_h is mm/h
+# <numerator>_<denominator> suffixes: co_mg_m3 is mg/m**3, flow_m3_h is m**3/h, rain_mm_h is mm/h, ghi_w_m2 is W/m**2
 PER_NUMERATORS = {
     "ng": "ng",
     "ug": "ug",
@@ -112,6 +112,8 @@ PER_NUMERATORS = {
     "wh": "Wh",
     "kwh": "kWh",
     "mwh": "MWh",
+    "w": "W",  # irradiance: ghi_w_m2 is W/m**2
+    "kw": "kW",
 }
 PER_DENOMINATORS = {"s": "s", "min": "min", "h": "h", "d": "d", "m2": "m**2", "m3": "m**3", "l": "L", "kg": "kg"}
 # words after a unit suffix that qualify it: pressure_kpa_g (gauge), temp_c_max

@@ -211,6 +211,10 @@ _TAG = "tag:yaml.org,2002:"
 def _scalar_value(node: ScalarNode) -> Any:
     tag = getattr(node.tag, "value", node.tag) or ""
     raw = node.value
+    if node.style == ">":
+        # ruamel's round-trip composer marks each fold of a folded scalar with BEL (its constructor,
+        # which we do not run, removes them); YAML allows no literal BEL in a block scalar
+        raw = raw.replace("\a", "")
     if not tag.startswith(_TAG):
         return raw
     kind = tag[len(_TAG) :]

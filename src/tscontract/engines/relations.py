@@ -34,6 +34,16 @@ def _literal(value: Any) -> str:
     return "NULL" if text is None else sql_string(text)
 
 
+def register(con: Any, name: str, table: Any) -> None:
+    """Register an Arrow ``table`` as view ``name`` on a DuckDB connection. DuckDB (2.x) refuses to
+    register while the last ``execute`` has rows left unread (a ``fetchone`` of a one-row query
+    leaves its end unread), so the pending result is run to its end first."""
+    complete = getattr(con, "complete", None)  # DuckDB >= 2; older versions need no such step
+    if complete is not None:
+        complete()
+    con.register(name, table)
+
+
 def small_table(con: Any, table: str, columns: list[tuple[str, str]], rows: list[tuple[Any, ...]]) -> None:
     """Temp ``table`` of ``columns`` (name, SQL type) holding ``rows``, on a DuckDB or Spark connection."""
     names = [f"c{i}" for i in range(len(columns))]
@@ -42,7 +52,7 @@ def small_table(con: Any, table: str, columns: list[tuple[str, str]], rows: list
         import pyarrow as pa  # with numpy, 0.3 s to import: only for a large table
 
         arrow = pa.table([pa.array([_text(r[i]) for r in rows], pa.string()) for i in range(len(columns))], names=names)
-        con.register(f"{table}_rows", arrow)
+        register(con, f"{table}_rows", arrow)
         relation = f"{table}_rows"
     elif rows:
         values = ", ".join("(" + ", ".join(_literal(v) for v in row) + ")" for row in rows)

@@ -30,6 +30,7 @@ import duckdb
 
 from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
 from tscontract.engines.csv_source import MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
+from tscontract.engines.relations import register
 from tscontract.errors import InputError, display_path
 from tscontract.shown import engine_message
 
@@ -286,7 +287,7 @@ def _read_mixed(
         if lone is not None:
             raise InputError(f"{shown}: line {lone} has a carriage return without a line feed; lines end in LF or CRLF")
         name = f"__tsc_csv_lines_{i}"
-        con.register(name, _arrow_lines(path, limit))
+        register(con, name, _arrow_lines(path, limit))
         lines[i] = f"SELECT {i} AS __tsc_file, __tsc_line, __tsc_text FROM {name}"
         return limit
     raise InputError(f"cannot read {', '.join(display_path(p) for p in paths)}: {engine_message(error)}")
@@ -481,7 +482,7 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | 
     """
     arrow = _to_arrow(data)
     if arrow is not None:
-        con.register("__tsc_arrow", arrow)
+        register(con, "__tsc_arrow", arrow)
         con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM __tsc_arrow")
         return Source(_describe(con, SOURCE_VIEW), text=False, description=[f"<{type(data).__name__}>"])
     items = [data] if isinstance(data, str | Path) else list(data)

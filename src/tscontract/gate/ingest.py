@@ -37,6 +37,7 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines.columns import REASON_PREFIX, ident, json_field, sql_string
 from tscontract.engines.duckdb import ValidationRun, connect
+from tscontract.engines.relations import register
 from tscontract.engines.sources import MALFORMED, RECORD, Source, fetch_arrow
 from tscontract.errors import InputError, display_path
 from tscontract.gate.duplicates import CHECK_ID as DUPLICATES
@@ -264,7 +265,7 @@ class _Gate:
         con = self.con
         contract = self.contract
         clauses = {c.id: c.clause for c in checks} | rule_clauses(contract) | duplicates_clause(contract)
-        con.register("__tsc_clauses", pa.table({"check_id": list(clauses), "clause": list(clauses.values())}))
+        register(con, "__tsc_clauses", pa.table({"check_id": list(clauses), "clause": list(clauses.values())}))
         batch_level = bool(batch_ids)
         batch_list = "[" + ", ".join(sql_string(i) for i in batch_ids) + "]::VARCHAR[]"
         con.execute(

@@ -26,7 +26,7 @@ from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb_time import calendar_sql
-from tscontract.engines.relations import small_table
+from tscontract.engines.relations import register, small_table
 from tscontract.engines.sources import fetch_arrow
 from tscontract.gate.store import Store
 
@@ -79,7 +79,7 @@ def check_revisions(
     )
     batch_keys = fetch_arrow(con, f"SELECT DISTINCT {keys} FROM __tsc_rev_batch")
     existing = store.latest(contract, batch_keys)
-    con.register("__tsc_existing_arrow", existing)
+    register(con, "__tsc_existing_arrow", existing)
     # dense_rank: two copies of one revision expect the same number (key.unique rejects them already)
     partition = ", ".join("b." + ident(k) for k in series_key)
     con.execute(

@@ -43,6 +43,7 @@ import pyarrow.csv as pacsv
 from tscontract.contract.model import Contract
 from tscontract.contract.types import DataType
 from tscontract.engines.columns import json_field, sql_string
+from tscontract.engines.relations import register
 from tscontract.engines.sources import fetch_arrow
 from tscontract.errors import InputError
 from tscontract.shown import MESSAGE_CHARS, cut, engine_message
@@ -341,7 +342,7 @@ class DuckDBStore(Store):
     def latest(self, contract: Contract, keys: pa.Table) -> pa.Table:
         base = table_base(contract)
         names = self.series_key(contract)
-        self.con.register("__tsc_keys", keys)
+        register(self.con, "__tsc_keys", keys)
         on = " AND ".join(f"p.{_q(k)} = k.{_q(k)}" for k in names)
         revision = "max(p.revision)" if "revision" in contract.fields else "0"
         record = ", ".join(f"{sql_string(n)}, {json_field('p.' + _q(n), f.type)}" for n, f in contract.fields.items())
@@ -366,7 +367,7 @@ class DuckDBStore(Store):
                 ("__tsc_corr", batch.corrections, CORRECTIONS),
             ):
                 if table.num_rows:
-                    con.register(name, table)
+                    register(con, name, table)
                     cols = ", ".join(_q(c) for c in table.column_names)
                     con.execute(f"INSERT INTO {_q(target)} ({cols}) SELECT {cols} FROM {name}")
                     con.unregister(name)
