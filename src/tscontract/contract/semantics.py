@@ -144,9 +144,13 @@ def _arithmetic_type(node: exp.Expression, left: ExprType, right: ExprType) -> E
 def _comparable(node: exp.Expression, types: list[ExprType], parts: list[exp.Expression] | None = None) -> None:
     """Refuse a comparison of different kinds; a text literal that reads as a time compares with times."""
     kinds = {t.kind for t in types if t.kind != "any"}
-    if parts is not None and kinds & {"instant", "date"} and all(
-        t.kind != "text" or (isinstance(p, exp.Literal) and _time_literal(p.this) is not None)
-        for p, t in zip(parts, types, strict=True)
+    if (
+        parts is not None
+        and kinds & {"instant", "date"}
+        and all(
+            t.kind != "text" or (isinstance(p, exp.Literal) and _time_literal(p.this) is not None)
+            for p, t in zip(parts, types, strict=True)
+        )
     ):
         kinds -= {"text"}
     if len(kinds) > 1 and not kinds <= {"exact", "float"}:
