@@ -126,3 +126,57 @@ def test_three_wide_decimals_multiply_to_a_verdict(engine: str, request: pytest.
         request.getfixturevalue("spark")
     # 99999999.9999 ** 3 is about 1e24: under 1e30, over 1e23 (row 1 only: row 2 is negative, row 3 about 1e16)
     assert _wide_products(engine, where) == {"p1 * p2 * p3 < 1e30": [], "p1 * p2 * p3 < 1e23": [1]}
+
+
+# found by these tests (and the cases each engine's documentation gives away): clause, rows, failing rows
+COUNTER_EXAMPLES = [
+    # chdb: no common type of Int64 and Decimal64 in IN; two decimal scales in coalesce; Int64 beside Decimal(15,6)
+    ("i in (-400, 1256.2)", [{"i": 1}, {"i": -400}], [1]),
+    ("coalesce(least(8893, d2), d6) > 0", [{"d2": Decimal("-1.00")}, {"d6": Decimal("1.000000")}], [1]),
+    ("i <= d6", [{"i": 2**62, "d6": Decimal("0.000000")}, {"i": 0, "d6": Decimal("0.000000")}], [1]),
+    # least/greatest are null beside a null (DuckDB, PostgreSQL and Spark skipped it)
+    ("least(i, j) > 0", [{"i": -1}, {"i": -1, "j": 1}], [2]),
+    ("greatest(f, d2) < 0", [{"f": float("nan"), "d2": Decimal("1.00")}, {"f": -1.0}], [1]),
+    # PostgreSQL: no ISNAN; a zero divisor raises; Spark: a zero divisor gives NULL
+    ("f >= 0", [{"f": float("nan")}, {"f": 1.0}], [1]),
+    ("i / j > 0", [{"i": 1, "j": 0}, {"i": -1, "j": 0}, {"i": 0, "j": 0}], [2, 3]),
+    ("f / d2 > 0", [{"f": 1.0, "d2": Decimal("0.00")}, {"f": -0.0, "d2": Decimal("0.00")}], [2]),
+    ("1 / f > 0", [{"f": -0.0}, {"f": 0.0}], [1]),
+    # PostgreSQL orders text by locale: by code point here
+    ("s < 'a'", [{"s": "Z"}, {"s": "é"}, {"s": "_"}], [2]),
+    # Spark's and ClickHouse's upperUTF8('ß') are 'SS', PostgreSQL's 'ß'; ClickHouse's upper maps ASCII only
+    ("upper(s) = 'ẞ'", [{"s": "ß"}, {"s": "ss"}], [2]),
+    ("lower(s) = 'é'", [{"s": "É"}, {"s": "E"}], [2]),
+    ("length(upper(s)) = 2", [{"s": "ßa"}, {"s": "ﬁ"}], [2]),
+]
+
+
+def _named_batch(values: list[dict]) -> list[dict]:
+    return [{name: None for name in COLUMNS} | row for row in values]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "chdb", "postgres"])
+@pytest.mark.parametrize(("text", "values", "failing"), COUNTER_EXAMPLES)
+def test_found_counter_examples(
+    engine: str, text: str, values: list[dict], failing: list[int], request: pytest.FixtureRequest
+) -> None:
+    batch = _named_batch(values)
+    assert expected_failures(text, batch) == failing
+    where = request.getfixturevalue("postgres_url") if engine == "postgres" else None
+    assert on_engine(engine, [text], batch, where)[text] == failing
+
+
+def test_found_counter_examples_on_spark(spark: Any, tmp_path: Path) -> None:
+    """Every named case in one Spark run per batch of rows (a Spark run is slow)."""
+    for text, values, failing in COUNTER_EXAMPLES:
+        assert expected_failures(text, _named_batch(values)) == failing
+    by_rows: list[tuple[list[dict], dict[str, list[int]]]] = []
+    for text, values, failing in COUNTER_EXAMPLES:
+        same = [cases for shared, cases in by_rows if shared == values]
+        if same:
+            same[0][text] = failing
+        else:
+            by_rows.append((values, {text: failing}))
+    for values, cases in by_rows:
+        found = on_engine("spark", list(cases), _named_batch(values), tmp_path)
+        assert found == cases

@@ -228,10 +228,13 @@ def _case_expanding(upper: bool) -> str:
 _PRIVATE_USE = 0xE000  # no case partner: held there while the engine maps the rest
 
 
-def one_to_one_case(node: exp.Lower | exp.Upper) -> exp.Expression:
+def one_to_one_case(
+    node: exp.Lower | exp.Upper, translate_name: str = "TRANSLATE", case_name: str | None = None
+) -> exp.Expression:
     """``lower`` / ``upper`` as the reference maps case, for an engine with full case mapping (Spark's
     ``upper('ß')`` is ``SS``): the characters whose partner is longer are held as private-use characters
-    while the engine maps the rest, then put back (``ß`` as ``ẞ``), so each keeps one character."""
+    while the engine maps the rest, then put back (``ß`` as ``ẞ``), so each keeps one character.
+    ``translate_name`` / ``case_name``: the engine's functions (ClickHouse: ``translateUTF8``, ``upperUTF8``)."""
     upper = isinstance(node, exp.Upper)
     held = _case_expanding(upper)
     placeholders = "".join(chr(_PRIVATE_USE + n) for n in range(len(held)))
@@ -239,9 +242,10 @@ def one_to_one_case(node: exp.Lower | exp.Upper) -> exp.Expression:
 
     def translate(value: exp.Expression, source: str, target: str) -> exp.Expression:
         return exp.Anonymous(
-            this="TRANSLATE", expressions=[value, exp.Literal.string(source), exp.Literal.string(target)]
+            this=translate_name, expressions=[value, exp.Literal.string(source), exp.Literal.string(target)]
         )
 
-    mapped = type(node)(this=translate(node.this, held, placeholders))
+    inner = translate(node.this, held, placeholders)
+    mapped = type(node)(this=inner) if case_name is None else exp.Anonymous(this=case_name, expressions=[inner])
     mapped.meta["one_to_one"] = True
     return translate(mapped, placeholders, restored)
