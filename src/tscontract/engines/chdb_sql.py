@@ -20,6 +20,8 @@ from collections.abc import Mapping
 import sqlglot
 import sqlglot.expressions as exp
 
+from tscontract.sql.semantics import one_to_one_case
+
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
 TIME_BUCKET_ORIGIN_US = 946_857_600_000_000
 INSTANT = "DateTime64(6, 'UTC')"
@@ -187,6 +189,10 @@ class _Rewriter:
 
 
 def _replacement(node: exp.Expression, columns: Mapping[str, str]) -> exp.Expression:
+    if isinstance(node, exp.Lower | exp.Upper) and not node.meta.get("one_to_one"):
+        # ClickHouse's upper/lower map ASCII only, upperUTF8('ß') is 'SS': one character to one, as the reference
+        name = "upperUTF8" if isinstance(node, exp.Upper) else "lowerUTF8"
+        return one_to_one_case(node, "translateUTF8", name)
     if isinstance(node, exp.Cast) and (text := _column_text(node, columns)) is not None:
         return text
     if isinstance(node, exp.TryCast):

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 import sqlglot
 import sqlglot.expressions as exp
 
+from tscontract.sql.semantics import ieee_division, lowered_division, one_to_one_case
+
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
 TIME_BUCKET_ORIGIN = "2000-01-03 00:00:00+00"
 # TRY_CAST to these goes through a temporary function that returns NULL where the cast fails
@@ -149,6 +151,32 @@ def postgres_time_format(strftime: str) -> str:
     return "".join(out)
 
 
+_ORDERINGS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+_TIME_TEXT = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _clause_semantics(node: exp.Expression) -> exp.Expression:
+    """What a lowered row clause (sql/semantics.py) means, in PostgreSQL's terms.
+
+    PostgreSQL has no ISNAN (NaN equals NaN there), raises on a zero divisor, maps case and orders text
+    by the database's locale: text beside a text literal is ordered by code point (``COLLATE "C"`` over
+    UTF-8), case is mapped one character to one.
+    """
+    if isinstance(node, exp.IsNan):
+        return exp.paren(exp.EQ(this=node.this, expression=exp.cast(exp.Literal.string("NaN"), "DOUBLE")))
+    if lowered_division(node) and not node.meta.get("ieee"):
+        return ieee_division(node)  # type: ignore[arg-type]
+    if isinstance(node, exp.Lower | exp.Upper) and not node.meta.get("one_to_one"):
+        return one_to_one_case(node)  # the locale's upper('ß') is 'ß' or 'SS'
+    if isinstance(node, _ORDERINGS):
+        for side in ("this", "expression"):
+            value = node.args[side]
+            if isinstance(value, exp.Literal) and value.is_string and not _TIME_TEXT.match(value.this):
+                node.set(side, exp.Collate(this=value, expression=exp.Identifier(this="C", quoted=True)))
+                return node
+    return node
+
+
 class _Rewriter:
     def __init__(self, columns: Mapping[str, str]) -> None:
         self.columns = columns
@@ -160,6 +188,9 @@ class _Rewriter:
         return node if new is node else new.transform(self, copy=False)
 
     def replacement(self, node: exp.Expression) -> exp.Expression:
+        clause = _clause_semantics(node)
+        if clause is not node:
+            return clause
         if isinstance(node, exp.TryCast):
             return _try_cast(node, self.columns)
         if (

@@ -14,6 +14,8 @@ import re
 import sqlglot
 import sqlglot.expressions as exp
 
+from tscontract.sql.semantics import ieee_division, lowered_division, one_to_one_case
+
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
 TIME_BUCKET_ORIGIN_US = 946_857_600_000_000
 
@@ -39,6 +41,11 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
 
 
 def _replacement(node: exp.Expression) -> exp.Expression:
+    # a row clause as the reference means it (sql/semantics.py): Spark's x / 0 is NULL, its upper('ß') is 'SS'
+    if lowered_division(node) and not node.meta.get("ieee"):
+        return ieee_division(node)  # type: ignore[arg-type]
+    if isinstance(node, exp.Lower | exp.Upper) and not node.meta.get("one_to_one"):
+        return one_to_one_case(node)
     if isinstance(node, exp.RegexpFullMatch):
         # RE2's full match as a Java search: anchored at both ends, \z (Java's $ also matches before a final
         # line break), the whole pattern grouped (^a|b$ is a or b), (?u) so (?i) folds case as RE2 does
