@@ -13,16 +13,20 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
+import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.contract.clause_strategies import COLUMNS, START, clauses, rows, table
+from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, rows, table
 from tests.contract.test_semantics_differential import TYPES, expected_failures, runnable
+from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
 from tscontract.export import pandera as pandera_export
+from tscontract.export.dbt import holds_sql, range_bounds
+from tscontract.plan.checks import build_plan
 
 DEEP = os.environ.get("TSCONTRACT_CLAUSE_PROFILE") == "deep"
 CASES = settings(
@@ -39,6 +43,7 @@ import re
 from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
+import duckdb
 import numpy as np
 import pandas as pd
 """
@@ -121,3 +126,50 @@ def test_pandera_counter_examples(text: str, batch: list[dict], failing: list[in
     assert expected_failures(text, batch) == failing
     for backing in ("arrow", "object"):
         assert pandera_failures(text, batch, backing) == failing, backing
+
+
+# ---------------------------------------------------------------- dbt and Soda: the SQL they carry
+
+
+def exported_plan(texts: list[str]):
+    return build_plan(parse_contract(contract_text(texts)))
+
+
+def sql_failures(texts: list[str], batch: list[dict]) -> dict[str, list[int]]:
+    """Per clause, the rows failing the SQL the dbt and Soda exports carry (``NOT <holds>``), run in DuckDB."""
+    plan = exported_plan(texts)
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    data = table(batch)  # noqa: F841 - read by DuckDB by name
+    con.execute("CREATE TABLE t AS SELECT row_number() OVER () AS n, * FROM data")
+    found = {}
+    for check in plan.checks:
+        if check.kind == "invariant":
+            holds = holds_sql(plan, check)
+            found[check.clause] = [
+                r[0] for r in con.execute(f"SELECT n FROM t WHERE NOT {holds} ORDER BY n").fetchall()
+            ]
+    return found
+
+
+@CASES
+@given(st.lists(clauses(), min_size=1, max_size=4), rows())
+def test_dbt_and_soda_sql_fails_the_rows_the_reference_fails(texts: list[str], batch: list[dict]) -> None:
+    texts = list(dict.fromkeys(runnable(texts)))
+    if not texts:
+        return
+    found = sql_failures(texts, batch)
+    for text in texts:
+        assert found[text] == expected_failures(text, batch), text
+
+
+@pytest.mark.parametrize("text", ["f >= 0", "f between 0 and 1", "0 <= f <= 1"])
+def test_a_float_bound_is_not_a_range_test(text: str) -> None:
+    """accepted_range and Soda's min/max pass a NaN the clause fails: a float bound stays a row test."""
+    plan = exported_plan([text])
+    check = next(c for c in plan.checks if c.kind == "invariant")
+    assert range_bounds(plan, check) is None
+    assert range_bounds(
+        exported_plan(["d2 >= 0"]), next(c for c in exported_plan(["d2 >= 0"]).checks if c.kind == "invariant")
+    )
+    assert sql_failures([text], [row(f=NAN), row(f=0.5)])[text] == [1]
