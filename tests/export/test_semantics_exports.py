@@ -20,11 +20,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, rows, table
+from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
 from tests.contract.test_semantics_differential import TYPES, expected_failures, runnable
 from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
 from tscontract.export import pandera as pandera_export
+from tscontract.export.cel import CelUnsupported, compile_predicate
 from tscontract.export.dbt import holds_sql, range_bounds
 from tscontract.plan.checks import build_plan
 
@@ -57,6 +58,19 @@ def pandas_runtime() -> dict[str, Any]:
 
 
 RUNTIME = pandas_runtime()
+# the kinds of clause the CEL export refuses, by the reason it gives
+CEL_REFUSALS = (
+    "'/' divides in binary64",
+    "a float may be NaN or ±Inf",
+    "has no CEL form",
+    "compares ",
+    "values have no order in CEL",
+    "arithmetic on ",
+    "length() of a value that is not text",
+    "coalesce() of values of different kinds",
+    "least()/greatest() are null where an operand is null",
+    "lower()/upper(): confluent-kafka's CEL executor has no",
+)
 
 
 def predicate(text: str):
@@ -173,3 +187,62 @@ def test_a_float_bound_is_not_a_range_test(text: str) -> None:
         exported_plan(["d2 >= 0"]), next(c for c in exported_plan(["d2 >= 0"]).checks if c.kind == "invariant")
     )
     assert sql_failures([text], [row(f=NAN), row(f=0.5)])[text] == [1]
+
+
+# ---------------------------------------------------------------- CEL (confluent-kafka's CEL executor)
+
+
+def cel_verdicts(text: str, batch: list[dict]) -> list[int] | str:
+    """The rows the exported CEL rule rejects in cel-python with confluent-kafka's functions, or the refusal."""
+    import celpy
+    from confluent_kafka.schema_registry.rules.cel.cel_executor import msg_to_cel
+    from confluent_kafka.schema_registry.rules.cel.cel_field_presence import InterpretedRunner
+    from confluent_kafka.schema_registry.rules.cel.extra_func import EXTRA_FUNCS
+
+    try:
+        expr = compile_predicate(predicate(text), TYPES, frozenset(TYPES))
+    except CelUnsupported as exc:
+        return str(exc)
+    env = celpy.Environment(runner_class=InterpretedRunner)
+    program = env.program(env.compile(expr), functions=EXTRA_FUNCS)
+    failing = []
+    for n, values in enumerate(batch):
+        record = {k: v for k, v in reference_row(values, n).items() if v is not None}  # a producer leaves nulls out
+        result = program.evaluate({"message": msg_to_cel(record)})
+        if not isinstance(result, celpy.celtypes.BoolType) or not bool(result):
+            failing.append(n + 1)
+    return failing
+
+
+@settings(CASES, max_examples=1000 if DEEP else 40)  # cel-python compiles each rule: slow
+@given(st.lists(clauses(), min_size=1, max_size=3), rows())
+def test_cel_rejects_the_rows_the_reference_fails_or_refuses_by_name(texts: list[str], batch: list[dict]) -> None:
+    for text in dict.fromkeys(runnable(texts)):
+        found = cel_verdicts(text, batch)
+        if isinstance(found, str):
+            assert any(reason in found for reason in CEL_REFUSALS), (text, found)
+        else:
+            assert found == expected_failures(text, batch), text
+
+
+@pytest.mark.parametrize(
+    ("text", "batch", "failing"),
+    [
+        # int64 arithmetic overflowed (an evaluation error, the record rejected): now exact decimals
+        ("i < i + i", [row(i=2**62), row(i=1), row(i=-(2**63))], [3]),
+        ("-i > 0", [row(i=-(2**63)), row(i=1)], [2]),
+        # a time literal without an offset is UTC, as the reference reads it (was refused)
+        ("t2 < '2026-03-29 00:30:00'", [row(t2=START), row(t2=START - timedelta(seconds=1))], [1]),
+        # -(-(0.0)) was written '--0.0', which decimal() cannot read
+        ("0 < -(-(0.0))", [row()], [1]),
+    ],
+)
+def test_cel_counter_examples(text: str, batch: list[dict], failing: list[int]) -> None:
+    assert expected_failures(text, batch) == failing
+    assert cel_verdicts(text, batch) == failing
+
+
+@pytest.mark.parametrize("text", ["i / 2 > 0", "i < f", "f >= 0"])
+def test_cel_refuses_division_and_floats_by_name(text: str) -> None:
+    found = cel_verdicts(text, [row()])
+    assert isinstance(found, str) and any(reason in found for reason in CEL_REFUSALS), found
