@@ -24,6 +24,7 @@ from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_t
 from tests.contract.test_semantics_differential import TYPES, expected_failures, runnable
 from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
+from tscontract.export import export
 from tscontract.export import pandera as pandera_export
 from tscontract.export.cel import CelUnsupported, compile_predicate
 from tscontract.export.dbt import holds_sql, range_bounds
@@ -246,3 +247,19 @@ def test_cel_counter_examples(text: str, batch: list[dict], failing: list[int]) 
 def test_cel_refuses_division_and_floats_by_name(text: str) -> None:
     found = cel_verdicts(text, [row()])
     assert isinstance(found, str) and any(reason in found for reason in CEL_REFUSALS), found
+
+
+# ---------------------------------------------------------------- Great Expectations
+
+
+@pytest.mark.parametrize("text", ["f >= 0", "f between 0 and 1", "f in (1, 2)", "d2 <= f"])
+def test_gx_refuses_a_float_clause_by_name(text: str) -> None:
+    """GX's column expectations skip NaN as missing; the contract fails a NaN row: not exported, with the reason."""
+    result = export("gx", parse_contract(contract_text([text])))
+    reasons = {n.clause: n.reason for n in result.not_exported}
+    assert "may hold NaN" in reasons[text]
+
+
+def test_gx_still_exports_an_exact_bound() -> None:
+    result = export("gx", parse_contract(contract_text(["d2 >= 0"])))
+    assert "invariants[0]" in result.exported
