@@ -8,26 +8,31 @@ runs many more cases.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
 from tests.contract.test_semantics_differential import TYPES, expected_failures, runnable
+from tests.export.test_dbt import _RUNNER, DBT_PYTHON
 from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
 from tscontract.export import export
 from tscontract.export import pandera as pandera_export
 from tscontract.export.cel import CelUnsupported, compile_predicate
-from tscontract.export.dbt import holds_sql, range_bounds
+from tscontract.export.dbt import column_type, holds_sql, range_bounds
 from tscontract.plan.checks import build_plan
 
 DEEP = os.environ.get("TSCONTRACT_CLAUSE_PROFILE") == "deep"
@@ -263,3 +268,76 @@ def test_gx_refuses_a_float_clause_by_name(text: str) -> None:
 def test_gx_still_exports_an_exact_bound() -> None:
     result = export("gx", parse_contract(contract_text(["d2 >= 0"])))
     assert "invariants[0]" in result.exported
+
+
+# ---------------------------------------------------------------- dbt itself (dbt-duckdb in its tool venv)
+
+DBT_CASES = 12 if DEEP else 3
+
+
+def dbt_project(directory: Path, texts: list[str], batch: list[dict]) -> Any:
+    """A dbt project over the batch (Parquet) with the exported model YAML and macros; the export result."""
+    contract = parse_contract(contract_text(texts))
+    result = export("dbt", contract)
+    model = next(a.path for a in result.artifacts if a.path.endswith(".yml")).split("/")[-1][:-4]
+    (directory / "models").mkdir(parents=True)
+    pq.write_table(table(batch), directory / "rows.parquet")
+    (directory / "dbt_project.yml").write_text(
+        "name: tscontract_proof\nversion: '1.0'\nconfig-version: 2\nprofile: tscontract_proof\n"
+        "models:\n  tscontract_proof:\n    +materialized: view\n"
+    )
+    (directory / "profiles.yml").write_text(
+        "tscontract_proof:\n  target: proof\n  outputs:\n    proof:\n      type: duckdb\n"
+        f"      path: {directory / 'proof.duckdb'}\n      threads: 1\n      settings: {{TimeZone: UTC}}\n"
+    )
+    columns = ",\n  ".join(f"cast({n} as {column_type(f.type)}) as {n}" for n, f in contract.fields.items())
+    (directory / "models" / f"{model}.sql").write_text(
+        f"select\n  {columns}\nfrom read_parquet('{directory / 'rows.parquet'}')\n"
+    )
+    result.write(directory)
+    return result
+
+
+_DBT_RUNNER = _RUNNER.replace(
+    '"message": r.get("message"),', '"message": r.get("message"), "failures": r.get("failures"),'
+)
+
+
+def test_dbt_build_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
+    """Generated clauses and rows through ``dbt build``: each clause's test fails exactly the reference's rows."""
+    cases: list[tuple[list[str], list[dict]]] = []
+
+    @settings(CASES, max_examples=DBT_CASES, database=None)
+    @given(st.lists(clauses(), min_size=4, max_size=8), rows())
+    def collect(texts: list[str], batch: list[dict]) -> None:
+        texts = list(dict.fromkeys(runnable(texts)))
+        if texts:
+            cases.append((texts, batch))
+
+    collect()
+    assert cases
+    jobs, results = [], {}
+    for n, (texts, batch) in enumerate(cases):
+        results[f"case{n}"] = dbt_project(tmp_path / f"case{n}", texts, batch)
+        jobs.append({"name": f"case{n}", "dir": str(tmp_path / f"case{n}"), "args": []})
+    out = tmp_path / "dbt-results.json"
+    env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DBT_VERSION_CHECK": "false"}
+    proc = subprocess.run(
+        [str(DBT_PYTHON), "-c", _DBT_RUNNER],
+        input=json.dumps([jobs, str(out)]),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0 and out.exists(), proc.stdout[-4000:] + proc.stderr[-4000:]
+    runs = json.loads(out.read_text())
+    for n, (texts, batch) in enumerate(cases):
+        nodes = runs[f"case{n}"]["nodes"]
+        for i, text in enumerate(texts):
+            tests = [
+                x for x in nodes if x["type"] == "test" and x["meta"].get("tscontract_check") == f"invariants[{i}]"
+            ]
+            assert len(tests) == 1 and tests[0]["status"] in ("pass", "fail"), (text, tests)
+            assert tests[0]["failures"] == len(expected_failures(text, batch)), (text, batch)
