@@ -341,3 +341,13 @@ def test_dbt_build_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
             ]
             assert len(tests) == 1 and tests[0]["status"] in ("pass", "fail"), (text, tests)
             assert tests[0]["failures"] == len(expected_failures(text, batch)), (text, batch)
+
+
+def test_pandera_reads_nan_in_a_numpy_float_column_as_null() -> None:
+    """numpy float64 has no null but NaN (pandas' convention): there NaN is the null; Arrow tells them apart."""
+    batch = [row(f=NAN), row(f=-1.0)]
+    code = pandera_export.translate(predicate("f >= 0"))
+    numpy_frame = frame(batch, "arrow").astype({"f": "float64"})
+    holds = eval(f"r.holds({code})", {**RUNTIME, "r": RUNTIME["_Rows"](numpy_frame)})
+    assert list(holds) == [True, False]
+    assert pandera_failures("f >= 0", batch, "arrow") == [1, 2]

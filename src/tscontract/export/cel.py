@@ -10,12 +10,15 @@ on ``5 != null``), it is tested with ``has(message.f) && type(message.f) != null
 
 Values are typed as confluent-kafka's CEL executor hands them over: Avro decimals arrive as
 Python ``Decimal`` and are compared and computed with the ``decimal()`` / ``decimals.*``
-extension (exact; division at 38 digits, half up); ``long``/``int`` are CEL ints; instants
-are CEL timestamps (a string literal compared with one becomes ``timestamp("...")``); dates
-are days since 1970-01-01. Mixed numbers and any division go through ``decimals.*``; a division
-by a field is not written (its zero is ±inf in DuckDB, NULL in Spark, an error in CEL).
-What CEL cannot say exactly (catalog lookups, ``lower``/``upper``, ``least``/``greatest`` over
-nullable operands, arithmetic on instants) raises :class:`CelUnsupported` with the reason.
+extension (exact); ``long``/``int`` are CEL ints; instants are CEL timestamps (a string
+literal compared with one becomes ``timestamp("...")``, read as the reference reads it: no
+offset is UTC, a bare date its UTC midnight); dates are days since 1970-01-01. All arithmetic
+goes through ``decimals.*`` (CEL's int64 arithmetic overflows into an evaluation error where
+the contract's is exact). The clause means what :mod:`tscontract.contract.semantics` says, or
+it is refused: ``/`` (the contract divides in binary64, ``decimals.div`` in decimals), float
+operands (NaN and ±Inf: ``decimal()`` cannot read them, CEL's ``!=`` is true beside NaN),
+catalog lookups, ``lower``/``upper``, ``least``/``greatest`` over nullable operands and
+arithmetic on instants raise :class:`CelUnsupported` with the reason.
 """
 
 from __future__ import annotations

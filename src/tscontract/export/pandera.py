@@ -18,9 +18,13 @@ How the clauses map:
   ``Decimal`` dtype counts the sign and trailing zeros as digits), the UTC rule and the
   precision of instants;
 * each invariant and field constraint as a dataframe-level check whose function is the
-  clause's sqlglot predicate translated into vectorised pandas under SQL semantics: a null
-  operand makes a comparison unknown and an unknown clause passes (nullability is its own
-  clause); ``is null only when`` is the implication the contract means;
+  clause's sqlglot predicate translated into pandas with the meaning
+  :mod:`tscontract.contract.semantics` gives it: a null operand makes a comparison unknown and
+  an unknown clause passes (nullability is its own clause); a comparison with NaN is false;
+  ``/`` divides in binary64; decimals are exact. NaN is a value where the frame's backing tells
+  it from a null (Arrow, masked ``Float64``, object columns); a numpy ``float64`` column writes
+  its nulls as NaN, as pandas does, so there NaN reads as null; ``is null only when`` is the
+  implication the contract means;
 * catalog clauses (``within catalog hard_bounds for series_id``, ``equals catalog unit for
   series_id``, the series list, the calibration in force) embed the catalog's values as of
   the export; without a catalog they are not exported.
