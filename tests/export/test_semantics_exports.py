@@ -137,6 +137,9 @@ NAN = float("nan")
         # a literal on the left of arithmetic (found by the generated cases: int + _Sql raised)
         ("i < 0 + i", [row(), row(i=1)], [2]),
         ("1 - i > 0", [row(i=1)], [1]),
+        # literals only: Python ran 'not (0 < 1)' as ~True (-2), true (found by the deep profile)
+        ("i < i and not (0 < 1)", [row(), row(i=1)], [1, 2]),
+        ("not (1 = 1) or i > 0", [row(), row(i=1), row(i=0)], [3]),
         # one-to-one case mapping: upper of ß is ẞ, not SS
         ("length(upper(s)) = 1", [row(s="ß")], []),
         ("upper(s) = 'ẞ'", [row(s="ß")], []),

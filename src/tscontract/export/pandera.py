@@ -121,15 +121,15 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
                 return _number("-" + inner.this)
             return f"(-{walk(inner)})"
         if type(node) in _COMPARE:
-            return f"({walk(node.this)} {_COMPARE[type(node)]} {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} {_COMPARE[type(node)]} {walk(node.expression)})"
         if type(node) in _ARITHMETIC:
-            return f"({walk(node.this)} {_ARITHMETIC[type(node)]} {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} {_ARITHMETIC[type(node)]} {walk(node.expression)})"
         if isinstance(node, exp.And):
-            return f"({walk(node.this)} & {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} & {walk(node.expression)})"
         if isinstance(node, exp.Or):
-            return f"({walk(node.this)} | {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} | {walk(node.expression)})"
         if isinstance(node, exp.Not):
-            return f"(~{walk(node.this)})"
+            return f"(~{row_value(walk(node.this))})"
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             return f"r.is_null({walk(node.this)})"
         if isinstance(node, exp.Between):
@@ -151,8 +151,12 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
             return f"r.{_FUNCTIONS[type(node)]}({', '.join(walk(a) for a in args)})"
         raise Unsupported(f"no pandas translation for {type(node).__name__} ({node.sql(dialect='duckdb')})")
 
-    text = walk(predicate)
-    return text if text.startswith(("(", "r.")) else f"r.constant({text})"
+    return row_value(walk(predicate))
+
+
+def row_value(text: str) -> str:
+    """A Python literal as a per-row value, so every operator is ``_Sql``'s: ``not (0 < 1)`` is not ``~True``."""
+    return text if text.startswith(("(", "r.", "r[")) else f"r.constant({text})"
 
 
 def _number(text: str) -> str:
