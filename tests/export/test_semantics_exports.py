@@ -140,6 +140,8 @@ NAN = float("nan")
         # literals only: Python ran 'not (0 < 1)' as ~True (-2), true (found by the deep profile)
         ("i < i and not (0 < 1)", [row(), row(i=1)], [1, 2]),
         ("not (1 = 1) or i > 0", [row(), row(i=1), row(i=0)], [3]),
+        ("not (0 between 0 and 0)", [row()], [1]),
+        ("not (1 in (1, 2))", [row()], [1]),
         # one-to-one case mapping: upper of ß is ẞ, not SS
         ("length(upper(s)) = 1", [row(s="ß")], []),
         ("upper(s) = 'ẞ'", [row(s="ß")], []),

@@ -133,12 +133,12 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             return f"r.is_null({walk(node.this)})"
         if isinstance(node, exp.Between):
-            subject = walk(node.this)
+            subject = row_value(walk(node.this))
             return f"(({subject} >= {walk(node.args['low'])}) & ({subject} <= {walk(node.args['high'])}))"
         if isinstance(node, exp.In):
             if not node.expressions:
                 raise Unsupported("an empty IN list")
-            subject = walk(node.this)
+            subject = row_value(walk(node.this))
             # x IN (a, b) is x = a OR x = b under three-valued logic
             return "(" + " | ".join(f"({subject} == {walk(item)})" for item in node.expressions) + ")"
         if isinstance(node, exp.RegexpFullMatch):
