@@ -8,10 +8,11 @@ same file for every exported check — verdict and failing rows.
 
 from __future__ import annotations
 
+import math
 import operator
 import re
-from datetime import date, datetime, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from datetime import date, datetime, timedelta, timezone
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import duckdb
 import numpy as np
@@ -189,6 +190,9 @@ def test_each_instant_column_is_judged_at_its_own_unit(tmp_path):
 def _runtime():
     """The generated module's helpers, run with pandas alone (pandera is not in this environment)."""
     namespace = {
+        "math": math,
+        "timezone": timezone,
+        "localcontext": localcontext,
         "operator": operator,
         "re": re,
         "date": date,

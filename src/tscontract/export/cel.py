@@ -10,12 +10,15 @@ on ``5 != null``), it is tested with ``has(message.f) && type(message.f) != null
 
 Values are typed as confluent-kafka's CEL executor hands them over: Avro decimals arrive as
 Python ``Decimal`` and are compared and computed with the ``decimal()`` / ``decimals.*``
-extension (exact; division at 38 digits, half up); ``long``/``int`` are CEL ints; instants
-are CEL timestamps (a string literal compared with one becomes ``timestamp("...")``); dates
-are days since 1970-01-01. Mixed numbers and any division go through ``decimals.*``; a division
-by a field is not written (its zero is ±inf in DuckDB, NULL in Spark, an error in CEL).
-What CEL cannot say exactly (catalog lookups, ``lower``/``upper``, ``least``/``greatest`` over
-nullable operands, arithmetic on instants) raises :class:`CelUnsupported` with the reason.
+extension (exact); ``long``/``int`` are CEL ints; instants are CEL timestamps (a string
+literal compared with one becomes ``timestamp("...")``, read as the reference reads it: no
+offset is UTC, a bare date its UTC midnight); dates are days since 1970-01-01. All arithmetic
+goes through ``decimals.*`` (CEL's int64 arithmetic overflows into an evaluation error where
+the contract's is exact). The clause means what :mod:`tscontract.contract.semantics` says, or
+it is refused: ``/`` (the contract divides in binary64, ``decimals.div`` in decimals), float
+operands (NaN and ±Inf: ``decimal()`` cannot read them, CEL's ``!=`` is true beside NaN),
+catalog lookups, ``lower``/``upper``, ``least``/``greatest`` over nullable operands and
+arithmetic on instants raise :class:`CelUnsupported` with the reason.
 """
 
 from __future__ import annotations
@@ -24,11 +27,10 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date
+from datetime import UTC, date, datetime
 
 import sqlglot.expressions as exp
 
-from tscontract.contract.catalog import parse_instant
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
 
@@ -50,7 +52,11 @@ _KINDS = {
 _NUMERIC = ("int", "decimal", "double", "number")
 _CEL_OP = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _DECIMAL_OP = {exp.EQ: "eq", exp.LT: "lt", exp.LTE: "le", exp.GT: "gt", exp.GTE: "ge"}
-_ARITH = {exp.Add: ("+", "add"), exp.Sub: ("-", "sub"), exp.Mul: ("*", "mul"), exp.Div: (None, "div")}
+_ARITH = {exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div"}
+_FLOAT_REASON = (
+    "a float may be NaN or ±Inf, which CEL's decimal() cannot read, and CEL doubles compare NaN unequal "
+    "where the contract's comparison with NaN is false"
+)
 _ORDERED = ("int", "decimal", "double", "number", "string", "timestamp", "date")
 
 
@@ -328,20 +334,20 @@ class _Compiler:
             return _Value("true" if node.this else "false", "bool")
         if isinstance(node, exp.Neg):
             inner = self.numeric(node.this)
-            if inner.kind == "int":
-                return _Value(f"-{_wrap(inner.cel)}", "int", inner.present)
-            if inner.kind == "number":
-                return _Value(f"-{inner.cel}", "number")
+            if inner.kind == "int" and inner.present == TRUE and re.fullmatch(r"[0-9]+", inner.cel):
+                return _Value(f"-{inner.cel}", "int")
+            if inner.kind == "number":  # a literal: -(-(0.5)) is 0.5
+                return _Value(inner.cel[1:] if inner.cel.startswith("-") else f"-{inner.cel}", "number")
             return _Value(f"decimals.neg({_decimal(inner)})", "decimal", inner.present, True)
-        for kind, (int_op, decimal_op) in _ARITH.items():
+        for kind, decimal_op in _ARITH.items():
             if isinstance(node, kind):
                 left, right = self.numeric(node.this), self.numeric(node.expression)
                 guard = _and(left.present, right.present)
-                if int_op and left.kind == right.kind == "int":
-                    return _Value(f"{_wrap(left.cel)} {int_op} {_wrap(right.cel)}", "int", guard)
-                if kind is exp.Div and not _nonzero_literal(right):
+                # no int64 arithmetic: it overflows (an evaluation error) where the contract's is exact
+                if kind is exp.Div:  # the reference divides in binary64 (x / 0 is ±inf, 0 / 0 NaN)
                     raise CelUnsupported(
-                        "divides by a field: x / 0 is ±inf in DuckDB, NULL in Spark and an error in CEL's decimals.div"
+                        "'/' divides in binary64 (x / 0 is ±inf, 0 / 0 is NaN); CEL's decimals.div divides decimals "
+                        "at 38 digits and fails on a zero"
                     )
                 return _Value(f"decimals.{decimal_op}({_decimal(left)}, {_decimal(right)})", "decimal", guard, True)
         return self.function(node)
@@ -392,21 +398,27 @@ class _Compiler:
         raise CelUnsupported(f"{node.sql(dialect='duckdb')!r} has no CEL form tscontract writes")
 
 
-def _nonzero_literal(value: _Value) -> bool:
-    return value.kind in ("int", "number") and value.present == TRUE and _simple(value.cel) and float(value.cel) != 0
-
-
 def _wrap(cel: str) -> str:
     return cel if _simple(cel) else f"({cel})"
 
 
 def _decimal(value: _Value) -> str:
     """The value as a CEL ``Decimal``: exact for literals (written as text) and fields alike."""
+    if value.kind == "double":  # the contract compares and computes floats in binary64, NaN included
+        raise CelUnsupported(_FLOAT_REASON)
     if value.is_decimal:
         return value.cel
     if value.kind in ("int", "number") and value.present == TRUE and re.fullmatch(r"-?[0-9.eE+-]+", value.cel):
         return f'decimal("{value.cel}")'
     return f"decimal({value.cel})"
+
+
+def _instant_literal(text: str) -> datetime:
+    """A time literal beside an instant, as the reference reads it: no offset is UTC, a bare date its UTC midnight."""
+    found = datetime.fromisoformat(text)
+    if len(text) == len("2026-01-01"):
+        return datetime(found.year, found.month, found.day, tzinfo=UTC)
+    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
 
 
 def _coerced(value: _Value, other: _Value) -> _Value:
@@ -417,7 +429,7 @@ def _coerced(value: _Value, other: _Value) -> _Value:
     try:
         if other.kind == "date":
             return _Value(str((date.fromisoformat(text) - date(1970, 1, 1)).days), "date")
-        instant = parse_instant(text)
+        instant = _instant_literal(text)
     except ValueError:
         raise CelUnsupported(f"{text!r} is not a {other.kind} literal") from None
     shown = instant.astimezone(UTC).isoformat().replace("+00:00", "Z")

@@ -47,6 +47,7 @@ from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
 from tscontract.export._records import tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.sql.semantics import lowered
 
 DBT_TESTS = ("builtin", "dbt_utils")
 MACROS_PATH = "macros/tscontract_tests.sql"
@@ -116,7 +117,8 @@ def holds_sql(plan: CheckPlan, check: Check) -> str | None:
     kind = check.kind
     if kind in ("fixed_value", "invariant", "constraint", "series_pattern"):
         assert check.predicate is not None
-        predicate = check.predicate
+        # the engine's SQL: NaN, binary64 division and exact decimal arithmetic written out (sql.semantics)
+        predicate = lowered(check.predicate, field_types(plan))
         ref = check.params.get("catalog")
         if ref is not None:
             assert plan.catalog is not None
@@ -165,6 +167,25 @@ def _number(node: exp.Expression) -> str | None:
     if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and node.this.is_number:
         return "-" + node.this.this
     return None
+
+
+def field_types(plan: CheckPlan) -> dict[str, DataType]:
+    return {name: field.type for name, field in plan.contract.fields.items()}
+
+
+def range_bounds(plan: CheckPlan, check: Check) -> tuple[str, tuple[str, bool] | None, tuple[str, bool] | None] | None:
+    """:func:`column_range` of a row clause where a range test means the clause: never on a float column.
+
+    A range test (``accepted_range``, Soda's ``min``/``max``) passes a NaN that the clause fails
+    (NaN is not a number: every comparison with it is false), so a float column's bound is an
+    ``expression_is_true`` / failed-rows test on the lowered predicate instead.
+    """
+    if check.predicate is None or check.params.get("catalog"):
+        return None
+    bounds = column_range(check.predicate)
+    if bounds is None or plan.contract.fields[bounds[0]].type.kind == "float":
+        return None
+    return bounds
 
 
 def _data_column(node: exp.Expression) -> str | None:
@@ -377,7 +398,7 @@ class _DbtExport:
         elif kind == "time_precision" and check.params["unit"] == "ns":
             result.skip(check, "timestamptz holds microseconds: the cast drops nanoseconds before any test")
         elif kind in ("fixed_value", "invariant", "constraint", "series_pattern") and check.predicate is not None:
-            bounds = column_range(check.predicate) if not check.params.get("catalog") else None
+            bounds = range_bounds(plan, check)
             if bounds is not None and self.range(check, *bounds):
                 return
             holds = holds_sql(plan, check)

@@ -18,9 +18,13 @@ How the clauses map:
   ``Decimal`` dtype counts the sign and trailing zeros as digits), the UTC rule and the
   precision of instants;
 * each invariant and field constraint as a dataframe-level check whose function is the
-  clause's sqlglot predicate translated into vectorised pandas under SQL semantics: a null
-  operand makes a comparison unknown and an unknown clause passes (nullability is its own
-  clause); ``is null only when`` is the implication the contract means;
+  clause's sqlglot predicate translated into pandas with the meaning
+  :mod:`tscontract.contract.semantics` gives it: a null operand makes a comparison unknown and
+  an unknown clause passes (nullability is its own clause); a comparison with NaN is false;
+  ``/`` divides in binary64; decimals are exact. NaN is a value where the frame's backing tells
+  it from a null (Arrow, masked ``Float64``, object columns); a numpy ``float64`` column writes
+  its nulls as NaN, as pandas does, so there NaN reads as null; ``is null only when`` is the
+  implication the contract means;
 * catalog clauses (``within catalog hard_bounds for series_id``, ``equals catalog unit for
   series_id``, the series list, the calibration in force) embed the catalog's values as of
   the export; without a catalog they are not exported.
@@ -117,24 +121,24 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
                 return _number("-" + inner.this)
             return f"(-{walk(inner)})"
         if type(node) in _COMPARE:
-            return f"({walk(node.this)} {_COMPARE[type(node)]} {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} {_COMPARE[type(node)]} {walk(node.expression)})"
         if type(node) in _ARITHMETIC:
-            return f"({walk(node.this)} {_ARITHMETIC[type(node)]} {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} {_ARITHMETIC[type(node)]} {walk(node.expression)})"
         if isinstance(node, exp.And):
-            return f"({walk(node.this)} & {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} & {walk(node.expression)})"
         if isinstance(node, exp.Or):
-            return f"({walk(node.this)} | {walk(node.expression)})"
+            return f"({row_value(walk(node.this))} | {walk(node.expression)})"
         if isinstance(node, exp.Not):
-            return f"(~{walk(node.this)})"
+            return f"(~{row_value(walk(node.this))})"
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
             return f"r.is_null({walk(node.this)})"
         if isinstance(node, exp.Between):
-            subject = walk(node.this)
+            subject = row_value(walk(node.this))
             return f"(({subject} >= {walk(node.args['low'])}) & ({subject} <= {walk(node.args['high'])}))"
         if isinstance(node, exp.In):
             if not node.expressions:
                 raise Unsupported("an empty IN list")
-            subject = walk(node.this)
+            subject = row_value(walk(node.this))
             # x IN (a, b) is x = a OR x = b under three-valued logic
             return "(" + " | ".join(f"({subject} == {walk(item)})" for item in node.expressions) + ")"
         if isinstance(node, exp.RegexpFullMatch):
@@ -147,8 +151,12 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
             return f"r.{_FUNCTIONS[type(node)]}({', '.join(walk(a) for a in args)})"
         raise Unsupported(f"no pandas translation for {type(node).__name__} ({node.sql(dialect='duckdb')})")
 
-    text = walk(predicate)
-    return text if text.startswith(("(", "r.")) else f"r.constant({text})"
+    return row_value(walk(predicate))
+
+
+def row_value(text: str) -> str:
+    """A Python literal as a per-row value, so every operator is ``_Sql``'s: ``not (0 < 1)`` is not ``~True``."""
+    return text if text.startswith(("(", "r.", "r[")) else f"r.constant({text})"
 
 
 def _number(text: str) -> str:
@@ -329,10 +337,11 @@ class _ModuleWriter:
             "",
             "from __future__ import annotations",
             "",
+            "import math",
             "import operator",
             "import re",
-            "from datetime import date, datetime, timedelta",
-            "from decimal import ROUND_HALF_UP, Decimal",
+            "from datetime import date, datetime, timedelta, timezone",
+            "from decimal import ROUND_HALF_UP, Decimal, localcontext",
             "",
             "import numpy as np",
             "import pandas as pd",
@@ -464,7 +473,9 @@ def _elementwise(function):
 
     def safe(*values):
         try:
-            return function(*values)
+            with localcontext() as context:
+                context.prec = 200  # decimals are exact: never rounded to 28 digits
+                return function(*values)
         except (TypeError, ValueError, ArithmeticError):
             return None
 
@@ -472,6 +483,7 @@ def _elementwise(function):
 
 
 def _arithmetic(op):
+    # exact on integers and decimals (never rounded); binary64 where one operand is a float
     def apply(a, b):
         if isinstance(a, float) or isinstance(b, float):
             return op(float(a), float(b))
@@ -481,10 +493,10 @@ def _arithmetic(op):
 
 
 def _divide(a, b):
-    # '/' is a double division, as in the engine: x / 0 is infinite, 0 / 0 is NaN
+    # '/' divides in binary64: x / 0 is +inf or -inf (the signs of x and of the zero), 0 / 0 and NaN / 0 are NaN
     a, b = float(a), float(b)
     if b == 0:
-        return float("nan") if a == 0 else float("inf") if a > 0 else float("-inf")
+        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
     return a / b
 
 
@@ -492,17 +504,67 @@ def _is_nan(value):
     return isinstance(value, float) and value != value
 
 
+def _time_text(text, other):
+    """A time literal beside an instant (text without an offset is UTC, a date is its UTC midnight) or a date."""
+    try:
+        found = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if len(text) == len("2026-01-01"):
+        found = found.date()
+        if isinstance(other, datetime):
+            return datetime(found.year, found.month, found.day, tzinfo=timezone.utc)
+        return found
+    return found if found.tzinfo is not None else found.replace(tzinfo=timezone.utc)
+
+
 def _compare(op):
-    # NaN equals NaN and sorts above every number, as in the engine
+    # a NaN operand makes a comparison false (a null beside it: unknown, decided before this runs);
+    # a float beside an exact number compares in binary64; a time literal reads as the time it names
     def apply(a, b):
         if _is_nan(a) or _is_nan(b):
-            return op(_is_nan(a), _is_nan(b))
+            return False
+        if isinstance(a, date) and isinstance(b, str):
+            b = _time_text(b, a)
+        elif isinstance(b, date) and isinstance(a, str):
+            a = _time_text(a, b)
+        numbers = not isinstance(a, str | bool | date) and not isinstance(b, str | bool | date)
+        if numbers and isinstance(a, float) != isinstance(b, float):
+            return op(float(a), float(b))
         return op(a, b)
 
     return apply
 
 
+def _extreme(pick):
+    # least / greatest: NaN where an argument is NaN, binary64 where one is a float (nulls decided before)
+    def apply(a, b):
+        if _is_nan(a) or _is_nan(b):
+            return math.nan
+        if isinstance(a, float) or isinstance(b, float):
+            return pick(float(a), float(b))
+        return pick(a, b)
+
+    return apply
+
+
+_SHARP_S_UPPER = "\u1e9e"
+
+
+def _case(text, upper):
+    """Each character to its one-character case partner (upper ß is ẞ); others stay as they are."""
+    out = []
+    for char in text:
+        mapped = _SHARP_S_UPPER if upper and char == "ß" else char.upper() if upper else char.lower()
+        out.append(mapped if len(mapped) == 1 else char)
+    return "".join(out)
+
+
 _IS_VALUE = np.frompyfunc(lambda value: value is not None, 1, 1)
+
+
+def _python(value):
+    return value.to_pydatetime() if isinstance(value, pd.Timestamp) else value
 
 
 def _round(value, digits):
@@ -591,6 +653,22 @@ class _Sql:
     def __truediv__(self, other):
         return self._binary(other, _divide)
 
+    # a literal on the left: 1 - x, 2 / x
+    def _reflected(self, other, function):
+        return _Rows.wrap(other, len(self.known))._binary(self, function)
+
+    def __radd__(self, other):
+        return self._reflected(other, _arithmetic(operator.add))
+
+    def __rsub__(self, other):
+        return self._reflected(other, _arithmetic(operator.sub))
+
+    def __rmul__(self, other):
+        return self._reflected(other, _arithmetic(operator.mul))
+
+    def __rtruediv__(self, other):
+        return self._reflected(other, _divide)
+
 
 class _Rows:
     """The frame's columns as ``_Sql`` values, and the clause functions."""
@@ -607,8 +685,17 @@ class _Rows:
         return _Sql(values, np.full(n, value is not None))
 
     def __getitem__(self, name):
+        # NaN is a value, not a null, where the backing tells them apart (Arrow, masked Float64, object
+        # columns of Python values); a numpy float column writes its nulls as NaN, as pandas does
         column = self.df[name]
-        return _Sql(column.to_numpy(dtype=object), column.notna().to_numpy(dtype=bool))
+        raw = column.to_numpy(dtype=object)
+        missing = column.isna().to_numpy(dtype=bool, copy=True)
+        if column.dtype == object:
+            missing &= ~np.array([_is_nan(v) for v in raw], dtype=bool)
+        values = np.empty(self.n, dtype=object)
+        values[:] = [_python(v) for v in raw]
+        values[missing] = None
+        return _Sql(values, ~missing)
 
     def constant(self, value):
         return self.wrap(value, self.n)
@@ -642,7 +729,7 @@ class _Rows:
         return self._unary(value, lambda a: len(str(a)))
 
     def lower(self, value):
-        return self._unary(value, lambda a: a.lower())
+        return self._unary(value, lambda a: _case(a, upper=False))
 
     def matches(self, value, pattern):
         # the whole value, ASCII classes (\d, \w, \s) as DuckDB's RE2 and Spark's Java read them
@@ -650,7 +737,7 @@ class _Rows:
         return self._unary(value, lambda a: compiled.fullmatch(a) is not None)
 
     def upper(self, value):
-        return self._unary(value, lambda a: a.upper())
+        return self._unary(value, lambda a: _case(a, upper=True))
 
     def round(self, value, digits):
         return self.wrap(value, self.n)._binary(digits, _round)
@@ -664,10 +751,10 @@ class _Rows:
         return out
 
     def least(self, *values):
-        return self._extreme(values, min)
+        return self._extreme(values, _extreme(min))
 
     def greatest(self, *values):
-        return self._extreme(values, max)
+        return self._extreme(values, _extreme(max))
 
     def holds(self, result):
         """The clause holds unless it is known to be false: an unknown clause passes."""

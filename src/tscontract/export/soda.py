@@ -37,13 +37,13 @@ from tscontract.export.dbt import (
     cadence_failures_sql,
     cadence_skip_reason,
     check_options,
-    column_range,
     column_type,
     dump_yaml,
     freshness_seconds,
     holds_sql,
     literal_block,
     needs_missing_catalog,
+    range_bounds,
     relation_name,
 )
 from tscontract.plan.checks import Check, CheckPlan
@@ -145,7 +145,7 @@ class _SodaExport:
             if check.severity == "warning":  # a failed rows check that warns: soda-core >= 3.3 thresholds
                 self.failed_rows(check, **{"fail condition": f"NOT {holds_sql(plan, check)}", "warn": "when > 0"})
                 return
-            bounds = column_range(check.predicate) if not check.params.get("catalog") else None
+            bounds = range_bounds(plan, check)
             if bounds is not None:
                 self.range(check, *bounds)
                 return
