@@ -283,6 +283,20 @@ def test_local_days_are_23_and_25_hours_across_dst(tmp_path):
             assert example["gaps"] == [["2026-11-01T06:00:00Z", "2026-11-01T07:00:00Z"]]
 
 
+def test_a_gap_across_local_midnight_is_listed_once_per_day_clipped(tmp_path):
+    # the call-centre shape: 5-minute counts, nothing from 23:40 to 00:20 local (Chicago, CST = UTC-6)
+    contract = write(tmp_path, SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, SENSOR_CATALOG, "sensor_catalog.yaml")
+    start, end = datetime(2026, 11, 10, 6, tzinfo=UTC), datetime(2026, 11, 12, 6, tzinfo=UTC)
+    hole = {datetime(2026, 11, 11, 5, 40, tzinfo=UTC) + timedelta(minutes=5 * n) for n in range(8)}
+    report = validate(contract, readings(tmp_path, start, end, hole), catalog=catalog, now=end)
+    examples = report.check("completeness").examples
+    assert [(e["window_start"], e["expected"], e["actual"], e["gaps"]) for e in examples] == [
+        ("2026-11-10T06:00:00Z", 288, 284, [["2026-11-11T05:40:00Z", "2026-11-11T06:00:00Z"]]),
+        ("2026-11-11T06:00:00Z", 288, 284, [["2026-11-11T06:00:00Z", "2026-11-11T06:20:00Z"]]),
+    ]
+
+
 # ------------------------------------------------------------------ freshness
 
 

@@ -606,18 +606,28 @@ class TimeChecks:
                 f"UNION ALL SELECT max(__t) + {_us('any_value(__i)')}, {end_sql} FROM {POINTS} WHERE {inside} "
                 f"HAVING epoch_us({end_sql}) - epoch_us(max(__t)) > any_value(__i)"
             )
-        gaps = self.run.fetch(
-            f"SELECT * FROM (SELECT __prev + {_us('__i')} AS a, __t AS b FROM {POINTS} WHERE __s = {series_sql} "
-            f"AND NOT __outside AND __gap_us > __i + {self.tolerance_sql()} UNION ALL {edges}) "
-            f"WHERE b > {start_sql} AND a < {end_sql} ORDER BY a LIMIT {self.limit}"
+        # each gap clipped to the window (one across its boundary is listed in each window, its own part);
+        # a window's own edge and the interior gap it cuts are the same hole: merged, listed once. Interior
+        # gaps never overlap each other, so ``limit`` + 2 clipped intervals give ``limit`` merged ones
+        clipped = self.run.fetch(
+            f"SELECT greatest(a, {start_sql}), least(b, {end_sql}) FROM (SELECT __prev + {_us('__i')} AS a, "
+            f"__t AS b FROM {POINTS} WHERE __s = {series_sql} AND NOT __outside "
+            f"AND __gap_us > __i + {self.tolerance_sql()} UNION ALL {edges}) "
+            f"WHERE b > {start_sql} AND a < {end_sql} ORDER BY 1, 2 LIMIT {self.limit + 2}"
         )
+        gaps: list[list[Any]] = []
+        for a, b in clipped:
+            if gaps and a <= gaps[-1][1]:
+                gaps[-1][1] = max(gaps[-1][1], b)
+            else:
+                gaps.append([a, b])
         return {
             self.series_name: series,
             "window_start": json_value(start),
             "window_end": json_value(end),
             "expected": int(expected),
             "actual": int(actual),
-            "gaps": [[json_value(a), json_value(b)] for a, b in gaps],
+            "gaps": [[json_value(a), json_value(b)] for a, b in gaps[: self.limit]],
         }
 
     # ------------------------------------------------------------ freshness
