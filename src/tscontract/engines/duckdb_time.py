@@ -298,6 +298,7 @@ class TimeChecks:
         span = self.span()
         assert span is not None
         start, end = (_instant(span[0]), _instant(span[1]))
+        now = _instant(self.run.now)
         # a series present has a point outside every session or a first point of a session (or series):
         # those rows name every series, even where the points table keeps every point
         run.con.execute(
@@ -305,16 +306,15 @@ class TimeChecks:
             f"any_value(__kind) AS __kind FROM {POINTS} WHERE __outside OR __first GROUP BY __s"
         )
         if sessions:
+            # no point is expected after --now: a session under way is judged up to now, a later one not
             if self.per_session:
-                touched = f"x.stamp >= {start} AND x.stamp < {end}"
+                touched = f"x.stamp >= {start} AND x.stamp < {end} AND x.stamp < {now}"
                 bounds = "x.open AS __u_start, x.close AS __u_end"
             else:
-                touched = f"x.close > {start} AND x.open < {end}"
-                bounds = (
-                    f"greatest(x.open, {start}) AS __u_start, least(x.close, {end}) AS __u_end"
-                    if self.explicit
-                    else "x.open AS __u_start, x.close AS __u_end"
-                )
+                touched = f"x.close > {start} AND x.open < {end} AND x.open < {now}"
+                first = f"greatest(x.open, {start})" if self.explicit else "x.open"
+                last = f"least(x.close, {end}, {now})" if self.explicit else f"least(x.close, {now})"
+                bounds = f"{first} AS __u_start, {last} AS __u_end"
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {UNITS} AS SELECT s.__s, s.__i, x.open AS __open, x.stamp, "
                 f"x.session_date, x.zone, {bounds} FROM {SERIES} s JOIN {SESSION_ROWS} x "
@@ -325,7 +325,8 @@ class TimeChecks:
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {UNITS} AS SELECT __s, __i, NULL::TIMESTAMPTZ AS __open, "
                 f"NULL::TIMESTAMPTZ AS stamp, NULL::DATE AS session_date, NULL::VARCHAR AS zone, "
-                f"{start} AS __u_start, {end} AS __u_end FROM {SERIES} WHERE {'TRUE' if self.explicit else 'FALSE'}"
+                f"{start} AS __u_start, least({end}, {now}) AS __u_end FROM {SERIES} "
+                f"WHERE {f'{start} < {now}' if self.explicit else 'FALSE'}"
             )
         self.build_edges()
 
@@ -506,21 +507,23 @@ class TimeChecks:
 
     def expected_sql(self, spec: Any) -> str:
         """Per (series, window) the coverage touches: ``__s, __w, __w_end, __lo, __hi, __expected``, where
-        ``[__lo, __hi)`` is the part of the window covered: the whole window unless --from/--to cut it."""
+        ``[__lo, __hi)`` is the part of the window covered: the whole window unless --from/--to cut it, and
+        never after --now (the window under way is judged up to now, a later one not at all)."""
         span = self.span()
         assert span is not None
         start, end = _instant(span[0]), _instant(span[1])
         lo = f"greatest(w.__w, {start})" if self.explicit else "w.__w"
-        hi = f"least(w.__w_end, {end})" if self.explicit else "w.__w_end"
+        now = _instant(self.run.now)
+        hi = f"least(w.__w_end, {end}, {now})" if self.explicit else f"least(w.__w_end, {now})"
         windows = (
-            f"SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
-            f"JOIN {GROUPS} g ON g.__s = s.__s JOIN {WINDOWS} w ON w.__g = g.__g"
+            f"SELECT * FROM (SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
+            f"JOIN {GROUPS} g ON g.__s = s.__s JOIN {WINDOWS} w ON w.__g = g.__g) WHERE __hi > __lo"
         )
         length = "(epoch_us(__hi) - epoch_us(__lo))"
         if spec.expected_count != "per cadence":
             count = int(spec.expected_count)
             expected = f"CAST(floor({count} * {length} / (epoch_us(__w_end) - epoch_us(__w))) AS BIGINT)"
-            return f"SELECT *, {expected} AS __expected FROM ({windows}) WHERE __hi > __lo"
+            return f"SELECT *, {expected} AS __expected FROM ({windows})"
         keys = "w.__s, w.__w, w.__w_end, w.__lo, w.__hi"
         if self.per_session:
             # one point per covered session whose stamp falls in the window
@@ -537,7 +540,7 @@ class TimeChecks:
                 f"SELECT {keys}, coalesce(sum({grid}), 0) AS __expected FROM ({windows}) w LEFT JOIN {UNITS} u "
                 f"ON u.__s = w.__s AND u.__u_end > w.__lo AND u.__u_start < w.__hi GROUP BY {keys}"
             )
-        return f"SELECT *, {length} // __i AS __expected FROM ({windows}) WHERE __hi > __lo"
+        return f"SELECT *, {length} // __i AS __expected FROM ({windows})"
 
     def completeness(self, check: Check) -> None:
         spec = check.params["completeness"]
@@ -592,8 +595,9 @@ class TimeChecks:
 
     def _window_example(self, row: tuple[Any, ...]) -> dict[str, Any]:
         series, start, end, expected, actual = row
-        # gaps are [first missing instant, next point) intervals overlapping the window, edges included
-        start_sql, end_sql = _instant(start), _instant(end)
+        # gaps are [first missing instant, next point) intervals overlapping the window (up to --now), edges
+        # included
+        start_sql, end_sql = _instant(start), _instant(min(end, self.run.now))
         series_sql = sql_string(str(series))
         edges = f"SELECT __g_start, __g_end FROM {EDGES} WHERE __s = {series_sql}"
         if not self.sessions:
