@@ -386,6 +386,30 @@ def test_freshness_in_trading_days(tmp_path):
     assert stale.examples[0]["sessions_since"] == 2 and stale.examples[0]["max_sessions"] == 1
 
 
+def test_a_daily_bar_is_fresh_through_the_next_session(tmp_path):
+    # daily bars stamped at 00:00 of their date, before the open: Friday's bar is one session behind on
+    # Monday evening (Monday's bar is due), two on Tuesday evening
+    xnys = write(tmp_path, CATALOG.read_text().replace("calendar: XNAS", "calendar: XNYS"), "xnys.yaml")
+    extra = "freshness: {max_age: 1 trading day}\n"
+    for cadence in (DAILY, "irregular"):  # the bar's date says its session, declared as its stamp or not
+        contract = contract_with(tmp_path, cadence, extra, name="daily_fresh.yaml")
+        friday = daily(tmp_path, sessions(date(2026, 11, 16), date(2026, 11, 20)))
+
+        def freshness(bars, now, contract=contract):
+            return run(contract, bars, now=now, catalog=xnys).check("freshness")
+
+        assert freshness(friday, datetime(2026, 11, 23, 22, tzinfo=UTC)).status == "passed", cadence
+        stale = freshness(friday, datetime(2026, 11, 24, 22, tzinfo=UTC))
+        assert stale.status == "failed" and stale.examples[0]["sessions_since"] == 2, cadence
+        # Thanksgiving (Thursday 2026-11-26) is no session; Friday's half day closes at 13:00 New York
+        wednesday = daily(tmp_path, sessions(date(2026, 11, 23), date(2026, 11, 25)))
+        assert freshness(wednesday, datetime(2026, 11, 26, 22, tzinfo=UTC)).status == "passed", cadence
+        assert freshness(wednesday, datetime(2026, 11, 27, 19, tzinfo=UTC)).status == "passed", cadence
+        assert freshness(wednesday, datetime(2026, 11, 30, 20, tzinfo=UTC)).status == "passed", cadence
+        late = freshness(wednesday, datetime(2026, 11, 30, 21, 5, tzinfo=UTC))
+        assert late.status == "failed" and late.examples[0]["sessions_since"] == 2, cadence
+
+
 # ------------------------------------------------------------------ command line
 
 

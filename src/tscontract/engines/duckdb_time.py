@@ -208,11 +208,14 @@ class TimeChecks:
         if until is not None:
             end = max(end, until)
         rule = self.cadence_rule
+        # day_start: 00:00 of the session date in the venue's zone (a point from then to the open belongs
+        # to the session, for freshness: a daily bar stamped with its date)
         rows = [
-            (*row, self.stamp(row, rule.stamp if rule and self.per_session else None))
+            (*row, self.stamp(row, rule.stamp if rule and self.per_session else None), self.stamp(row, "date"))
             for row in calendars.sessions(names, start, end, kinds)
         ]
-        small_table(run.con, SESSION_ROWS, [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ")], rows)
+        columns = [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ"), ("day_start", "TIMESTAMPTZ")]
+        small_table(run.con, SESSION_ROWS, columns, rows)
         # one row per UTC day a session touches: points find their session by an equi-join on
         # (calendar, day) instead of an ASOF join, twice as fast on large batches. The day is a number
         # (days since 1970), not date_trunc of an instant: no time zone rules per point
@@ -666,11 +669,14 @@ class TimeChecks:
         same = "x.calendar = n.__cal AND x.kind = n.__kind"
         trading = spec.max_age.on_trading_calendar
         if trading:
-            # the newest point's session: the one it falls in or is stamped at; else the point itself
+            # the newest point's session: the one it falls in, is stamped at (the cadence's stamp, which may
+            # precede the open: a daily bar at 00:00 of its date), or whose date it stands on before the open;
+            # else the point itself. Age: the sessions after it closed by now
             anchored = (
                 f"SELECT n.__s, n.__newest, n.__cal, n.__kind, coalesce(max(x.close), n.__newest) AS __anchor "
-                f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND x.open <= n.__newest "
-                "AND (x.close > n.__newest OR x.stamp = n.__newest) GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
+                f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND ((x.open <= n.__newest "
+                "AND x.close > n.__newest) OR x.stamp = n.__newest OR (x.day_start <= n.__newest "
+                "AND n.__newest < x.open)) GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
             )
             aged = (
                 f"SELECT n.__s, n.__newest, count(x.open) AS __age FROM ({anchored}) n LEFT JOIN {SESSION_ROWS} x "
