@@ -292,6 +292,8 @@ def validate(
             report,
             mapping=loaded_mapping,
             bounds=loaded_bounds,  # draw the bounds that were applied
+            now=_parse_now(now),
+            coverage=_coverage(coverage_from, coverage_to),
         )
         html.write_text(render_html(report, series=series), encoding="utf-8")
     _print_report(report, fmt, contract, quiet)
