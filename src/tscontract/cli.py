@@ -187,6 +187,16 @@ def _parse_now(text: str | None, option: str = "--now") -> Any:
         raise InputError(f"{option}: {exc}") from None
 
 
+# --from/--to of validate, ingest and check-store: one meaning (engines.validate's ``coverage``)
+FromOption = Annotated[
+    str | None,
+    typer.Option("--from", help="Start of the period the batch covers (RFC 3339; default: sessions touched)."),
+]
+ToOption = Annotated[
+    str | None, typer.Option("--to", help="End (exclusive) of the period the batch covers (RFC 3339).")
+]
+
+
 def _coverage(start: str | None, end: str | None) -> Any:
     """``--from/--to``: the period a batch covers at least, or None (sessions and windows touched)."""
     if start is None and end is None:
@@ -204,13 +214,8 @@ def validate(
     now: Annotated[
         str | None, typer.Option("--now", help="Instant freshness is judged at (RFC 3339, default: now).")
     ] = None,
-    coverage_from: Annotated[
-        str | None,
-        typer.Option("--from", help="Start of the period the batch covers (RFC 3339; default: sessions touched)."),
-    ] = None,
-    coverage_to: Annotated[
-        str | None, typer.Option("--to", help="End (exclusive) of the period the batch covers (RFC 3339).")
-    ] = None,
+    coverage_from: FromOption = None,
+    coverage_to: ToOption = None,
     engine: Annotated[
         str, typer.Option("--engine", help="Execution engine: duckdb, spark, postgres or chdb.")
     ] = "duckdb",
@@ -287,6 +292,8 @@ def validate(
             report,
             mapping=loaded_mapping,
             bounds=loaded_bounds,  # draw the bounds that were applied
+            now=_parse_now(now),
+            coverage=_coverage(coverage_from, coverage_to),
         )
         html.write_text(render_html(report, series=series), encoding="utf-8")
     _print_report(report, fmt, contract, quiet)
@@ -819,6 +826,8 @@ def ingest(
     ] = None,
     who: Annotated[str | None, typer.Option("--who", help="Who restates (default: the row's source_id).")] = None,
     now: Annotated[str | None, typer.Option("--now", help="The ingest instant (RFC 3339, default: now).")] = None,
+    coverage_from: FromOption = None,
+    coverage_to: ToOption = None,
     backfill: Annotated[
         bool, typer.Option("--backfill", help="Historical data: freshness is reported, not gating (recorded).")
     ] = False,
@@ -829,12 +838,14 @@ def ingest(
     """Gate DATA into STORE: valid rows are published, the rest quarantined with reasons."""
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
+    from tscontract.engines import checked_coverage
     from tscontract.gate.ingest import ingest as run_ingest
     from tscontract.gate.ingest import run_summary
     from tscontract.gate.mapping import load_mapping
     from tscontract.gate.store import open_store
     from tscontract.report.text import render_summary, render_validation
 
+    coverage = checked_coverage(_coverage(coverage_from, coverage_to))
     parsed = load_contract(contract)
     loaded_catalog = load_catalog(catalog) if catalog else None
     loaded_mapping = load_mapping(mapping) if mapping else None
@@ -855,6 +866,7 @@ def ingest(
                 now=_parse_now(now),
                 progress=_status_updater(status),
                 backfill=backfill,
+                coverage=coverage,
             )
     finally:
         opened.close()
@@ -915,15 +927,19 @@ def check_store(
     store: Annotated[str, typer.Argument(metavar="STORE", help="A .duckdb file or a postgresql:// URL.")],
     catalog: CatalogOption = None,
     now: Annotated[str | None, typer.Option("--now", help="Instant freshness is judged at.")] = None,
+    coverage_from: FromOption = None,
+    coverage_to: ToOption = None,
     lock_timeout: LockTimeoutOption = 60.0,
     quiet: QuietOption = False,
     fmt: ReportFormatOption = ReportFormat.text,
 ) -> None:
     """Validate what consumers read (latest revision per key): freshness, completeness, every clause."""
     from tscontract.contract.loader import load_contract
+    from tscontract.engines import checked_coverage
     from tscontract.engines import validate as run_validate
     from tscontract.gate.store import RUNS, open_store, table_base
 
+    coverage = checked_coverage(_coverage(coverage_from, coverage_to))
     parsed = load_contract(contract)
     opened = open_store(store, read_only=True, lock_timeout=lock_timeout)
     try:
@@ -932,7 +948,7 @@ def check_store(
     finally:
         opened.close()
     # the store holds all the data: a catalog series that never arrived is stale
-    report = run_validate(parsed, published, catalog=catalog, now=_parse_now(now), all_series=True)
+    report = run_validate(parsed, published, catalog=catalog, now=_parse_now(now), all_series=True, coverage=coverage)
     report.data = [f"{store} ({parsed.contract}: latest revision per key)"]
     _print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)

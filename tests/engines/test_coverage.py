@@ -7,6 +7,7 @@ date, extended-hours bars, a sensor on a local clock across both DST changes.
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import UTC, date, datetime, timedelta
 
@@ -283,6 +284,76 @@ def test_local_days_are_23_and_25_hours_across_dst(tmp_path):
             assert example["gaps"] == [["2026-11-01T06:00:00Z", "2026-11-01T07:00:00Z"]]
 
 
+def test_a_gap_across_local_midnight_is_listed_once_per_day_clipped(tmp_path):
+    # the call-centre shape: 5-minute counts, nothing from 23:40 to 00:20 local (Chicago, CST = UTC-6)
+    contract = write(tmp_path, SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, SENSOR_CATALOG, "sensor_catalog.yaml")
+    start, end = datetime(2026, 11, 10, 6, tzinfo=UTC), datetime(2026, 11, 12, 6, tzinfo=UTC)
+    hole = {datetime(2026, 11, 11, 5, 40, tzinfo=UTC) + timedelta(minutes=5 * n) for n in range(8)}
+    report = validate(contract, readings(tmp_path, start, end, hole), catalog=catalog, now=end)
+    examples = report.check("completeness").examples
+    assert [(e["window_start"], e["expected"], e["actual"], e["gaps"]) for e in examples] == [
+        ("2026-11-10T06:00:00Z", 288, 284, [["2026-11-11T05:40:00Z", "2026-11-11T06:00:00Z"]]),
+        ("2026-11-11T06:00:00Z", 288, 284, [["2026-11-11T06:00:00Z", "2026-11-11T06:20:00Z"]]),
+    ]
+
+
+# ------------------------------------------------------------------ --now: no point expected after it
+
+
+def test_the_day_under_way_is_judged_up_to_now(tmp_path):
+    contract = write(tmp_path, SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, SENSOR_CATALOG, "sensor_catalog.yaml")
+    midnight, now = datetime(2026, 11, 10, 6, tzinfo=UTC), datetime(2026, 11, 10, 18, 2, tzinfo=UTC)  # 12:02 local
+    so_far = readings(tmp_path, midnight, datetime(2026, 11, 10, 18, 5, tzinfo=UTC))  # 00:00 .. 12:00 local
+    report = validate(contract, so_far, catalog=catalog, now=now)
+    assert report.passed, [(c.id, c.examples) for c in report.failed]
+    # stated to cover two whole days: the day after now is not judged, today only up to now
+    two_days = (midnight, datetime(2026, 11, 12, 6, tzinfo=UTC))
+    assert validate(contract, so_far, catalog=catalog, now=now, coverage=two_days).passed
+    # a hole before now still fails, counted against the part of the day elapsed (rounded down)
+    hole = {datetime(2026, 11, 10, 9, tzinfo=UTC) + timedelta(minutes=5 * n) for n in range(3)}
+    holed = readings(tmp_path, midnight, datetime(2026, 11, 10, 18, 5, tzinfo=UTC), hole)
+    example = validate(contract, holed, catalog=catalog, now=now).check("completeness").examples[0]
+    assert (example["window_start"], example["window_end"], example["expected"], example["actual"]) == (
+        "2026-11-10T06:00:00Z",
+        "2026-11-11T06:00:00Z",
+        144,
+        142,
+    )
+    assert example["gaps"] == [["2026-11-10T09:00:00Z", "2026-11-10T09:15:00Z"]]
+
+
+def test_the_session_under_way_is_judged_up_to_now(tmp_path):
+    bars = bars_csv(tmp_path, minute_bars(MONDAY)[:31])  # 14:30 .. 15:00Z
+    contract = contract_with(tmp_path, extra=SESSION_COMPLETENESS)
+    assert run(contract, bars, now=datetime(2026, 11, 30, 15, 0, 30, tzinfo=UTC)).passed
+    late = run(contract, bars, now=datetime(2026, 11, 30, 15, 10, tzinfo=UTC))
+    assert late.check("time.cadence").examples[0]["missing"] == ["2026-11-30T15:01:00Z", "2026-11-30T15:10:00Z"]
+    assert late.check("completeness").examples[0]["expected"] == 40
+
+
+def test_ingest_and_check_store_take_from_to(tmp_path):
+    contract = write(tmp_path, SENSOR_CONTRACT, "sensor.yaml")
+    catalog = write(tmp_path, SENSOR_CATALOG, "sensor_catalog.yaml")
+    so_far = readings(tmp_path, datetime(2026, 11, 10, 6, tzinfo=UTC), datetime(2026, 11, 10, 18, 5, tzinfo=UTC))
+    store = tmp_path / "w.duckdb"
+    common = ["--catalog", catalog, "--now", "2026-11-10T18:02:00Z", "--format", "json"]
+    days = ["--from", "2026-11-10T06:00:00Z", "--to", "2026-11-12T06:00:00Z"]
+    gated = run_cli("ingest", contract, so_far, "--store", store, *days, *common)
+    assert gated.returncode == 0, gated.stderr
+    checks = {c["id"]: c for c in json.loads(gated.stdout)["validation"]["checks"]}
+    assert checks["completeness"]["status"] == "passed"
+    assert run_cli("check-store", contract, store, *days, *common).returncode == 0
+    # the store is said to cover the day before as well: that day is missing
+    earlier = run_cli("check-store", contract, store, "--from", "2026-11-09T06:00:00Z", *common)
+    assert earlier.returncode == 1
+    completeness = next(c for c in json.loads(earlier.stdout)["checks"] if c["id"] == "completeness")
+    assert [(e["window_start"], e["actual"]) for e in completeness["examples"]] == [("2026-11-09T06:00:00Z", 0)]
+    backwards = run_cli("ingest", contract, so_far, "--store", store, "--from", days[3], "--to", days[1], *common)
+    assert backwards.returncode == 2 and "--from must be before --to" in backwards.stderr
+
+
 # ------------------------------------------------------------------ freshness
 
 
@@ -313,6 +384,30 @@ def test_freshness_in_trading_days(tmp_path):
     stale = run(contract, wednesday, now=datetime(2026, 11, 30, 21, 5, tzinfo=UTC)).check("freshness")
     assert stale.status == "failed"
     assert stale.examples[0]["sessions_since"] == 2 and stale.examples[0]["max_sessions"] == 1
+
+
+def test_a_daily_bar_is_fresh_through_the_next_session(tmp_path):
+    # daily bars stamped at 00:00 of their date, before the open: Friday's bar is one session behind on
+    # Monday evening (Monday's bar is due), two on Tuesday evening
+    xnys = write(tmp_path, CATALOG.read_text().replace("calendar: XNAS", "calendar: XNYS"), "xnys.yaml")
+    extra = "freshness: {max_age: 1 trading day}\n"
+    for cadence in (DAILY, "irregular"):  # the bar's date says its session, declared as its stamp or not
+        contract = contract_with(tmp_path, cadence, extra, name="daily_fresh.yaml")
+        friday = daily(tmp_path, sessions(date(2026, 11, 16), date(2026, 11, 20)))
+
+        def freshness(bars, now, contract=contract):
+            return run(contract, bars, now=now, catalog=xnys).check("freshness")
+
+        assert freshness(friday, datetime(2026, 11, 23, 22, tzinfo=UTC)).status == "passed", cadence
+        stale = freshness(friday, datetime(2026, 11, 24, 22, tzinfo=UTC))
+        assert stale.status == "failed" and stale.examples[0]["sessions_since"] == 2, cadence
+        # Thanksgiving (Thursday 2026-11-26) is no session; Friday's half day closes at 13:00 New York
+        wednesday = daily(tmp_path, sessions(date(2026, 11, 23), date(2026, 11, 25)))
+        assert freshness(wednesday, datetime(2026, 11, 26, 22, tzinfo=UTC)).status == "passed", cadence
+        assert freshness(wednesday, datetime(2026, 11, 27, 19, tzinfo=UTC)).status == "passed", cadence
+        assert freshness(wednesday, datetime(2026, 11, 30, 20, tzinfo=UTC)).status == "passed", cadence
+        late = freshness(wednesday, datetime(2026, 11, 30, 21, 5, tzinfo=UTC))
+        assert late.status == "failed" and late.examples[0]["sessions_since"] == 2, cadence
 
 
 # ------------------------------------------------------------------ command line

@@ -155,3 +155,22 @@ def test_cli_validate_exit_codes_and_json_shape():
     assert missing.returncode == 2 and missing.stderr.startswith("error: data file not found")
     badnow = run_cli("validate", OHLCV / "contract.yaml", OHLCV / "data" / "good.csv", "--now", "yesterday")
     assert badnow.returncode == 2 and "--now" in badnow.stderr
+
+
+def test_row_and_key_examples_show_values_in_the_contract_type(tmp_path):
+    # the VIX shape: a bar whose close is above its high, and a repeated key; revision is an integer
+    # in both kinds of examples, prices are exact decimal text at the contract's scale
+    header = (OHLCV / "data" / "good.csv").read_text().splitlines()[0]
+    row = "AAPL,2026-11-30T14:30:00Z,230.00,230.10,229.90,231.5,1000.0000,10,false,vendor,run,1.0.0,0"
+    assert header.split(",")[0] == "symbol" and len(header.split(",")) == len(row.split(","))
+    path = tmp_path / "bars.csv"
+    path.write_text("\n".join([header, row, row]) + "\n")
+    report = validate(OHLCV / "contract.yaml", path, catalog=OHLCV / "catalog.yaml", now=NOW)
+    invariant = next(c for c in report.failed if c.kind == "invariant" and "close" in c.clause)
+    key = report.check("key.unique")
+    assert invariant.examples[0]["revision"] == 0 and key.examples[0]["revision"] == 0
+    assert invariant.examples[0]["close"] == "231.50000000"
+    assert invariant.examples[0]["bar_start"] == key.examples[0]["bar_start"] == "2026-11-30T14:30:00Z"
+    text = run_cli("validate", OHLCV / "contract.yaml", path, "--catalog", OHLCV / "catalog.yaml", "--format", "json")
+    shown = {c["id"]: c for c in json.loads(text.stdout)["checks"]}
+    assert shown[invariant.id]["examples"][0]["revision"] == 0

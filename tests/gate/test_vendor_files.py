@@ -326,7 +326,7 @@ def test_air_quality_defects_are_caught(tmp_path):
     assert [(e["row"], e["t_degc"], e["reason"]) for e in examples(report, "field.t_degc.type")] == [
         (6, "18.0", "'18.0' has '.' where the mapping's decimal separator is ','")
     ]
-    assert examples(report, "invariants[1]")[0]["rh_percent"] == "-999"  # a sentinel the mapping does not list
+    assert examples(report, "invariants[1]")[0]["rh_percent"] == "-999.0"  # an unlisted sentinel, at decimal(4,1)
     code, result, _ = ingest(tmp_path, AIR, "bad/AirQualityUCI.csv")
     assert (code, result["rows_in"], result["published"], result["quarantined"], result["dropped"]) == (
         1,

@@ -342,3 +342,67 @@ def test_cli_html_draws_the_applied_bounds(bearing_batch: dict[str, Path], tmp_p
     assert result.returncode == 0, result.stderr
     page = out.read_text()
     assert "PASSED with 1 warning" in page and "bound-profiled" in page and "bound-plausibility" not in page
+
+
+CALL_CENTRE = """\
+contract: calls_5m
+version: 1.0.0
+key: [queue, slot_start]
+time: {column: slot_start, precision: s, timezone: UTC instant, cadence: 5m}
+fields:
+  queue: {type: string, nullable: false}
+  slot_start: {type: timestamp_s_utc, nullable: false}
+  calls: {type: int, nullable: false}
+completeness: {window: 1h, min_ratio: 1.0}
+"""
+
+
+def _call_counts(tmp_path: Path, queues: int, hole: bool = True) -> Path:
+    """5-minute call counts per queue, 08:00-11:00Z; each queue misses 09:10-09:40 (six slots)."""
+    lines = ["queue,slot_start,calls"]
+    for q in range(queues):
+        for n in range(36):
+            moment = datetime(2026, 11, 30, 8, tzinfo=UTC).timestamp() + n * 300
+            slot = datetime.fromtimestamp(moment, UTC)
+            if hole and datetime(2026, 11, 30, 9, 10, tzinfo=UTC) <= slot < datetime(2026, 11, 30, 9, 40, tzinfo=UTC):
+                continue
+            lines.append(f"q{q:02d},{slot.isoformat().replace('+00:00', 'Z')},{10 + n % 7}")
+    path = tmp_path / f"calls_{queues}.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _panels(page: str, kind: str) -> list[str]:
+    return re.findall(rf'<svg class="plot plot-{kind}".*?</svg>', page, re.S)
+
+
+def test_every_series_is_drawn_with_its_gaps_and_lines_break_at_holes(tmp_path):
+    contract = tmp_path / "calls.yaml"
+    contract.write_text(CALL_CENTRE)
+    data = _call_counts(tmp_path, 8)
+    report = validate(contract, data, now=NOW, examples=5)
+    assert len(report.check("time.cadence").examples) == 5  # fewer examples than series
+    page = render_html(report, series=series_data(contract, data, None, report, now=NOW))
+    timelines, cadences = _panels(page, "timeline"), _panels(page, "cadence")
+    completeness = _panels(page, "completeness")
+    assert len(timelines) == len(cadences) == len(completeness) == 8
+    assert all(panel.count('class="gap"') == 1 for panel in cadences)  # every queue's hole, not five
+    assert all(panel.count("<rect") == 1 for panel in completeness)  # the short 09:00 window of each
+    # the line stops at 09:05 and starts again at 09:40: two pieces, none across the hole
+    assert all(panel.count('class="line"') == 2 for panel in timelines)
+    labels = re.findall(r'<text[^>]*text-anchor="(?:start|middle|end)">([^<]*UTC)</text>', timelines[0])
+    assert labels and all(label.startswith("2026-11-30 ") for label in labels)
+    assert "series drawn" not in page
+    whole = _call_counts(tmp_path, 1, hole=False)
+    unbroken = render_html(report, series=series_data(contract, whole, None, report, now=NOW))
+    assert _panels(unbroken, "timeline")[0].count('class="line"') == 1
+
+
+def test_the_series_cap_is_said_on_the_page(tmp_path):
+    contract = tmp_path / "calls.yaml"
+    contract.write_text(CALL_CENTRE)
+    data = _call_counts(tmp_path, 53)
+    report = validate(contract, data, now=NOW, examples=5)
+    page = render_html(report, series=series_data(contract, data, None, report, now=NOW))
+    assert len(_panels(page, "timeline")) == 50
+    assert "50 of 53 series drawn (at most 50" in page

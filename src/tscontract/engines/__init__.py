@@ -16,6 +16,20 @@ from tscontract.report.model import ValidationReport
 ENGINES = ("duckdb", "spark", "postgres", "chdb")
 
 
+def checked_coverage(
+    coverage: tuple[datetime | None, datetime | None] | None,
+) -> tuple[datetime | None, datetime | None] | None:
+    """``coverage`` (``--from/--to``) when both ends are UTC-offset instants in order; else an input error."""
+    if coverage is not None:
+        start, end = coverage
+        for moment in (start, end):
+            if moment is not None and moment.tzinfo is None:
+                raise InputError("coverage instants need a UTC offset")
+        if start is not None and end is not None and start >= end:
+            raise InputError("coverage: --from must be before --to")
+    return coverage
+
+
 def validate(
     contract: Contract | str | Path,
     data: Any,
@@ -52,13 +66,7 @@ def validate(
     ``all_series``: every series of the catalog is expected (a store, not a batch of some series):
     one with no point fails freshness as never arrived.
     """
-    if coverage is not None:
-        start, end = coverage
-        for moment in (start, end):
-            if moment is not None and moment.tzinfo is None:
-                raise InputError("coverage instants need a UTC offset")
-        if start is not None and end is not None and start >= end:
-            raise InputError("coverage: --from must be before --to")
+    checked_coverage(coverage)
     if not isinstance(contract, Contract):
         contract = load_contract(contract)
     if catalog is not None and not isinstance(catalog, Catalog):

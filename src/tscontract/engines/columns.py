@@ -9,6 +9,7 @@ All SQL here is DuckDB's and runs inside the one fused scan.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -114,8 +115,11 @@ def json_field(value: str, dtype: DataType) -> str:
 
 
 def json_value(value: Any) -> Any:
-    """A fetched SQL value as JSON-safe data: decimals as exact text, instants as :func:`instant_json`."""
+    """A fetched SQL value as JSON-safe data: decimals as exact text, instants as :func:`instant_json`,
+    NaN and infinities as text (JSON has no such number)."""
     if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, datetime):
         return instant_json(value)

@@ -132,6 +132,10 @@ def out_of_memory(exc: BaseException) -> InputError:
 Coverage = tuple[datetime | None, datetime | None]
 
 
+# types whose examples show the typed value (JSON numbers, booleans, RFC 3339 instants, exact decimal text)
+_TYPED_EXAMPLE = ("int", "float", "decimal", "bool", "timestamp", "date")
+
+
 class ValidationRun:
     """State of one validation run on one connection.
 
@@ -435,6 +439,7 @@ class ValidationRun:
         """The columns of ``__tsc_failing`` examples show: raw text and type-failure reason of each present column."""
         present = [n for n, col in self.columns.items() if col.present]
         shown = [ident("__raw_" + n) for n in present] + [ident("__why_" + n) for n in present]
+        shown += [ident(n) for n in present if self.columns[n].dtype.kind in _TYPED_EXAMPLE]
         return [*shown, MALFORMED, RECORD] if self.source.malformed else shown
 
     def failing_counts(self, checks: list[tuple[Check, str]]) -> list[int]:
@@ -475,7 +480,12 @@ class ValidationRun:
         if check.kind == "well_formed":  # a malformed row: why, and its text as written (cut as every value is)
             return {"row": r[1], "reason": r[at[MALFORMED]], "text": r[at[RECORD]]}
         example: dict[str, Any] = {"row": r[1]}
-        example.update({n: r[at[ident("__raw_" + n)]] for n in self.example_columns(check)})
+        # values in the contract's type (as key examples show them), except where how it is written is the
+        # fault (type, UTC rule, precision) or it has none: then the text as written
+        as_written = check.columns if check.kind in ("type", "utc_instant", "time_precision") else []
+        for n in self.example_columns(check):
+            typed = r[at[ident(n)]] if ident(n) in at and n not in as_written else None
+            example[n] = r[at[ident("__raw_" + n)]] if typed is None else json_value(typed)
         if check.kind == "type":
             example["reason"] = r[at[ident("__why_" + check.columns[0])]]
         return example

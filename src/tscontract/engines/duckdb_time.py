@@ -208,11 +208,14 @@ class TimeChecks:
         if until is not None:
             end = max(end, until)
         rule = self.cadence_rule
+        # day_start: 00:00 of the session date in the venue's zone (a point from then to the open belongs
+        # to the session, for freshness: a daily bar stamped with its date)
         rows = [
-            (*row, self.stamp(row, rule.stamp if rule and self.per_session else None))
+            (*row, self.stamp(row, rule.stamp if rule and self.per_session else None), self.stamp(row, "date"))
             for row in calendars.sessions(names, start, end, kinds)
         ]
-        small_table(run.con, SESSION_ROWS, [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ")], rows)
+        columns = [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ"), ("day_start", "TIMESTAMPTZ")]
+        small_table(run.con, SESSION_ROWS, columns, rows)
         # one row per UTC day a session touches: points find their session by an equi-join on
         # (calendar, day) instead of an ASOF join, twice as fast on large batches. The day is a number
         # (days since 1970), not date_trunc of an instant: no time zone rules per point
@@ -298,6 +301,7 @@ class TimeChecks:
         span = self.span()
         assert span is not None
         start, end = (_instant(span[0]), _instant(span[1]))
+        now = _instant(self.run.now)
         # a series present has a point outside every session or a first point of a session (or series):
         # those rows name every series, even where the points table keeps every point
         run.con.execute(
@@ -305,16 +309,15 @@ class TimeChecks:
             f"any_value(__kind) AS __kind FROM {POINTS} WHERE __outside OR __first GROUP BY __s"
         )
         if sessions:
+            # no point is expected after --now: a session under way is judged up to now, a later one not
             if self.per_session:
-                touched = f"x.stamp >= {start} AND x.stamp < {end}"
+                touched = f"x.stamp >= {start} AND x.stamp < {end} AND x.stamp < {now}"
                 bounds = "x.open AS __u_start, x.close AS __u_end"
             else:
-                touched = f"x.close > {start} AND x.open < {end}"
-                bounds = (
-                    f"greatest(x.open, {start}) AS __u_start, least(x.close, {end}) AS __u_end"
-                    if self.explicit
-                    else "x.open AS __u_start, x.close AS __u_end"
-                )
+                touched = f"x.close > {start} AND x.open < {end} AND x.open < {now}"
+                first = f"greatest(x.open, {start})" if self.explicit else "x.open"
+                last = f"least(x.close, {end}, {now})" if self.explicit else f"least(x.close, {now})"
+                bounds = f"{first} AS __u_start, {last} AS __u_end"
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {UNITS} AS SELECT s.__s, s.__i, x.open AS __open, x.stamp, "
                 f"x.session_date, x.zone, {bounds} FROM {SERIES} s JOIN {SESSION_ROWS} x "
@@ -325,7 +328,8 @@ class TimeChecks:
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {UNITS} AS SELECT __s, __i, NULL::TIMESTAMPTZ AS __open, "
                 f"NULL::TIMESTAMPTZ AS stamp, NULL::DATE AS session_date, NULL::VARCHAR AS zone, "
-                f"{start} AS __u_start, {end} AS __u_end FROM {SERIES} WHERE {'TRUE' if self.explicit else 'FALSE'}"
+                f"{start} AS __u_start, least({end}, {now}) AS __u_end FROM {SERIES} "
+                f"WHERE {f'{start} < {now}' if self.explicit else 'FALSE'}"
             )
         self.build_edges()
 
@@ -506,21 +510,23 @@ class TimeChecks:
 
     def expected_sql(self, spec: Any) -> str:
         """Per (series, window) the coverage touches: ``__s, __w, __w_end, __lo, __hi, __expected``, where
-        ``[__lo, __hi)`` is the part of the window covered: the whole window unless --from/--to cut it."""
+        ``[__lo, __hi)`` is the part of the window covered: the whole window unless --from/--to cut it, and
+        never after --now (the window under way is judged up to now, a later one not at all)."""
         span = self.span()
         assert span is not None
         start, end = _instant(span[0]), _instant(span[1])
         lo = f"greatest(w.__w, {start})" if self.explicit else "w.__w"
-        hi = f"least(w.__w_end, {end})" if self.explicit else "w.__w_end"
+        now = _instant(self.run.now)
+        hi = f"least(w.__w_end, {end}, {now})" if self.explicit else f"least(w.__w_end, {now})"
         windows = (
-            f"SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
-            f"JOIN {GROUPS} g ON g.__s = s.__s JOIN {WINDOWS} w ON w.__g = g.__g"
+            f"SELECT * FROM (SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
+            f"JOIN {GROUPS} g ON g.__s = s.__s JOIN {WINDOWS} w ON w.__g = g.__g) WHERE __hi > __lo"
         )
         length = "(epoch_us(__hi) - epoch_us(__lo))"
         if spec.expected_count != "per cadence":
             count = int(spec.expected_count)
             expected = f"CAST(floor({count} * {length} / (epoch_us(__w_end) - epoch_us(__w))) AS BIGINT)"
-            return f"SELECT *, {expected} AS __expected FROM ({windows}) WHERE __hi > __lo"
+            return f"SELECT *, {expected} AS __expected FROM ({windows})"
         keys = "w.__s, w.__w, w.__w_end, w.__lo, w.__hi"
         if self.per_session:
             # one point per covered session whose stamp falls in the window
@@ -537,7 +543,7 @@ class TimeChecks:
                 f"SELECT {keys}, coalesce(sum({grid}), 0) AS __expected FROM ({windows}) w LEFT JOIN {UNITS} u "
                 f"ON u.__s = w.__s AND u.__u_end > w.__lo AND u.__u_start < w.__hi GROUP BY {keys}"
             )
-        return f"SELECT *, {length} // __i AS __expected FROM ({windows}) WHERE __hi > __lo"
+        return f"SELECT *, {length} // __i AS __expected FROM ({windows})"
 
     def completeness(self, check: Check) -> None:
         spec = check.params["completeness"]
@@ -592,8 +598,9 @@ class TimeChecks:
 
     def _window_example(self, row: tuple[Any, ...]) -> dict[str, Any]:
         series, start, end, expected, actual = row
-        # gaps are [first missing instant, next point) intervals overlapping the window, edges included
-        start_sql, end_sql = _instant(start), _instant(end)
+        # gaps are [first missing instant, next point) intervals overlapping the window (up to --now), edges
+        # included
+        start_sql, end_sql = _instant(start), _instant(min(end, self.run.now))
         series_sql = sql_string(str(series))
         edges = f"SELECT __g_start, __g_end FROM {EDGES} WHERE __s = {series_sql}"
         if not self.sessions:
@@ -606,18 +613,28 @@ class TimeChecks:
                 f"UNION ALL SELECT max(__t) + {_us('any_value(__i)')}, {end_sql} FROM {POINTS} WHERE {inside} "
                 f"HAVING epoch_us({end_sql}) - epoch_us(max(__t)) > any_value(__i)"
             )
-        gaps = self.run.fetch(
-            f"SELECT * FROM (SELECT __prev + {_us('__i')} AS a, __t AS b FROM {POINTS} WHERE __s = {series_sql} "
-            f"AND NOT __outside AND __gap_us > __i + {self.tolerance_sql()} UNION ALL {edges}) "
-            f"WHERE b > {start_sql} AND a < {end_sql} ORDER BY a LIMIT {self.limit}"
+        # each gap clipped to the window (one across its boundary is listed in each window, its own part);
+        # a window's own edge and the interior gap it cuts are the same hole: merged, listed once. Interior
+        # gaps never overlap each other, so ``limit`` + 2 clipped intervals give ``limit`` merged ones
+        clipped = self.run.fetch(
+            f"SELECT greatest(a, {start_sql}), least(b, {end_sql}) FROM (SELECT __prev + {_us('__i')} AS a, "
+            f"__t AS b FROM {POINTS} WHERE __s = {series_sql} AND NOT __outside "
+            f"AND __gap_us > __i + {self.tolerance_sql()} UNION ALL {edges}) "
+            f"WHERE b > {start_sql} AND a < {end_sql} ORDER BY 1, 2 LIMIT {self.limit + 2}"
         )
+        gaps: list[list[Any]] = []
+        for a, b in clipped:
+            if gaps and a <= gaps[-1][1]:
+                gaps[-1][1] = max(gaps[-1][1], b)
+            else:
+                gaps.append([a, b])
         return {
             self.series_name: series,
             "window_start": json_value(start),
             "window_end": json_value(end),
             "expected": int(expected),
             "actual": int(actual),
-            "gaps": [[json_value(a), json_value(b)] for a, b in gaps],
+            "gaps": [[json_value(a), json_value(b)] for a, b in gaps[: self.limit]],
         }
 
     # ------------------------------------------------------------ freshness
@@ -652,11 +669,14 @@ class TimeChecks:
         same = "x.calendar = n.__cal AND x.kind = n.__kind"
         trading = spec.max_age.on_trading_calendar
         if trading:
-            # the newest point's session: the one it falls in or is stamped at; else the point itself
+            # the newest point's session: the one it falls in, is stamped at (the cadence's stamp, which may
+            # precede the open: a daily bar at 00:00 of its date), or whose date it stands on before the open;
+            # else the point itself. Age: the sessions after it closed by now
             anchored = (
                 f"SELECT n.__s, n.__newest, n.__cal, n.__kind, coalesce(max(x.close), n.__newest) AS __anchor "
-                f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND x.open <= n.__newest "
-                "AND (x.close > n.__newest OR x.stamp = n.__newest) GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
+                f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND ((x.open <= n.__newest "
+                "AND x.close > n.__newest) OR x.stamp = n.__newest OR (x.day_start <= n.__newest "
+                "AND n.__newest < x.open)) GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
             )
             aged = (
                 f"SELECT n.__s, n.__newest, count(x.open) AS __age FROM ({anchored}) n LEFT JOIN {SESSION_ROWS} x "

@@ -35,8 +35,9 @@ import pyarrow as pa
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
+from tscontract.engines import checked_coverage
 from tscontract.engines.columns import REASON_PREFIX, ident, json_field, sql_string
-from tscontract.engines.duckdb import ValidationRun, connect
+from tscontract.engines.duckdb import Coverage, ValidationRun, connect
 from tscontract.engines.relations import register
 from tscontract.engines.sources import MALFORMED, RECORD, Source, fetch_arrow
 from tscontract.errors import InputError, display_path
@@ -145,8 +146,10 @@ class _Gate:
         who: str | None,
         now: datetime,
         backfill: bool = False,
+        coverage: Coverage | None = None,
     ) -> None:
         self.backfill = backfill
+        self.coverage = coverage
         self.contract = contract
         self.store = store
         self.catalog = catalog
@@ -201,7 +204,7 @@ class _Gate:
         started = datetime.now(UTC)
         source = self.load(paths)
         plan = build_plan(contract, self.catalog)
-        validation = ValidationRun(plan, source, self.now, examples, progress, con=self.con)
+        validation = ValidationRun(plan, source, self.now, examples, progress, con=self.con, coverage=self.coverage)
         report = validation.run()
         by_id = {c.id: c for c in plan.checks}
         batch_ids, row_ids = [], []
@@ -435,11 +438,14 @@ def ingest(
     progress: Any = None,
     examples: int = 5,
     backfill: bool = False,
+    coverage: Coverage | None = None,
 ) -> IngestResult:
     """Gate the files ``data`` into ``store``; see the module docstring for the guarantees.
 
     ``backfill``: freshness is reported but does not reject the batch (recorded in the run).
+    ``coverage``: the period the batch covers at least (``--from/--to``), as in :func:`tscontract.validate`.
     """
+    checked_coverage(coverage)
     paths = [Path(p) for p in data]
     for path in paths:
         if not path.is_file():
@@ -451,7 +457,7 @@ def ingest(
     published = [r for r in prior if r.published]
     if published:
         return _duplicate(contract, store, published[0])
-    gate = _Gate(contract, store, catalog, mapping, source_id, reason, who, moment, backfill)
+    gate = _Gate(contract, store, catalog, mapping, source_id, reason, who, moment, backfill, coverage)
     try:
         return gate.run(paths, input_hash, prior, progress, examples)
     except Exception:

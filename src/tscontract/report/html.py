@@ -40,6 +40,10 @@ def _ts(iso: str) -> float:
     return dt.timestamp()
 
 
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def _fmt(x: float) -> str:
     return f"{x:.1f}"
 
@@ -59,7 +63,7 @@ def _time_axis(xs: _Scale, y: float, t0: float, t1: float) -> list[str]:
     ticks = 5 if t1 > t0 else 1
     for i in range(ticks):
         t = t0 + (t1 - t0) * i / max(1, ticks - 1)
-        label = datetime.fromtimestamp(t, UTC).strftime("%m-%d %H:%M:%S")
+        label = datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         anchor = "middle" if ticks == 1 or 0 < i < ticks - 1 else ("start" if i == 0 else "end")
         out.append(f'<text x="{_fmt(xs(t))}" y="{y + 14}" font-size="10" text-anchor="{anchor}">{label}</text>')
     return out
@@ -80,8 +84,9 @@ _BOUNDS = (
 )
 
 
-def _timeline(sid: str, field: str, points: list, bounds: dict[str, Any]) -> str:
+def _timeline(sid: str, field: str, points: list, bounds: dict[str, Any], holes: list[int] | None = None) -> str:
     pts = [(_ts(t), None if v is None else float(v), bool(f)) for t, v, f in points]
+    holes = holes or [0] * len(pts)  # data holes in the series up to each point: a line never spans one
     ts = [p[0] for p in pts] or [0.0]
     vals = [p[1] for p in pts if p[1] is not None]
     pairs = [(bounds.get(key), colour, dash, key, what) for key, colour, dash, what in _BOUNDS]
@@ -105,16 +110,18 @@ def _timeline(sid: str, field: str, points: list, bounds: dict[str, Any]) -> str
             )
     segment: list[str] = []
     segments = []
-    for t, v, _ in pts:
-        if v is None:
+    for i, (t, v, _) in enumerate(pts):
+        if v is None or (i and holes[i] != holes[i - 1]):
             segments.append(segment)
             segment = []
-        else:
+        if v is not None:
             segment.append(f"{_fmt(xs(t))},{_fmt(ys(v))}")
     segments.append(segment)
     for seg in segments:
         if seg:
-            body.append(f'<polyline points="{" ".join(seg)}" fill="none" stroke="#2c6fbb" stroke-width="1.3"/>')
+            body.append(
+                f'<polyline class="line" points="{" ".join(seg)}" fill="none" stroke="#2c6fbb" stroke-width="1.3"/>'
+            )
     for t, v, failed in pts:
         if failed:
             y = ys(v) if v is not None else bottom - 4
@@ -131,7 +138,7 @@ def _cadence(sid: str, points: list, gaps: list) -> str:
     for a, b in spans:
         body.append(
             f'<rect class="gap" x="{_fmt(xs(a))}" y="6" width="{_fmt(max(2.0, xs(b) - xs(a)))}" height="40" '
-            f'fill="#d62728" fill-opacity="0.28"><title>gap {escape(str(a))}</title></rect>'
+            f'fill="#d62728" fill-opacity="0.28"><title>gap {escape(_iso(a))} .. {escape(_iso(b))}</title></rect>'
         )
     body += [f'<line x1="{_fmt(xs(t))}" y1="18" x2="{_fmt(xs(t))}" y2="34" stroke="#2c6fbb"/>' for t in ts]
     body += _time_axis(xs, 50, min(every), max(every))
@@ -155,7 +162,7 @@ def _completeness(sid: str, windows: list) -> str:
         if n <= 24:
             body.append(
                 f'<text x="{_fmt(x + bw / 2)}" y="166" font-size="9" text-anchor="middle">'
-                f"{escape(str(start)[5:16])}</text>"
+                f"{escape(str(start)[:16].replace('T', ' '))}</text>"
             )
     return _svg("completeness", 175, f"{sid}: completeness per window", body)
 
@@ -248,15 +255,39 @@ def _plots(report: ValidationReport, series: dict) -> str:
         "Cadence: one tick per point, red bands gaps.</p>",
     ]
     has_completeness = any(c.kind == "completeness" or c.id == "completeness" for c in report.checks)
-    for sid, points in series.get("points", {}).items():
+    every = series.get("points", {})
+    drawn = _drawn_series(series)
+    if len(drawn) < len(every):
+        out.append(
+            f'<p class="msg cap">{len(drawn)} of {len(every)} series drawn (at most {SERIES_CAP}: those with '
+            "gaps, short windows or failing points first, then by id).</p>"
+        )
+    for sid in drawn:
+        points = every[sid]
         shown = cut(str(sid))  # a series id from the data, cut as the examples (and their gaps) are
         out.append(f"<h3>{escape(shown)}</h3>")
-        out.append(_timeline(shown, field, points, (series.get("bounds") or {}).get(sid) or {}))
+        bounds = (series.get("bounds") or {}).get(sid) or {}
+        out.append(_timeline(shown, field, points, bounds, (series.get("holes") or {}).get(sid)))
         out.append(_cadence(shown, points, (series.get("gaps") or {}).get(shown, [])))
         windows = (series.get("windows") or {}).get(shown)
         if has_completeness and windows:
             out.append(_completeness(shown, windows))
     return "\n".join(out)
+
+
+SERIES_CAP = 50  # series plotted on one page
+GAP_CAP = 1000  # gaps and short completeness windows plotted, over all series
+
+
+def _drawn_series(series: dict) -> list[str]:
+    """The series plotted: at most SERIES_CAP, those with something to show first, then by id."""
+    every = series.get("points", {})
+    gaps, windows = series.get("gaps") or {}, series.get("windows") or {}
+
+    def troubled(sid: str) -> bool:
+        return bool(gaps.get(sid) or windows.get(sid) or any(p[2] for p in every[sid]))
+
+    return sorted(every, key=lambda sid: (not troubled(sid), str(sid)))[:SERIES_CAP]
 
 
 def series_data(
@@ -269,6 +300,8 @@ def series_data(
     mapping: Any = None,
     bounds: Any = None,
     max_failing: int = 2000,
+    now: Any = None,
+    coverage: Any = None,
 ) -> dict:
     """Build the ``series`` argument of :func:`render_html` from the data with DuckDB.
 
@@ -278,11 +311,14 @@ def series_data(
     ``max_points`` (the first, last, lowest and highest point of each time bucket, so spikes
     survive); every point failing a row check of the plotted field that failed (up to
     ``max_failing`` per series, the first in time) is drawn and marked, found by the engine's
-    own failure SQL, not only the report's few examples.
+    own failure SQL, not only the report's few examples. Gaps and short completeness windows are
+    found again for every series (up to ``GAP_CAP`` each, over all series), at ``now`` over
+    ``coverage`` as validate judged them, not only the report's ``--examples``.
     """
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
     from tscontract.engines.duckdb import ValidationRun, connect, measurement_fields
+    from tscontract.engines.duckdb_time import TimeChecks
     from tscontract.engines.sources import open_source
     from tscontract.plan.bounds import load_bounds
     from tscontract.plan.checks import build_plan
@@ -302,21 +338,28 @@ def series_data(
             src, _ = stage_source(con, data_path, contract, catalog, mapping)
         else:
             src = open_source(con, data_path)
-        run = ValidationRun(plan, src, None, 0, None, con=con)
+        run = ValidationRun(plan, src, now, GAP_CAP, None, con=con, coverage=coverage)
         run.register_catalog()
         run.register_bounds()
         run.create_typed_view(numbered=True)
-        rows = con.execute(_points_sql(run, field, scol, tcol), [max(1, max_points // 4), max_failing]).fetchall()
+        time = TimeChecks(run)
+        sql = _points_sql(run, field, scol, tcol, time.interval_sql(), time.tolerance_sql())
+        rows = con.execute(sql, [max(1, max_points // 4), max_failing]).fetchall()
+        time_checks = [c for c in plan.checks if c.kind in ("cadence", "completeness")]
+        if time_checks:  # every series' gaps and short windows, not only the report's examples
+            time.execute(time_checks)
     finally:
         con.close()
     points: dict[str, list] = {}
-    for s, t, v, f in rows:
+    holes: dict[str, list[int]] = {}
+    for s, t, v, f, h in rows:
         iso = t.astimezone(UTC).isoformat().replace("+00:00", "Z")
         points.setdefault(s, []).append((iso, v, bool(f)))
+        holes.setdefault(s, []).append(int(h))
     drawn = {sid: _applied_bounds(contract, catalog, bounds, field, sid) for sid in points}
     gaps: dict[str, list] = {}
     windows: dict[str, list] = {}
-    for c in report.checks:
+    for c in list(run.results.values()) or report.checks:  # cadence and completeness found again, all series
         for e in c.examples:
             sid = str(e.get(scol)) if scol else "all"
             if c.kind == "cadence" and e.get("previous") and e.get(tcol):
@@ -326,13 +369,31 @@ def series_data(
             if c.kind == "completeness" and "window_start" in e:
                 windows.setdefault(sid, []).append((e["window_start"], e["expected"], e["actual"]))
                 gaps.setdefault(sid, []).extend([list(g) for g in e.get("gaps", [])])
-    return {"field": field, "points": points, "bounds": drawn, "gaps": gaps, "windows": windows}
+    merged = {sid: _merged(spans) for sid, spans in gaps.items()}  # a hole cadence and completeness both name
+    return {"field": field, "points": points, "holes": holes, "bounds": drawn, "gaps": merged, "windows": windows}
 
 
-def _points_sql(run: Any, field: str, scol: str | None, tcol: str) -> str:
+def _merged(spans: list) -> list[list[str]]:
+    """Overlapping ``[from, to]`` instants (RFC 3339 text) as one span each."""
+    out: list[list[str]] = []
+    for a, b in sorted(spans, key=lambda span: _ts(span[0])):
+        if out and _ts(a) <= _ts(out[-1][1]):
+            out[-1][1] = max(out[-1][1], b, key=_ts)
+        else:
+            out.append([a, b])
+    return out
+
+
+def _points_sql(
+    run: Any, field: str, scol: str | None, tcol: str, interval: str = "NULL::BIGINT", tolerance: str = "0"
+) -> str:
     """Per series: first, last, min and max of each of $1 time buckets (M4), and failing points ($2 at most).
 
     A point fails when it fails a row check on ``field`` that failed in the run, by the engine's own SQL.
+    Each point carries the number of holes in its series up to it (a hole: the step from the previous
+    point is longer than the cadence ``interval`` + ``tolerance``, in µs over ``__i``; without a fixed
+    cadence, five times the series' median step): the line breaks between two plotted points with a
+    hole between them.
     """
     from tscontract.engines.columns import ident
     from tscontract.engines.duckdb import TYPED_VIEW
@@ -348,10 +409,14 @@ def _points_sql(run: Any, field: str, scol: str | None, tcol: str) -> str:
     series = f"CAST({ident(scol)} AS VARCHAR)" if scol else "'all'"
     value = f"TRY_CAST({ident('__raw_' + field)} AS DOUBLE)" if field in run.columns else "NULL::DOUBLE"
     return f"""
-        WITH p AS (SELECT __row AS r, {series} AS s, {ident(tcol)} AS t, {value} AS v, ({fail}) AS f
-                   FROM {TYPED_VIEW} WHERE {ident(tcol)} IS NOT NULL),
+        WITH p AS (SELECT __row AS r, {series} AS s, {ident(tcol)} AS t, {value} AS v, ({fail}) AS f,
+                   {interval} AS __i FROM {TYPED_VIEW} WHERE {ident(tcol)} IS NOT NULL),
+             o AS (SELECT *, epoch_us(t) - lag(epoch_us(t)) OVER (PARTITION BY s ORDER BY t, r) AS __dt FROM p),
+             h AS (SELECT *, coalesce(__dt > __i + {tolerance},
+                   __dt > 5 * median(nullif(__dt, 0)) OVER (PARTITION BY s), FALSE) AS hole FROM o),
              q AS (SELECT *, epoch_us(t) - min(epoch_us(t)) OVER (PARTITION BY s) AS dt,
-                   max(epoch_us(t)) OVER (PARTITION BY s) - min(epoch_us(t)) OVER (PARTITION BY s) AS span FROM p),
+                   sum(CASE WHEN hole THEN 1 ELSE 0 END) OVER (PARTITION BY s ORDER BY t, r) AS holes,
+                   max(epoch_us(t)) OVER (PARTITION BY s) - min(epoch_us(t)) OVER (PARTITION BY s) AS span FROM h),
              k AS (SELECT *, CASE WHEN span = 0 THEN 0 ELSE least($1 - 1, floor(dt * $1 / span)) END AS b FROM q),
              m AS (SELECT *,
                    row_number() OVER (PARTITION BY s, b ORDER BY t, r) AS first_,
@@ -359,7 +424,7 @@ def _points_sql(run: Any, field: str, scol: str | None, tcol: str) -> str:
                    row_number() OVER (PARTITION BY s, b, v IS NULL ORDER BY v, t, r) AS low_,
                    row_number() OVER (PARTITION BY s, b, v IS NULL ORDER BY v DESC, t, r) AS high_,
                    row_number() OVER (PARTITION BY s, f ORDER BY t, r) AS nth FROM k)
-        SELECT s, t, v, f AND nth <= $2 FROM m
+        SELECT s, t, v, f AND nth <= $2, holes FROM m
         WHERE first_ = 1 OR last_ = 1 OR low_ = 1 OR high_ = 1 OR (f AND nth <= $2)
         ORDER BY s, t, r"""
 
