@@ -46,3 +46,13 @@ def test_a_field_over_16_mib_is_data_and_a_line_over_64_mib_is_refused_naming_it
     line = _csv_with(tmp_path, "line.csv", b"b" * (65 << 20) + b",2026-11-30T14:40:00Z,2")
     done = run_cli("validate", _contract(tmp_path, "ms"), line)
     _one_line_refusal(done, "line.csv: line 7 is 68,157,463 bytes long; lines of at most 64 MiB are read")
+
+
+def test_a_nul_byte_is_refused_naming_its_line(tmp_path):
+    """DuckDB's line reader takes NUL for "no delimiter": a line of NULs read as a blank line (no row,
+    silently) and the file was then refused with the sniffer's text."""
+    contract = _contract(tmp_path, "ms")
+    for name, line in [("nul_line.csv", b"\x00\x00\x00"), ("nul_value.csv", b"a,2026-11-30T14:4\x000:00Z,2")]:
+        done = run_cli("validate", contract, _csv_with(tmp_path, name, line))
+        _one_line_refusal(done, f"{name}: line 7 holds a NUL byte (\\x00), which no CSV text holds")
+        assert "sniff" not in done.stderr

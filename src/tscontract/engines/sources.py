@@ -241,6 +241,10 @@ def _csv_native(paths: list[Path], layout: CsvLayout, limit: int, quoted: bool, 
 
 
 def _register_csv(con: duckdb.DuckDBPyConnection, paths: list[Path], dialect: CsvDialect) -> Source:
+    for path in paths:
+        nul = _nul_byte(path)
+        if nul is not None:
+            raise InputError(f"{display_path(path)}: line {nul} holds a NUL byte (\\x00), which no CSV text holds")
     layout = CsvLayout(dialect, paths, con)
     limit = BUFFER_LINE_BYTES  # a longer line is data too: the files are read again with a larger buffer
     lines = [_csv_lines(p, i) for i, p in enumerate(paths)]
@@ -325,6 +329,21 @@ def _arrow_lines(path: Path, limit: int) -> Any:
             raise InputError(f"{shown}: a line holds the control character U+001F, which no CSV holds") from None
         raise InputError(f"cannot read {shown}: {engine_message(exc)}") from None
     return table.append_column("__tsc_line", pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64)))
+
+
+def _nul_byte(path: Path) -> int | None:
+    """The line of the first NUL byte in ``path``, if any (read in 16 MiB blocks, ~0.3 s a 130 MB file).
+
+    DuckDB's line reader takes NUL for its "no delimiter": a line of NULs would read as a blank line,
+    no row at all, and a NUL elsewhere as a sniffer error. So NUL is refused, naming its line."""
+    line = 1
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            at = chunk.find(b"\x00")
+            if at >= 0:
+                return line + chunk.count(b"\n", 0, at)
+            line += chunk.count(b"\n")
+    return None
 
 
 def _lone_carriage_return(path: Path) -> int | None:
