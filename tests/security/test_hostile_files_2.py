@@ -56,3 +56,28 @@ def test_a_nul_byte_is_refused_naming_its_line(tmp_path):
         done = run_cli("validate", contract, _csv_with(tmp_path, name, line))
         _one_line_refusal(done, f"{name}: line 7 holds a NUL byte (\\x00), which no CSV text holds")
         assert "sniff" not in done.stderr
+
+
+def test_a_20_mb_json_string_is_a_value_judged_and_shown_cut(tmp_path):
+    """The incident: one 20 MB string exceeded the memory limit. Now it is read and judged."""
+    size = 20 << 20
+    good = '{"sensor":"a","ts":"2026-11-30T14:3%d:00Z","value":1.5}'
+    data = tmp_path / "long.jsonl"
+    data.write_text("\n".join([good % 1, '{"sensor":"a","ts":"' + "x" * size + '","value":2}', good % 2]) + "\n")
+    done = run_cli("validate", "--format", "json", _contract(tmp_path, "ms"), data)
+    assert done.returncode == 1, done.stderr[-500:]
+    report = json.loads(done.stdout)
+    failed = {c["id"]: c for c in report["checks"] if c["status"] != "passed"}
+    assert set(failed) == {"field.ts.type"}, list(failed)
+    (example,) = failed["field.ts.type"]["examples"]
+    assert (example["row"], example["ts"]) == (2, "x" * 200 + f"…({size} chars)")
+
+
+def test_a_line_that_is_no_json_is_refused_naming_its_line_in_the_file(tmp_path):
+    """DuckDB names the line after it, counting no blank line: the line is counted again."""
+    good = '{"sensor":"a","ts":"2026-11-30T14:3%d:00Z","value":1.5}\n'
+    data = tmp_path / "broken.jsonl"
+    data.write_text(good % 1 + "\n  \n" + good % 2 + '{"sensor": "a", "ts": 1\n' + good % 3)
+    done = run_cli("validate", _contract(tmp_path, "ms"), data)
+    _one_line_refusal(done, "broken.jsonl: line 5 is not valid JSON: unexpected end of data")
+    assert "Malformed JSON" not in done.stderr
