@@ -13,7 +13,7 @@ import pytest
 from tests.engines.conftest import NOW, OHLCV, SENSOR
 from tscontract import InputError, validate
 from tscontract.cli import main
-from tscontract.engines.csv_source import MAX_LINE_BYTES
+from tscontract.engines.csv_source import BUFFER_LINE_BYTES
 
 CONTRACT = OHLCV / "contract.yaml"
 CATALOG = OHLCV / "catalog.yaml"
@@ -112,7 +112,7 @@ def test_a_header_only_csv_is_an_empty_batch(tmp_path, capsys):
 
 def test_fields_over_16_mib_are_data(tmp_path, capsys):
     lines = GOOD.read_text().splitlines()
-    wide = "x" * (MAX_LINE_BYTES + (4 << 20))  # 20 MiB, past DuckDB's first line buffer
+    wide = "x" * (BUFFER_LINE_BYTES + (4 << 20))  # 20 MiB, past DuckDB's first line buffer
     quoted = '"' + "y,\n" * (6 << 20) + '"'  # 18 MiB quoted across lines, with delimiters inside
     rows = [row.split(",") for row in lines[1:4]]
     rows[0][9] = wide  # source_id

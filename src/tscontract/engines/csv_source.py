@@ -34,7 +34,8 @@ LINES_TABLE = "__tsc_csv_lines"
 ROWS_TABLE = "__tsc_csv_rows"
 MALFORMED = "__tsc_malformed"  # why a row is malformed; NULL where it is well formed
 RECORD = "__tsc_record"  # a malformed row's text as written
-MAX_LINE_BYTES = 16 << 20  # DuckDB's line buffer at first; files with longer lines are read with a larger one
+BUFFER_LINE_BYTES = 16 << 20  # DuckDB's line buffer at first; files with longer lines are read with a larger one
+MAX_LINE_BYTES = 64 << 20  # a longer line is refused (naming it): no buffer for it within the memory bound
 MAX_HEADER_BYTES = 1 << 20  # a header line longer than this is refused before any reader sees it
 MAX_COLUMNS = 2_000  # a first line with more fields is refused: 2,000 columns read in ~5 s and ~330 MB
 _BOM = "\ufeff"
@@ -189,7 +190,7 @@ class CsvLayout:
                 f"CASE WHEN __tsc_bad THEN __tsc_text END AS {RECORD}"
             )
         else:
-            out = columns
+            out = f"{columns}, length(__tsc_text) AS __tsc_len"
         unclosed = "__tsc_unclosed" if numbered else "FALSE"
         return (
             f"SELECT {out}, __tsc_q, __tsc_bad, __tsc_open FROM ("
@@ -237,7 +238,11 @@ class CsvLayout:
         )
 
     def build(
-        self, con: Any, lines: str, plain: str | None = None, native: Callable[[bool], str | None] | None = None
+        self,
+        con: Any,
+        lines: str,
+        plain: str | None = None,
+        native: Callable[[bool, int], str | None] | None = None,
     ) -> str:
         """The source view's query: its columns and, where rows are numbered, ``__row`` and, where a
         row is malformed, ``__tsc_malformed`` and ``__tsc_record``.
@@ -246,8 +251,9 @@ class CsvLayout:
         headers, cheaper to read (no window): where one pass over them finds neither a
         malformed row nor a quote left open -- nearly always -- the view reads the files at
         each scan and stores nothing (rows are numbered in order where examples need it),
-        with the engine's own CSV reader where ``native(quoted)`` gives one that reads such
-        files to the same values (``quoted``: some line holds a quote), else with these
+        with the engine's own CSV reader where ``native(quoted, longest)`` gives one that reads
+        such files to the same values (``quoted``: some line holds a quote; ``longest``: the
+        characters of the longest line), else with these
         statements. Otherwise the rows are numbered and stored: from their line where no
         blank or comment line comes before a row, else by a window in file order; where a
         quote is left open, the records are assembled from the lines first.
@@ -255,13 +261,13 @@ class CsvLayout:
         names = ", ".join(_ident(c) for c in self.columns)
         if plain is not None:
             rows = self.rows_sql(plain, numbered=False)
-            bad, opened, quoted = con.execute(
+            bad, opened, quoted, longest = con.execute(
                 "SELECT count(*) FILTER (WHERE __tsc_bad), count(*) FILTER (WHERE __tsc_open), "
-                f"count(*) FILTER (WHERE __tsc_q) FROM ({rows}) r"
+                f"count(*) FILTER (WHERE __tsc_q), max(__tsc_len) FROM ({rows}) r"
             ).fetchall()[0]
             if not bad and not opened:
                 self.numbered = False
-                reader = native(bool(quoted)) if native is not None else None
+                reader = native(bool(quoted), int(longest or 0)) if native is not None else None
                 return reader or f"SELECT {names} FROM ({rows}) r"
         rows = self.rows_sql(self.lines_as_records(lines))
         stats = self._stats(con, rows)

@@ -29,7 +29,7 @@ from typing import Any
 import duckdb
 
 from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
-from tscontract.engines.csv_source import MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
+from tscontract.engines.csv_source import BUFFER_LINE_BYTES, MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
 from tscontract.engines.relations import register
 from tscontract.errors import InputError, display_path
 from tscontract.shown import engine_message
@@ -175,25 +175,30 @@ def _sizes(limit: int) -> str:
     return f"max_line_size = {limit}, buffer_size = {2 * limit}"
 
 
-def _longest_line(path: Path) -> int:
-    """The length in bytes of the longest line of ``path`` (read in 16 MiB blocks)."""
-    longest, run = 0, 0
+def _longest_line(path: Path) -> tuple[int, int]:
+    """The length in bytes of the longest line of ``path``, and its number (read in 16 MiB blocks)."""
+    longest, where, run, line = 0, 1, 0, 1
     with path.open("rb") as handle:
         while chunk := handle.read(1 << 24):
-            pieces = chunk.split(b"\n")
-            if len(pieces) == 1:
-                run += len(chunk)
-                continue
-            longest = max(longest, run + len(pieces[0]), *(len(p) for p in pieces[1:-1]))
-            run = len(pieces[-1])
-    return max(longest, run)
+            for piece in chunk.split(b"\n")[:-1]:
+                if run + len(piece) > longest:
+                    longest, where = run + len(piece), line
+                run, line = 0, line + 1
+            run += len(chunk) - chunk.rfind(b"\n") - 1
+    if run > longest:
+        longest, where = run, line
+    return longest, where
 
 
+# DuckDB's reader with union_by_name sniffs the values' types even where the columns are given, and that
+# sniffing is quadratic in a run of digits (400 K digits: 3 s; 17 MB: hours): files with longer lines are
+# read by csv_source.py's statements, which parse nothing (a 17 MB field then validates in seconds)
+NATIVE_LINE_CHARS = 64 << 10
 _LONE_CR = re.compile(rb"\r(?!\n)")
 _UNIT_SEPARATOR = "\x1f"
 
 
-def _csv_lines(path: Path, index: int, limit: int = MAX_LINE_BYTES) -> str:
+def _csv_lines(path: Path, index: int, limit: int = BUFFER_LINE_BYTES) -> str:
     """The lines of ``path`` (``__tsc_file``, ``__tsc_line``, ``__tsc_text``), without their LF or CRLF."""
     return (
         f"SELECT {index} AS __tsc_file, row_number() OVER () AS __tsc_line, coalesce(l, '') AS __tsc_text "
@@ -201,7 +206,7 @@ def _csv_lines(path: Path, index: int, limit: int = MAX_LINE_BYTES) -> str:
     )
 
 
-def _csv_plain(paths: list[Path], header: bool, limit: int = MAX_LINE_BYTES) -> str:
+def _csv_plain(paths: list[Path], header: bool, limit: int = BUFFER_LINE_BYTES) -> str:
     """The lines of ``paths`` after their headers (``__tsc_file``, ``__tsc_text``): one scan, no window."""
     listed = "[" + ", ".join(_quote(str(p)) for p in paths) + "]"
     whens = " ".join(f"WHEN {_quote(str(p))} THEN {i}" for i, p in enumerate(paths))
@@ -212,12 +217,13 @@ def _csv_plain(paths: list[Path], header: bool, limit: int = MAX_LINE_BYTES) -> 
     )
 
 
-def _csv_native(paths: list[Path], layout: CsvLayout, limit: int, quoted: bool) -> str | None:
+def _csv_native(paths: list[Path], layout: CsvLayout, limit: int, quoted: bool, longest: int) -> str | None:
     """DuckDB's own reader for files whose every line is well formed (csv_source.py checked): it reads
     them to the same values, faster. None where it would not: comments, headers differing between files,
-    other quoting than doubled quotes, other null texts than the empty one in quoted files."""
+    other quoting than doubled quotes, other null texts than the empty one in quoted files; or where it
+    would be slow: a line longer than ``NATIVE_LINE_CHARS`` (``longest``: the longest line's characters)."""
     d = layout.dialect
-    if d.comment is not None or not layout.same_header or not d.null_values:
+    if d.comment is not None or not layout.same_header or not d.null_values or longest > NATIVE_LINE_CHARS:
         return None
     if quoted and (d.escape != d.quote or d.null_values != ("",)):
         return None
@@ -235,8 +241,12 @@ def _csv_native(paths: list[Path], layout: CsvLayout, limit: int, quoted: bool) 
 
 
 def _register_csv(con: duckdb.DuckDBPyConnection, paths: list[Path], dialect: CsvDialect) -> Source:
+    for path in paths:
+        nul = _nul_byte(path)
+        if nul is not None:
+            raise InputError(f"{display_path(path)}: line {nul} holds a NUL byte (\\x00), which no CSV text holds")
     layout = CsvLayout(dialect, paths, con)
-    limit = MAX_LINE_BYTES  # a longer line is data too: the files are read again with a larger buffer
+    limit = BUFFER_LINE_BYTES  # a longer line is data too: the files are read again with a larger buffer
     lines = [_csv_lines(p, i) for i, p in enumerate(paths)]
     while True:
         # files DuckDB reads are read again without numbers; one that mixes line breaks is read by pyarrow
@@ -275,14 +285,15 @@ def _read_mixed(
         where = f"line {number[1]}" if number else "a line"
         if "unicode" in message.lower():
             raise InputError(f"{shown}: {where} is not UTF-8 text")
-        if "line size" in message.lower():
-            longest = _longest_line(path) + 2  # and its CR LF
-            if longest <= limit:  # pragma: no cover - DuckDB counted what Python does not
-                raise InputError(f"cannot read {shown}: {where} is longer than DuckDB's line buffer")
+        longest, at = _longest_line(path)
+        if longest + 2 > limit:  # DuckDB says "line size" or, past its buffer, "a full read": either way
+            if longest > MAX_LINE_BYTES:
+                most = f"lines of at most {MAX_LINE_BYTES >> 20} MiB are read"
+                raise InputError(f"{shown}: line {at} is {longest:,} bytes long; {most}")
             for j, other in enumerate(paths):
                 if "read_csv" in lines[j]:
-                    lines[j] = _csv_lines(other, j, longest)
-            return longest
+                    lines[j] = _csv_lines(other, j, longest + 2)  # and its CR LF
+            return longest + 2
         lone = _lone_carriage_return(path)
         if lone is not None:
             raise InputError(f"{shown}: line {lone} has a carriage return without a line feed; lines end in LF or CRLF")
@@ -318,6 +329,21 @@ def _arrow_lines(path: Path, limit: int) -> Any:
             raise InputError(f"{shown}: a line holds the control character U+001F, which no CSV holds") from None
         raise InputError(f"cannot read {shown}: {engine_message(exc)}") from None
     return table.append_column("__tsc_line", pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64)))
+
+
+def _nul_byte(path: Path) -> int | None:
+    """The line of the first NUL byte in ``path``, if any (read in 16 MiB blocks, ~0.3 s a 130 MB file).
+
+    DuckDB's line reader takes NUL for its "no delimiter": a line of NULs would read as a blank line,
+    no row at all, and a NUL elsewhere as a sniffer error. So NUL is refused, naming its line."""
+    line = 1
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            at = chunk.find(b"\x00")
+            if at >= 0:
+                return line + chunk.count(b"\n", 0, at)
+            line += chunk.count(b"\n")
+    return None
 
 
 def _lone_carriage_return(path: Path) -> int | None:
@@ -356,10 +382,13 @@ def _file_offsets(con: duckdb.DuckDBPyConnection, paths: list[Path], listed: str
 
 def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]) -> Source:
     raw = "__tsc_json_raw"
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT json AS __doc, "
-        f"row_number() OVER () AS __row FROM read_json_objects({listed}, format = 'newline_delimited')"
-    )
+    try:
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {raw} AS SELECT json AS __doc, "
+            f"row_number() OVER () AS __row FROM read_json_objects({listed}, format = 'newline_delimited')"
+        )
+    except duckdb.InvalidInputException as exc:
+        raise _malformed_json_file(exc) from None
     keys = [
         str(r[0])
         for r in con.execute(
@@ -399,6 +428,37 @@ def _register_json(con: duckdb.DuckDBPyConnection, listed: str, shown: list[str]
     return Source(
         columns, text=True, json_types=True, has_row_number=True, malformed=bool(malformed), description=shown
     )
+
+
+_MALFORMED_JSON = re.compile(
+    r'Malformed JSON in file "(?P<file>[^"]*)", at byte \d+ in line (?P<line>\d+): (?P<why>[^.]*)'
+)
+
+
+def _malformed_json_file(exc: duckdb.Error) -> Exception:
+    """DuckDB's refusal of a line that is no JSON, in one line naming the file and the line.
+
+    DuckDB's "line N" is one more than the count of non-blank lines up to the one at fault (blank
+    lines uncounted; measured on the pinned release, held by tests/security/test_hostile_files_2.py):
+    the line in the file is found by counting them again."""
+    match = _MALFORMED_JSON.search(str(exc))
+    if match is None:
+        return exc
+    path = Path(match["file"])
+    line = _nonblank_line(path, int(match["line"]) - 1)
+    where = f"line {line}" if line is not None else "a line"
+    return InputError(f"{display_path(path)}: {where} is not valid JSON: {match['why']}")
+
+
+def _nonblank_line(path: Path, count: int) -> int | None:
+    """The number in ``path`` of its ``count``-th line (from 1) that is not blank."""
+    seen = 0
+    with path.open("rb") as handle:
+        for number, text in enumerate(handle, 1):
+            seen += bool(text.strip())
+            if seen == count:
+                return number
+    return None
 
 
 def duplicated_keys(keys: str) -> str:
