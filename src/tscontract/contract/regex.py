@@ -5,6 +5,13 @@ refused where the engines would disagree or fail: RE2 has no backreferences, loo
 conditionals, atomic groups or possessive quantifiers; Java reads ``(?P<name>``, ``\\v``,
 ``\\Z``, ``{,n}``, ``[[:alpha:]]``, ``[a&&b]`` and a ``[`` inside a class differently or not
 at all. What is left means the same on both engines (matched as a whole, like ``re.fullmatch``).
+
+DuckDB and chdb match with RE2, in time linear in the value; Spark (Java), PostgreSQL and the
+exported pandera/CEL checks (Python ``re``) backtrack, and a pattern like ``(a+)+$`` takes time
+exponential in the value's length there. A contract is untrusted (SECURITY.md), so a repetition
+of something that itself repeats or offers a choice -- ``(a+)+``, ``(a|ab)*``, ``(\\w+\\s?)*`` --
+is refused, whatever engine runs it; ``(\\d{1,3}\\.){3}`` (a fixed count) and ``([A-Z]+)?`` (at
+most once) stay.
 """
 
 from __future__ import annotations
@@ -43,6 +50,38 @@ def check_regex(pattern: str) -> None:
     if parsed.state.groupdict:
         raise ClauseSyntaxError("named groups are written differently in RE2 and Java; use (...) or (?:...)")
     _walk(parsed)
+    _refuse_nested_repeats(parsed)
+
+
+def check_backtracking(pattern: str) -> None:
+    """Refuse ``pattern`` (any Python regex) where backtracking can take exponential time."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = sre_parse.parse(pattern)
+    except re.error as exc:
+        raise ClauseSyntaxError(f"not a valid regular expression: {exc.msg}", exc.pos or 0) from None
+    _refuse_nested_repeats(parsed)
+
+
+def _refuse_nested_repeats(parsed: Any) -> None:
+    for op, av in parsed:
+        if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+            low, high, body = av
+            if high != low and high > 1 and _varies(body):
+                raise ClauseSyntaxError(
+                    "a repetition of something that repeats or offers a choice, such as (a+)+ or (a|ab)*, "
+                    "takes exponential time on backtracking engines (Spark, PostgreSQL, pandera); "
+                    "write it without nesting, e.g. [a-z]+ instead of ([a-z]+)+"
+                )
+            _refuse_nested_repeats(body)
+        elif op == sre_constants.SUBPATTERN:
+            _refuse_nested_repeats(av[3])
+        elif op == sre_constants.BRANCH:
+            for sub in av[1]:
+                _refuse_nested_repeats(sub)
+        elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            _refuse_nested_repeats(av[1])
 
 
 def _walk(parsed: Any) -> None:
@@ -62,6 +101,18 @@ def _walk(parsed: Any) -> None:
             _walk(av[2])
         elif op == sre_constants.AT and av == sre_constants.AT_END_STRING:
             raise ClauseSyntaxError("\\Z means different things to RE2 and Java; the whole value is matched, use $")
+
+
+def _varies(parsed: Any) -> bool:
+    """``parsed`` holds a repetition of variable count or an alternation (also nested in groups)."""
+    for op, av in parsed:
+        if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and (av[0] != av[1] or _varies(av[2])):
+            return True
+        if op == sre_constants.BRANCH:
+            return True
+        if op == sre_constants.SUBPATTERN and _varies(av[3]):
+            return True
+    return False
 
 
 def _scan_text(pattern: str) -> None:
