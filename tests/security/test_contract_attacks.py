@@ -228,3 +228,17 @@ def test_a_table_read_from_a_store_is_validated_on_a_locked_connection() -> None
             run.con.execute("SET enable_external_access = true")
     finally:
         run.con.close()
+
+
+CATALOG = "catalog: c\nseries:\n  S1:\n    unit: bar\n    cadence: 10s\n    device_zone: ZONE\n"
+
+
+@pytest.mark.parametrize(
+    "zone", ["../../../../etc/passwd", "/etc/localtime", "~/zone", "Europe/../../../../etc/hosts", "UTC\\x00"]
+)
+def test_a_catalog_zone_that_reads_as_a_path_is_refused_never_opened(tmp_path: Path, zone: str) -> None:
+    path = write(tmp_path, CATALOG.replace("ZONE", f'"{zone}"'), "evil.catalog.yaml")
+    with pytest.raises(SourceError) as info:
+        load_catalog(path)
+    assert info.value.location is not None and info.value.location.line == 6
+    assert "IANA" in info.value.message or "zone" in info.value.message
