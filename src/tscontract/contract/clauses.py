@@ -135,6 +135,10 @@ class Duration:
         return data
 
 
+MAX_DURATION_DIGITS = 12  # digits of an amount: more is a mistake, or an overflow in the engines
+MAX_DURATION_S = Decimal(4_000_000_000)  # in nanoseconds, still within a 64-bit integer
+
+
 def _duration(node: Tree, text: str, *, zero: bool = False) -> Duration:
     """The duration ``node`` spells; positive, or zero where ``zero`` allows it (a cadence tolerance)."""
     tokens = [str(t) for t in node.children]
@@ -150,8 +154,13 @@ def _duration(node: Tree, text: str, *, zero: bool = False) -> Duration:
         raise ClauseSyntaxError(f"{calendar} calendars count days, not {unit_text!r}")
     if amount < 0 or (amount == 0 and not zero):
         raise ClauseSyntaxError("a duration must be positive" + (" or zero" if zero else ""))
+    if amount and not -9 <= amount.adjusted() <= MAX_DURATION_DIGITS:
+        raise ClauseSyntaxError(f"a duration's amount is between 1e-9 and 1e{MAX_DURATION_DIGITS}")
     segment = text[node.meta.start_pos : node.meta.end_pos] if node.meta.start_pos is not None else text
-    return Duration(text=segment.strip(), amount=amount, unit=unit, calendar=calendar)  # type: ignore[arg-type]
+    duration = Duration(text=segment.strip(), amount=amount, unit=unit, calendar=calendar)  # type: ignore[arg-type]
+    if duration.fixed and duration.unit in _UNIT_SECONDS and duration.seconds > MAX_DURATION_S:
+        raise ClauseSyntaxError(f"a duration is at most {MAX_DURATION_S:.0f} seconds (about 126 years)")
+    return duration
 
 
 def parse_duration(text: str) -> Duration:
@@ -628,9 +637,27 @@ def resolve_columns(clause: RowClause, types: Mapping[str, DataType]) -> RowClau
                 raise ClauseSyntaxError(f"'matches' reads text; {subject.name!r} is {dtype.text}", offset)
     if clause.catalog is not None and clause.catalog.key not in types:
         raise ClauseSyntaxError(f"catalog key column {clause.catalog.key!r} is not a column")
+    _numbers_in_range(predicate)
     static_type(predicate, types)  # kinds that cannot be compared, arithmetic past 38 digits: refused here
     columns = tuple(dict.fromkeys(c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE))
     return replace(clause, predicate=predicate, columns=columns)
+
+
+MAX_EXPONENT = 308  # a number in a clause is at most about 1e308 in size and 1e-308 in resolution, as a double
+
+
+def _numbers_in_range(predicate: exp.Expression) -> None:
+    """Refuse a number no engine holds (``1e999999999``): Decimal arithmetic on it overflows."""
+    for literal in predicate.find_all(exp.Literal):
+        if literal.is_string:
+            continue
+        try:
+            number = Decimal(literal.this)
+        except ArithmeticError:
+            continue  # not a number sqlglot reads as one: the grammar said what it is
+        if number.is_finite() and number and abs(number.adjusted()) > MAX_EXPONENT:
+            offset = literal.meta.get("offset") or 0
+            raise ClauseSyntaxError(f"number {literal.this[:40]!r} is out of range (at most 1e{MAX_EXPONENT})", offset)
 
 
 def _compared_enum(node: exp.Expression, types: Mapping[str, DataType]) -> DataType | None:

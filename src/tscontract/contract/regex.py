@@ -5,6 +5,14 @@ refused where the engines would disagree or fail: RE2 has no backreferences, loo
 conditionals, atomic groups or possessive quantifiers; Java reads ``(?P<name>``, ``\\v``,
 ``\\Z``, ``{,n}``, ``[[:alpha:]]``, ``[a&&b]`` and a ``[`` inside a class differently or not
 at all. What is left means the same on both engines (matched as a whole, like ``re.fullmatch``).
+
+DuckDB and chdb match with RE2, in time linear in the value; Spark (Java), PostgreSQL and the
+exported pandera/CEL checks (Python ``re``) backtrack, and a pattern like ``(a+)+$`` takes time
+exponential in the value's length there. A contract is untrusted (SECURITY.md), so a repetition
+of something that itself repeats or offers a choice, where one repetition can end with a
+character the next can start with (or match nothing), is refused whatever engine runs it:
+``(a+)+``, ``(a|ab)*``, ``(\\w+\\s?)*``. ``([A-Z]+\\.)*`` (a letter starts, a dot ends),
+``(\\d{1,3}\\.){3}`` (a fixed count) and ``([A-Z]+)?`` (at most once) stay.
 """
 
 from __future__ import annotations
@@ -43,6 +51,88 @@ def check_regex(pattern: str) -> None:
     if parsed.state.groupdict:
         raise ClauseSyntaxError("named groups are written differently in RE2 and Java; use (...) or (?:...)")
     _walk(parsed)
+    _refuse_nested_repeats(parsed)
+
+
+def check_backtracking(pattern: str) -> None:
+    """Refuse ``pattern`` (any Python regex) where backtracking can take exponential time."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = sre_parse.parse(pattern)
+    except re.error as exc:
+        raise ClauseSyntaxError(f"not a valid regular expression: {exc.msg}", exc.pos or 0) from None
+    _refuse_nested_repeats(parsed)
+
+
+def _refuse_nested_repeats(parsed: Any) -> None:
+    for op, av in parsed:
+        if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+            low, high, body = av
+            if high != low and high > 1 and _varies(body) and _ambiguous(body):
+                raise ClauseSyntaxError(
+                    "a repetition of something that repeats or offers a choice, such as (a+)+ or (a|ab)*, "
+                    "takes exponential time on backtracking engines (Spark, PostgreSQL, pandera); "
+                    "write it without nesting, e.g. [a-z]+ instead of ([a-z]+)+"
+                )
+            _refuse_nested_repeats(body)
+        elif op == sre_constants.SUBPATTERN:
+            _refuse_nested_repeats(av[3])
+        elif op == sre_constants.BRANCH:
+            for sub in av[1]:
+                _refuse_nested_repeats(sub)
+        elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            _refuse_nested_repeats(av[1])
+
+
+_PROBES = (*(chr(c) for c in range(128)), "\u00e9", "\u00a0", "\u2028", "\u4e00")
+_CHARACTER_OPS = (sre_constants.LITERAL, sre_constants.NOT_LITERAL, sre_constants.ANY, sre_constants.IN)
+
+
+def _ambiguous(body: Any) -> bool:
+    """One repetition of ``body`` can end where the next begins, or match nothing: a text can be
+    split among the repetitions in many ways. (``[\\s-][A-Za-z]+`` starts with a separator and ends
+    with a letter: one way only.)"""
+    first, empty = _edge(list(body), body.state, last=False)
+    final, _ = _edge(list(body), body.state, last=True)
+    return empty or bool(first & final)
+
+
+def _edge(items: list[Any], state: Any, last: bool) -> tuple[frozenset[str], bool]:
+    """The probe characters the items can start (``last``: end) with, and whether they can match nothing."""
+    found: set[str] = set()
+    for op, av in reversed(items) if last else items:
+        chars, empty = _item_edge(op, av, state, last)
+        found |= chars
+        if not empty:
+            return frozenset(found), False
+    return frozenset(found), True
+
+
+def _item_edge(op: Any, av: Any, state: Any, last: bool) -> tuple[frozenset[str], bool]:
+    if op in _CHARACTER_OPS:
+        return _matching(op, av, state), False
+    if op == sre_constants.AT or op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+        return frozenset(), True
+    if op == sre_constants.SUBPATTERN:
+        return _edge(list(av[3]), state, last)
+    if op == sre_constants.BRANCH:
+        edges = [_edge(list(b), state, last) for b in av[1]]
+        return frozenset().union(*(e[0] for e in edges)), any(e[1] for e in edges)
+    if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+        chars, empty = _edge(list(av[2]), state, last)
+        return chars, empty or av[0] == 0
+    return frozenset(_PROBES), True  # anything else: assume the worst
+
+
+def _matching(op: Any, av: Any, state: Any) -> frozenset[str]:
+    """The probe characters one character item matches (compiled on its own, with the pattern's flags)."""
+    one = sre_parse.SubPattern(state, [(op, av)])
+    try:
+        compiled = re._compiler.compile(one, state.flags)  # type: ignore[attr-defined]
+    except Exception:
+        return frozenset(_PROBES)
+    return frozenset(c for c in _PROBES if compiled.fullmatch(c))
 
 
 def _walk(parsed: Any) -> None:
@@ -62,6 +152,18 @@ def _walk(parsed: Any) -> None:
             _walk(av[2])
         elif op == sre_constants.AT and av == sre_constants.AT_END_STRING:
             raise ClauseSyntaxError("\\Z means different things to RE2 and Java; the whole value is matched, use $")
+
+
+def _varies(parsed: Any) -> bool:
+    """``parsed`` holds a repetition of variable count or an alternation (also nested in groups)."""
+    for op, av in parsed:
+        if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and (av[0] != av[1] or _varies(av[2])):
+            return True
+        if op == sre_constants.BRANCH:
+            return True
+        if op == sre_constants.SUBPATTERN and _varies(av[3]):
+            return True
+    return False
 
 
 def _scan_text(pattern: str) -> None:

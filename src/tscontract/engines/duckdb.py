@@ -42,7 +42,7 @@ from tscontract.engines.columns import (
 )
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
-from tscontract.engines.sandbox import lock
+from tscontract.engines.sandbox import bounded, lock
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
@@ -227,10 +227,13 @@ class ValidationRun:
         return self.con.execute(sql).fetchall()
 
     def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
-        """A contract's own query: on DuckDB the connection is locked (engines/sandbox.py); another
-        engine's connection may confine it further (PostgreSQL: read-only, with a timeout)."""
+        """A contract's own query: on DuckDB the connection is locked and the query interrupted after
+        the timeout (engines/sandbox.py); another engine's connection confines it in its own way
+        (PostgreSQL: read-only, with a timeout)."""
         confine = getattr(self.con, "untrusted", None)
-        return confine(sql) if confine is not None else self.fetch(sql)
+        if confine is not None:
+            return confine(sql)
+        return bounded(self.con, sql) if isinstance(self.con, duckdb.DuckDBPyConnection) else self.fetch(sql)
 
     # ------------------------------------------------------------------ setup
     def register_catalog(self) -> None:

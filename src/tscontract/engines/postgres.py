@@ -19,7 +19,6 @@ no ``ctid``: its rows are numbered in the contract key's order.
 from __future__ import annotations
 
 import io
-import os
 import re
 import time
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ import sqlglot.expressions as exp
 
 from tscontract.engines.columns import ident
 from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
+from tscontract.engines.sandbox import contract_sql_timeout_s
 from tscontract.engines.sources import SOURCE_VIEW, Source
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError
@@ -41,8 +41,6 @@ from tscontract.shown import engine_message
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 _NUMERIC_OID = 1700
-SQL_TIMEOUT_ENV = "TSCONTRACT_SQL_TIMEOUT"
-DEFAULT_SQL_TIMEOUT_S = 300.0
 _TYPES = {
     "text": "VARCHAR",
     "character varying": "VARCHAR",
@@ -110,12 +108,7 @@ def shown_url(conninfo: str) -> str:
 
 def contract_sql_timeout_ms() -> int:
     """How long one SQL check may run on the server (``TSCONTRACT_SQL_TIMEOUT`` seconds, else 300)."""
-    text = os.environ.get(SQL_TIMEOUT_ENV, "").strip()
-    try:
-        seconds = float(text) if text else DEFAULT_SQL_TIMEOUT_S
-    except ValueError:
-        raise InputError(f"{SQL_TIMEOUT_ENV}={text!r}: give seconds, such as 60") from None
-    return max(1, int(seconds * 1000))
+    return max(1, int(contract_sql_timeout_s() * 1000))
 
 
 # ---------------------------------------------------------------------------- connection

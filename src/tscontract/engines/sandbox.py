@@ -6,15 +6,27 @@ but the input files themselves (``allowed_paths``), no extension installed or lo
 configuration locked so that no later statement can undo it. The allow-list
 (contract/sql_allow.py) keeps such SQL from reaching a file in the first place; this holds even
 if something slipped through it. Spilling to the temporary directory goes on (DuckDB's own).
+
+A contract's own query (a SQL check) also runs for at most ``TSCONTRACT_SQL_TIMEOUT`` seconds
+(300 by default) on every engine that can stop it: DuckDB interrupts it (:func:`bounded`),
+PostgreSQL sets ``statement_timeout``. A cross join the allow-list lets through (at most
+``MAX_RELATIONS`` relations) cannot run for ever.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import duckdb
+
+from tscontract.errors import InputError
+
+SQL_TIMEOUT_ENV = "TSCONTRACT_SQL_TIMEOUT"
+DEFAULT_SQL_TIMEOUT_S = 300.0
 
 _LOCKDOWN = (
     "SET enable_external_access = false",
@@ -42,3 +54,41 @@ def lock(con: Any, readable: Iterable[str | Path] = ()) -> None:
         con.execute(f"SET allowed_paths = [{', '.join(_quote(p) for p in paths)}]")
     for statement in _LOCKDOWN:
         con.execute(statement)
+
+
+def contract_sql_timeout_s() -> float:
+    """How long one contract query may run (``TSCONTRACT_SQL_TIMEOUT`` seconds, else 300)."""
+    text = os.environ.get(SQL_TIMEOUT_ENV, "").strip()
+    try:
+        seconds = float(text) if text else DEFAULT_SQL_TIMEOUT_S
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise InputError(f"{SQL_TIMEOUT_ENV}={text!r}: give seconds, such as 60")
+    return seconds
+
+
+class SqlTimeout(Exception):
+    """A contract query ran longer than :func:`contract_sql_timeout_s` and was interrupted."""
+
+
+def bounded(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]]:
+    """``sql``'s rows, the query interrupted after :func:`contract_sql_timeout_s` (SqlTimeout)."""
+    seconds = contract_sql_timeout_s()
+    fired = threading.Event()
+
+    def stop() -> None:
+        fired.set()
+        con.interrupt()
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
+    try:
+        return con.execute(sql).fetchall()
+    except duckdb.InterruptException:
+        if fired.is_set():
+            raise SqlTimeout(f"stopped after {seconds:g} s ({SQL_TIMEOUT_ENV})") from None
+        raise
+    finally:
+        timer.cancel()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+from tscontract.errors import InputError
 from tscontract.export.odcs_import import Imported
 
 # format -> (module, function); every function takes (text, origin, object_name, key, time_column)
@@ -23,4 +24,7 @@ def import_file(
     """One draft contract per record/message/model/table of the document (or the one named)."""
     module, function = FORMATS[fmt]
     importer: Any = getattr(import_module(module), function)
-    return list(importer(text, origin, object_name, key, time_column))
+    try:
+        return list(importer(text, origin, object_name, key, time_column))
+    except RecursionError:  # a parser that recurses per level (sqlglot for DDL): nested thousands deep
+        raise InputError(f"{origin}: the {fmt} document nests too deeply to import") from None

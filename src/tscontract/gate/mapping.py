@@ -43,9 +43,11 @@ import sqlglot.expressions as exp
 from pydantic import Field, field_validator, model_validator
 
 from tscontract.contract.catalog import Catalog
+from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.loader import read_text
 from tscontract.contract.located import load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
+from tscontract.contract.regex import check_backtracking
 from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
 from tscontract.engines.columns import (
@@ -135,6 +137,10 @@ class ColumnMap(_Section):
             pattern = re.compile(value)
         except re.error as exc:
             raise ValueError(f"not a regular expression: {exc}") from None
+        try:
+            check_backtracking(value)  # matched against file names by Python's re, which backtracks
+        except ClauseSyntaxError as exc:
+            raise ValueError(exc.message) from None
         if len(pattern.groupindex) != 1:
             raise ValueError("give the part of the file name to take as one named group, e.g. (?P<symbol>[A-Z]+)")
         return value

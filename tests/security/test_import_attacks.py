@@ -1,0 +1,174 @@
+"""Attacks through imported documents (issue 26): a Protobuf import of a system file, JSON Schema
+``$ref`` to a file or URL, ODCS quality rules carrying SQL, ODCS names that read as paths, DDL,
+dbt and ODCS documents nested or aliased into bombs. Nothing is read or fetched beyond the
+document; nothing is written outside ``--out``; every refusal is one line, exit 2."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli, write
+from tests.security.test_contract_attacks import BILLION_LAUGHS
+
+SECRET = "TOP-SECRET-4711"
+
+
+def _one_line(result, *needles: str) -> None:
+    assert result.returncode == 2, result.stdout[-300:] + result.stderr[-300:]
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "internal error" not in result.stderr
+    assert all(n in result.stderr for n in needles), result.stderr
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    path = tmp_path / "secret.txt"
+    path.write_text(SECRET + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def listener() -> tuple[str, list[bytes]]:
+    """A loopback port that records any connection made to it: a fetched URL would show here."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(0.2)
+    seen: list[bytes] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                con, _ = server.accept()
+            except OSError:
+                continue
+            seen.append(con.recv(200))
+            con.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}", seen
+    stop.set()
+    thread.join(2)
+    server.close()
+
+
+def test_a_protobuf_import_of_a_system_file_is_never_read(tmp_path: Path, secret: Path) -> None:
+    proto = write(
+        tmp_path,
+        f'syntax = "proto3";\nimport "{secret.as_posix()}";\nimport "../../../{secret.name}";\n'
+        "message Tick {\n  string sensor = 1;\n  int64 ts = 2;\n  double value = 3;\n}\n",
+        "evil.proto",
+    )
+    result = run_cli("import", "protobuf", proto, "--key", "sensor", "--allow-loss")
+    assert SECRET not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and result.returncode in (0, 1, 2)
+
+
+def test_json_schema_refs_to_files_and_urls_are_never_fetched(tmp_path: Path, secret: Path, listener) -> None:
+    url, seen = listener
+    schema = write(
+        tmp_path,
+        '{"title": "tick", "type": "object", "required": ["sensor"], "properties": {'
+        f'"sensor": {{"$ref": "file://{secret.as_posix()}"}}, "a": {{"$ref": "{url}/x.json"}}, '
+        f'"b": {{"$ref": "{secret.name}#/x"}}, "c": {{"$ref": "#/../../{secret.name}"}}}}}}',
+        "evil.schema.json",
+    )
+    result = run_cli("import", "jsonschema", schema, "--key", "sensor", "--allow-loss")
+    assert SECRET not in result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert seen == []
+
+
+ODCS = """\
+apiVersion: v3.0.2
+kind: DataContract
+id: ID
+name: ticks
+version: 1.0.0
+status: active
+schema:
+  - name: NAME
+    physicalName: ticks
+    properties:
+      - {name: sensor, logicalType: string, primaryKey: true, primaryKeyPosition: 1}
+      - {name: value, logicalType: number}
+    quality:
+      - {type: sql, query: "QUERY", mustBe: 0}
+"""
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT count(*) FROM {object}, LATERAL read_text('SECRETPATH')",
+        "SELECT count(*) FROM read_csv_auto('SECRETPATH')",
+        "SELECT count(*) FROM {object} WHERE getenv('HOME') IS NOT NULL",
+        "SELECT count(*) FROM {object}; COPY (SELECT 1) TO 'OUT'",
+    ],
+)
+def test_odcs_sql_rules_outside_the_allow_list_never_run_and_never_reach_the_contract(
+    tmp_path: Path, secret: Path, query: str
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    text = ODCS.replace("ID", "ticks").replace("NAME", "ticks").replace("QUERY", query)
+    text = text.replace("SECRETPATH", secret.as_posix()).replace("OUT", (tmp_path / "x.csv").as_posix())
+    result = run_cli("import", "odcs", write(tmp_path, text, "evil.odcs.yaml"), "--out", out, "--allow-loss")
+    assert SECRET not in result.stdout + result.stderr
+    assert not (tmp_path / "x.csv").exists()
+    written = "".join(p.read_text(encoding="utf-8") for p in out.iterdir())
+    assert "read_text" not in written and "read_csv" not in written and "getenv" not in written
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "/tmp/escaped-abs", "..", "~/escaped", "a/../../escaped"])
+def test_odcs_names_that_read_as_paths_never_write_outside_out(tmp_path: Path, name: str) -> None:
+    base = tmp_path / "deep" / "er"
+    out = base / "out"
+    out.mkdir(parents=True)
+    text = ODCS.replace("ID", name).replace("NAME", name).replace("QUERY", "SELECT count(*) FROM {object}")
+    text = text.replace("name: ticks\n", f"name: '{name}'\n").replace("id: ID", f"id: '{name}'")
+    run_cli("import", "odcs", write(tmp_path, text, "evil.odcs.yaml"), "--out", out, "--allow-loss")
+    outside = [p for p in tmp_path.rglob("*") if p.is_file() and out not in p.parents and p.suffix == ".yaml"]
+    assert [p.name for p in outside] == ["evil.odcs.yaml"]
+    assert not Path("/tmp/escaped-abs.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        ("ddl", "CREATE TABLE t (a INT CHECK (" + "(" * 20000 + "a > 0" + ")" * 20000 + "));"),
+        ("dbt", BILLION_LAUGHS),
+        ("dbt", "models: " + "[" * 5000 + "]" * 5000 + "\n"),
+        ("odcs", BILLION_LAUGHS),
+        ("odcs", "schema: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n"),
+        ("avro", '{"type": "record", "name": "r", "fields": ' + "[" * 20000 + "]" * 20000 + "}"),
+        ("jsonschema", '{"type": "object", "properties": ' + '{"a": ' * 20000 + "{}" + "}" * 20000 + "}"),
+        ("protobuf", 'syntax = "proto3";\n' + "message M { " * 5000 + "}" * 5000 + "\n"),
+    ],
+    ids=["ddl deep", "dbt laughs", "dbt deep", "odcs laughs", "odcs deep", "avro", "jsonschema", "proto"],
+)
+def test_bombs_in_imported_documents_are_refused_in_one_line(tmp_path: Path, fmt: str, text: str) -> None:
+    _one_line(run_cli("import", fmt, write(tmp_path, text, f"evil.{fmt}")))
+
+
+def test_a_soda_rule_in_odcs_that_is_a_yaml_bomb_is_refused_plainly(tmp_path: Path) -> None:
+    implementation = "checks for t:\\n  - " + "[" * 3000 + "]" * 3000
+    text = (
+        ODCS.replace("ID", "ticks")
+        .replace("NAME", "ticks")
+        .replace(
+            '      - {type: sql, query: "QUERY", mustBe: 0}\n',
+            f'      - {{type: custom, engine: soda, implementation: "{implementation}"}}\n',
+        )
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    result = run_cli("import", "odcs", write(tmp_path, text, "evil.odcs.yaml"), "--out", out, "--allow-loss")
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    assert result.returncode in (0, 1, 2)
