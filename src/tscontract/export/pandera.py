@@ -55,6 +55,8 @@ WINDOW_REASONS = {
     "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",
     "scale_shift": "compares the batch's typical magnitude with history; run tscontract validate --bounds",
     "well_formed": "judged on the input as read (a malformed line), before there is a frame",
+    "step": "compares each point with its neighbours in its series (time order, latest revision, max_gap); "
+    "run tscontract validate",
 }
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
 _COMPARE = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
