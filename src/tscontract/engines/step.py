@@ -9,6 +9,7 @@ ingest gate rejects those rows); the first ones are the examples.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tscontract.engines.columns import ident, json_value
@@ -24,69 +25,42 @@ def step_table(run: ValidationRun, check: Check) -> str:
     return f"__tsc_step_{[c.id for c in run.plan.checks].index(check.id)}"
 
 
-class StepCheck:
-    """One step check: its points, their references (previous point or neighbours), the failing rows."""
+class StepSql:
+    """The failing points of one step check as SQL over ``relation`` (typed columns and ``__row``).
 
-    def __init__(self, run: ValidationRun, check: Check) -> None:
-        self.run = run
-        self.check = check
+    One SELECT: ``__row``, the series columns, ``__t``, ``__v``, then ``__prev, __prev_row`` (max_abs) or
+    ``__med, __mad, __k`` (max_mad). DuckDB SQL; the validation run translates it per engine.
+    """
+
+    def __init__(self, check: Check, time: str, relation: str) -> None:
         self.step = check.params["step"]
         self.field: str = check.params["field"]
         self.series: tuple[str, ...] = check.params["series"]
-        self.time = run.contract.time.column
+        self.revision: str | None = check.params["revision"]
+        self.time = time
+        self.relation = relation
 
-    def execute(self) -> None:
-        run, check = self.run, self.check
-        if run.missing(check):
-            run.result(check, "error", message=f"column(s) {', '.join(run.missing(check))} missing")
-            return
-        run.progress(f"steps of {self.field}")
-        if not run.source.has_row_number:  # failing rows are named: number the input as the examples do
-            run.create_typed_view(NUMBERED, numbered=True)
-        failing = self.abs_failures() if self.step.max_abs is not None else self.mad_failures()
-        table = step_table(run, check)
-        run.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {failing}")
-        total = int(run.fetch(f"SELECT count(*) FROM {table}")[0][0])
-        if not total:
-            run.result(check, "passed")
-            return
-        rows = run.fetch(f"SELECT * FROM {table} ORDER BY __row LIMIT {run.limit}")
-        examples = [self.example(r) for r in rows]
-        rule = f"more than {self.step.max_abs}" if self.step.max_abs is not None else "too far from its neighbours"
-        run.judged(check, total, examples, f"{total} point(s) of {self.field} jump {rule}")
-
-    def example(self, r: tuple[Any, ...]) -> dict[str, Any]:
-        names = [*self.series, self.time, self.field]
-        example: dict[str, Any] = {"row": int(r[0])}
-        example.update({n: json_value(v) for n, v in zip(names, r[1 : 1 + len(names)], strict=True)})
-        extra = ("previous", "previous_row") if self.step.max_abs is not None else ("median", "mad", "neighbours")
-        example.update({n: json_value(v) for n, v in zip(extra, r[1 + len(names) :], strict=True)})
-        return example
+    def failing(self) -> str:
+        return self.abs_failures() if self.step.max_abs is not None else self.mad_failures()
 
     def points(self) -> str:
         """``__row``, the series columns, ``__t``, ``__v`` and ``__n`` (position in the series), latest revision."""
         cols = ", ".join(ident(c) for c in self.series)
         part = f"PARTITION BY {cols} " if self.series else ""
-        revision = self.check.params["revision"]
         latest = ""
-        if revision is not None and revision in self.run.columns and self.run.columns[revision].present:
-            rev = ident(revision)
+        if self.revision is not None:
+            rev = ident(self.revision)
             by_point = f"PARTITION BY {', '.join([*map(ident, self.series), ident(self.time)])}"
-            inner = f"SELECT *, max({rev}) OVER ({by_point}) AS __latest FROM {self.typed()}"
+            inner = f"SELECT *, max({rev}) OVER ({by_point}) AS __latest FROM {self.relation}"
             latest = f" AND {rev} IS NOT DISTINCT FROM __latest"
         else:
-            inner = f"SELECT * FROM {self.typed()}"
+            inner = f"SELECT * FROM {self.relation}"
         head = f"{cols}, " if cols else ""
         kept = (
             f"SELECT __row, {head}{ident(self.time)} AS __t, {ident(self.field)} AS __v FROM ({inner}) AS __a "
             f"WHERE {ident(self.field)} IS NOT NULL AND {ident(self.time)} IS NOT NULL{latest}"
         )
         return f"SELECT *, row_number() OVER ({part}ORDER BY __t, __row) AS __n FROM ({kept}) AS __k"
-
-    def typed(self) -> str:
-        from tscontract.engines.duckdb import TYPED_VIEW
-
-        return TYPED_VIEW if self.run.source.has_row_number else NUMBERED
 
     def gap_ok(self, a: str, b: str) -> str:
         gap = self.step.max_gap
@@ -129,6 +103,53 @@ class StepCheck:
             f"JOIN ({med}) AS m ON m.__r = a.__row JOIN ({mad}) AS d ON d.__r = a.__row "
             f"WHERE m.__k >= {half} AND abs(a.__v - m.__m) > {self.step.max_mad} * {scale}"
         )
+
+
+class StepCheck:
+    """One step check on the validation run: the failing rows in a table, the first ones as examples."""
+
+    def __init__(self, run: ValidationRun, check: Check) -> None:
+        self.run = run
+        self.check = check
+        self.step = check.params["step"]
+        self.field: str = check.params["field"]
+        self.series: tuple[str, ...] = check.params["series"]
+        self.time = run.contract.time.column
+
+    def execute(self) -> None:
+        run, check = self.run, self.check
+        if run.missing(check):
+            run.result(check, "error", message=f"column(s) {', '.join(run.missing(check))} missing")
+            return
+        run.progress(f"steps of {self.field}")
+        if not run.source.has_row_number:  # failing rows are named: number the input as the examples do
+            run.create_typed_view(NUMBERED, numbered=True)
+        revision = check.params["revision"]
+        if revision is not None and not (revision in run.columns and run.columns[revision].present):
+            check = replace(check, params={**check.params, "revision": None})
+        table = step_table(run, check)
+        run.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {StepSql(check, self.time, self.typed()).failing()}")
+        total = int(run.fetch(f"SELECT count(*) FROM {table}")[0][0])
+        if not total:
+            run.result(check, "passed")
+            return
+        rows = run.fetch(f"SELECT * FROM {table} ORDER BY __row LIMIT {run.limit}")
+        examples = [self.example(r) for r in rows]
+        rule = f"more than {self.step.max_abs}" if self.step.max_abs is not None else "too far from its neighbours"
+        run.judged(check, total, examples, f"{total} point(s) of {self.field} jump {rule}")
+
+    def example(self, r: tuple[Any, ...]) -> dict[str, Any]:
+        names = [*self.series, self.time, self.field]
+        example: dict[str, Any] = {"row": int(r[0])}
+        example.update({n: json_value(v) for n, v in zip(names, r[1 : 1 + len(names)], strict=True)})
+        extra = ("previous", "previous_row") if self.step.max_abs is not None else ("median", "mad", "neighbours")
+        example.update({n: json_value(v) for n, v in zip(extra, r[1 + len(names) :], strict=True)})
+        return example
+
+    def typed(self) -> str:
+        from tscontract.engines.duckdb import TYPED_VIEW
+
+        return TYPED_VIEW if self.run.source.has_row_number else NUMBERED
 
 
 def _median_by(group: str, value: str, source: str) -> str:
