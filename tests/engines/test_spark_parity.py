@@ -325,3 +325,14 @@ def test_rules_regex_unique_row_count_thresholds_and_sql_checks(spark, tmp_path)
     good = assert_same(contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))
     assert good["passed"]
     assert_same(contract, trades_csv(tmp_path, [], "empty.csv"))
+
+
+def test_step_jumps_per_series(spark, tmp_path):
+    """The step clause's two rules give the same failing rows on Spark (issue 25 item 3)."""
+    from tests.engines.test_step import CONTRACT, readings
+
+    for step, rows in (("{max_abs: 5, max_gap: 2h}", [4, 5]), ("{max_mad: 6, window: 5}", [4, 17])):
+        contract = write(tmp_path, CONTRACT.replace("STEP", step), "temp.yaml")
+        report = assert_same(contract, readings(tmp_path))
+        found = {c["id"]: c for c in report["checks"]}["field.temp_f.step"]
+        assert [e["row"] for e in found["examples"]] == rows, step

@@ -436,3 +436,38 @@ def test_invariant_severity():
     assert only_change(
         BASE.replace("  - volume >= 0", added), [("  - {clause: volume < 1e12, severity: warning}\n", "")]
     ) == [("remove_warning", "invariants", "notice", "minor")]
+
+
+STEP_BASE = """\
+contract: t
+version: VERSION
+key: [s, t]
+time: {column: t, cadence: irregular}
+fields:
+  s: {type: string}
+  t: {type: timestamp_us_utc}
+  v:
+    type: float64
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "compatible"),
+    [
+        ("", "    step: {max_abs: 10}\n", False),  # a new step rejects rows that passed
+        ("    step: {max_abs: 10}\n", "    step: {max_abs: 20}\n", True),
+        ("    step: {max_abs: 10}\n", "    step: {max_abs: 5}\n", False),
+        ("    step: {max_mad: 6, window: 5}\n", "    step: {max_mad: 6, window: 5, min_mad: 1}\n", True),
+        ("    step: {max_mad: 6, window: 5}\n", "    step: {max_mad: 6, window: 11}\n", False),
+        ("    step: {max_abs: 10}\n", "    step: {max_mad: 6, window: 5}\n", False),
+        ("    step: {max_abs: 10}\n", "    step: {max_abs: 10, severity: warning}\n", True),
+        ("    step: {max_abs: 10}\n", "", True),
+    ],
+)
+def test_step_changes_are_classified(old, new, compatible):
+    """Issue 25 item 3: the step clause's limits loosen or tighten; other neighbours are a change."""
+    a = parse_contract(STEP_BASE.replace("VERSION", "1.0.0") + old, "a.yaml")
+    b = parse_contract(STEP_BASE.replace("VERSION", "2.0.0") + new, "b.yaml")
+    changes = [c for c in diff(a, b).changes if c.path.startswith("fields.v")]
+    assert changes, "no change found"
+    assert all(c.compatible != "no" for c in changes) is compatible, [(c.kind, c.compatible) for c in changes]

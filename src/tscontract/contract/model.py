@@ -163,6 +163,52 @@ class Unique(_Section):
         return value
 
 
+class Step(_Section):
+    """``step: {max_abs: 10}`` or ``step: {max_mad: 6, window: 11}``: how far one point may jump within its series.
+
+    Points of a series (the key without the time column and ``revision``; only the latest revision of a
+    point counts) are ordered by time; a null value is skipped (it neither fails nor breaks the chain).
+    ``max_abs``: a point fails when ``|x - previous| > max_abs`` (the field's unit). ``max_mad``: a point
+    fails when ``|x - m| > max_mad * max(MAD, min_mad, 1% of |m|)``, ``m`` and MAD the median and median
+    absolute deviation of its up to ``window - 1`` neighbours (half before, half after, the point itself
+    excluded); judged with at least ``(window - 1) / 2`` neighbours. ``max_gap``: a previous point or
+    neighbour further away in time is not used.
+    """
+
+    max_abs: Number | None = None
+    max_mad: Number | None = None
+    window: int | None = None
+    min_mad: Number | None = None
+    max_gap: DurationText | None = None
+    severity: Severity = "error"
+    description: str | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> Step:
+        if (self.max_abs is None) == (self.max_mad is None):
+            raise ValueError("a step states exactly one of max_abs (change from the previous point) or max_mad")
+        if any(v is not None and v <= 0 for v in (self.max_abs, self.max_mad)):
+            raise ValueError("max_abs and max_mad are above 0")
+        if self.min_mad is not None and self.min_mad < 0:
+            raise ValueError("min_mad is not negative")
+        if self.max_abs is not None and (self.window is not None or self.min_mad is not None):
+            raise ValueError("window and min_mad belong to max_mad; max_abs compares with the previous point")
+        if self.max_mad is not None and (self.window is None or self.window < 3 or self.window % 2 == 0):
+            raise ValueError("max_mad needs an odd window of at least 3 points (the point and its neighbours)")
+        if self.max_gap is not None and not self.max_gap.fixed:
+            raise ValueError("max_gap is a fixed duration such as '3h'")
+        return self
+
+    def as_text(self) -> str:
+        parts = [
+            f"{k}: {getattr(getattr(self, k), 'text', getattr(self, k))}"
+            for k in ("max_abs", "max_mad", "window", "min_mad", "max_gap")
+            if getattr(self, k) is not None
+        ]
+        return "step: {" + ", ".join(parts) + "}"
+
+
 class FieldSpec(_Section):
     """One column: type, nullability, unit and dimension, fixed value, constraint."""
 
@@ -174,6 +220,7 @@ class FieldSpec(_Section):
     default: Any = None
     constraint: str | None = None
     unique: bool | Unique | None = None
+    step: Step | None = None
     aliases: NameList = ()
     deprecated: Deprecation | None = None
     description: str | None = None

@@ -43,6 +43,8 @@ def field_to_json(contract: Contract, spec: FieldSpec) -> dict[str, Any]:
         data["constraint"] = contract.constraints[spec.name].to_json()
     if spec.unique_rule is not None:
         data["unique"] = _plain(spec.unique_rule)
+    if spec.step is not None:
+        data["step"] = _plain(spec.step)
     if spec.implied:
         data["implied_by"] = "provenance_required"
     return data

@@ -44,6 +44,7 @@ from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.engines.sandbox import bounded, lock
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
+from tscontract.engines.step import StepCheck, step_table
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
 from tscontract.plan.checks import Check, CheckPlan, build_plan
@@ -517,6 +518,8 @@ class ValidationRun:
                 )
             elif check.kind == "session":
                 parts.append(f"SELECT __row, {label} FROM __tsc_points WHERE __outside")
+            elif check.kind == "step" and check.id in self.results and self.results[check.id].status == "failed":
+                parts.append(f"SELECT __row, {label} FROM {step_table(self, check)}")
             elif check.kind == "unique":
                 value = self.columns[check.columns[0]].typed
                 parts.append(
@@ -768,6 +771,8 @@ class ValidationRun:
                 self.key_check(check)
             elif check.kind == "unique":
                 self.unique_check(check)
+            elif check.kind == "step":
+                StepCheck(self, check).execute()
         time_checks = [c for c in self.plan.checks if c.kind in ("cadence", "session", "completeness", "freshness")]
         if time_checks:
             TimeChecks(self).execute(time_checks)

@@ -303,6 +303,13 @@ def _bound(lower: bool) -> Compare:
     return compare
 
 
+def _step_limit(old: Decimal | None, new: Decimal | None) -> Direction:
+    """``step`` limits: lower is tighter; one rule swapped for the other (max_abs, max_mad) is changed."""
+    if old is None or new is None:
+        return "changed"
+    return "text" if old == new else "tighter" if new < old else "looser"
+
+
 def _sql_checks(old: Any, new: Any) -> Direction:
     """SQL checks by name: one added is tighter, one dropped (or made a warning) looser, one rewritten changed."""
     a = {c.name: c for c in old or ()}
@@ -357,6 +364,15 @@ CLASSIFICATION: dict[str, Rule] = {
     "fields.*.unique.max_failing": Rule("unique", _tolerated),
     "fields.*.unique.description": TEXT,
     "fields.*.unique.note": TEXT,
+    "fields.*.step": Rule("step", _added_is_tighter),
+    "fields.*.step.max_abs": Rule("step", _step_limit),  # a smaller jump allowed is tighter
+    "fields.*.step.max_mad": Rule("step", _step_limit),
+    "fields.*.step.min_mad": Rule("step", lambda old, new: _step_limit(old or Decimal(0), new or Decimal(0))),
+    "fields.*.step.window": Rule("step", _changed),  # other neighbours: neither tighter nor looser
+    "fields.*.step.max_gap": Rule("step", _changed),
+    "fields.*.step.severity": Rule("step", _ranked("error", "warning")),
+    "fields.*.step.description": TEXT,
+    "fields.*.step.note": TEXT,
     "fields.*.default": Rule("default", _changed, "major version: readers fill a missing value differently"),
     "fields.*.aliases": Rule("aliases", _more_is_stronger),
     "fields.*.deprecated": HANDLED,

@@ -116,6 +116,7 @@ _BATCH_REASONS = {
     "scale_shift": "a shift of typical magnitude is judged over a batch against history",
     "unique": "uniqueness relates records to one another; a record schema describes one record at a time",
     "row_count": "the number of rows is a property of the batch, not of one record",
+    "step": "a jump is judged against the neighbouring points of the series, not within one record",
     "sql_check": "a query over the whole batch; a record schema describes one record at a time",
     "well_formed": "judged on the input as read (a malformed line, a JSON key given twice), before there is a record",
 }

@@ -42,7 +42,8 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
-from tscontract.engines.columns import sql_string, sql_type
+from tscontract.engines.columns import ident, sql_string, sql_type
+from tscontract.engines.step import StepSql
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
 from tscontract.export._records import tolerance_reason
@@ -423,6 +424,8 @@ class _DbtExport:
             self.column_tests[column].append(self.test("accepted_values", check, args))
         elif kind == "cadence":
             self.cadence(check)
+        elif kind == "step":
+            self.step(check)
         elif kind == "freshness":
             self.freshness(check)
         elif kind == "session":
@@ -471,6 +474,18 @@ class _DbtExport:
             args["precision_us"] = modulus
         self.macros.add("tscontract_cadence")
         self.column_tests[contract.time.column].append(self.test("tscontract_cadence", check, args))
+
+    def step(self, check: Check) -> None:
+        """``fields.<name>.step``: tscontract's own SQL for the rule (DuckDB SQL), rows numbered by the key."""
+        if self.utils:
+            self.result.skip(check, "dbt_utils has no step test; export with dbt_tests='builtin'")
+            return
+        key = ", ".join(ident(k) for k in self.contract.key)
+        numbered = f"(select row_number() over (order by {key}) as __row, * from __tsc_model__)"
+        failing = StepSql(check, self.contract.time.column, numbered).failing()
+        self.macros.add("tscontract_step")
+        column = check.params["field"]
+        self.column_tests[column].append(self.test("tscontract_step", check, {"failing_sql": failing}))
 
     def freshness(self, check: Check) -> None:
         seconds = freshness_seconds(check)
@@ -598,6 +613,12 @@ with recency as (
 select *, {{ threshold }} as threshold
 from recency
 where most_recent < {{ threshold }}
+{% endtest %}
+""",
+    "tscontract_step": """\
+{#- the points of a series that jump too far (tscontract's step clause); failing_sql reads __tsc_model__ #}
+{% test tscontract_step(model, column_name, failing_sql) %}
+{{ failing_sql | replace("__tsc_model__", model | string) }}
 {% endtest %}
 """,
     "tscontract_cadence": """\

@@ -59,6 +59,7 @@ WINDOW_REASONS = {
     "freshness": "judged against the wall clock at validation time (--now), not the batch",
     "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",
     "scale_shift": "compares the batch's typical magnitude with history; run tscontract validate --bounds",
+    "step": "compares each point with its neighbours in its series; GX expectations judge rows or whole columns",
 }
 _TYPE_REASONS = {
     "decimal": "GX has no expectation for decimal precision and scale (ExpectColumnValuesToBeOfType sees only "

@@ -242,6 +242,8 @@ class _ModuleWriter:
             self.column_check(check.columns[0], f"pa.Check.isin({series_ids!r}, {self.label(check)})")
         elif kind == "calibration_in_force":
             return self.add_calibration(check)
+        elif kind == "step":
+            self.add_step(check)
         elif kind in WINDOW_REASONS:
             return WINDOW_REASONS[kind]
         else:
@@ -310,6 +312,23 @@ class _ModuleWriter:
             f"pa.Check(_calibration_in_force({series!r}, {calibration!r}, {instant!r}), {self.label(check)})"
         )
         return None
+
+    def add_step(self, check: Check) -> None:
+        """``fields.<name>.step`` as a frame-wide check: the rule of engines/step.py, series by series."""
+        step = check.params["step"]
+        if _STEP_FUNCTION not in self.functions:
+            self.functions.append(_STEP_FUNCTION)
+        gap = int(step.max_gap.seconds * 1_000_000) if step.max_gap is not None else None
+        rule = (
+            f"max_abs={str(step.max_abs)!r}"
+            if step.max_abs is not None
+            else f"max_mad={str(step.max_mad)!r}, half={(step.window - 1) // 2}, min_mad={str(step.min_mad or 0)!r}"
+        )
+        args = (
+            f"{check.params['field']!r}, {self.contract.time.column!r}, {list(check.params['series'])!r}, "
+            f"{check.params['revision']!r}, {rule}, max_gap_us={gap!r}"
+        )
+        self.frame_checks.append(f"pa.Check(lambda df: _step_holds(df, {args}), {self.label(check)})")
 
     def column_check(self, column: str, code: str) -> None:
         self.columns[column]["checks"].append(code)
@@ -464,6 +483,45 @@ def _pretty(value: Any, indent: int = 0) -> str:
 
 
 # The generated module's runtime: SQL semantics over pandas, no dependency on tscontract.
+_STEP_FUNCTION = r'''
+def _step_holds(df, field, time, series, revision, max_abs=None, max_mad=None, half=0, min_mad="0", max_gap_us=None):
+    """tscontract's step clause: per series (time order, latest revision, nulls skipped) a point fails
+    when |x - previous| > max_abs, or when |x - m| > max_mad * max(MAD, min_mad, 1% of |m|) over its
+    neighbours (up to ``half`` before and after, at least ``half`` of them); a point further than
+    max_gap_us in time is neither a previous point nor a neighbour."""
+    import statistics
+
+    holds = pd.Series(True, index=df.index)
+    kept = df[df[field].notna() & df[time].notna()]
+    if revision is not None:
+        latest = kept.groupby([*series, time], dropna=False)[revision].transform("max")
+        kept = kept[kept[revision] == latest]
+    gap = None if max_gap_us is None else pd.Timedelta(microseconds=max_gap_us)
+    groups = kept.groupby(series, dropna=False, sort=False) if series else [(None, kept)]
+    for _, points in groups:
+        points = points.assign(_pos=range(len(points))).sort_values([time, "_pos"], kind="stable")
+        instants = list(pd.to_datetime(points[time], utc=True))
+        values = list(points[field])
+        number = (lambda v: Decimal(v)) if values and isinstance(values[0], Decimal) else float
+        near = lambda i, j: gap is None or abs(instants[i] - instants[j]) <= gap  # noqa: E731
+        for i, index in enumerate(points.index):
+            x = values[i]
+            if max_abs is not None:
+                fails = i > 0 and near(i, i - 1) and abs(x - values[i - 1]) > number(max_abs)
+            else:
+                around = [values[j] for j in range(max(0, i - half), min(len(values), i + half + 1))
+                          if j != i and near(i, j)]
+                if len(around) < max(half, 1):
+                    continue
+                m = statistics.median(around)
+                mad = statistics.median([abs(v - m) for v in around])
+                floor = max(mad, number(min_mad), number("0.01") * abs(m))
+                fails = abs(x - m) > number(max_mad) * floor
+            if fails:
+                holds[index] = False
+    return holds
+'''
+
 _RUNTIME = r'''
 # ---------------------------------------------------------------- SQL semantics over pandas
 

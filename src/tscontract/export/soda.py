@@ -30,7 +30,8 @@ from typing import Any
 from tscontract.contract.model import SqlCheck
 from tscontract.contract.sql_checks import bound_to
 from tscontract.contract.types import DataType
-from tscontract.engines.columns import sql_string
+from tscontract.engines.columns import ident, sql_string
+from tscontract.engines.step import StepSql
 from tscontract.export import Artifact, ExportResult
 from tscontract.export._records import tolerance_reason
 from tscontract.export.dbt import (
@@ -72,6 +73,13 @@ def soda_duration(seconds: Decimal) -> str | None:
 
 
 _NEGATED_THRESHOLD = {"=": "!=", "<": ">=", ">": "<=", ">=": "<", "<=": ">", "between": "not between"}
+
+
+def step_failures_sql(plan: CheckPlan, check: Check, table: str) -> str:
+    """``fields.<name>.step`` as tscontract states it (engines/step.py), rows numbered by the key."""
+    key = ", ".join(ident(k) for k in plan.contract.key)
+    numbered = f"(select row_number() over (order by {key}) as __row, * from {table})"
+    return StepSql(check, plan.contract.time.column, numbered).failing() + "\n"
 
 
 def _expected(rule: SqlCheck) -> tuple[str, str]:
@@ -180,6 +188,8 @@ class _SodaExport:
                 result.skip(check, reason)
                 return
             self.failed_rows(check, **{"fail query": literal_block(cadence_failures_sql(plan, check, self.table))})
+        elif kind == "step":
+            self.failed_rows(check, **{"fail query": literal_block(step_failures_sql(plan, check, self.table))})
         elif kind == "freshness":
             self.freshness(check)
         elif kind == "session":

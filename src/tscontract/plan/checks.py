@@ -9,7 +9,7 @@ input's physical schema.
 Check ids are stable across runs and versions of tscontract:
 ``schema.columns``, ``schema.strict``, ``source.rows``, ``field.<name>.type``,
 ``field.<name>.nullable``, ``field.<name>.value``, ``field.<name>.constraint``,
-``provenance.<name>``, ``time.timezone``, ``time.precision``, ``time.cadence``,
+``field.<name>.step``, ``provenance.<name>``, ``time.timezone``, ``time.precision``, ``time.cadence``,
 ``time.session``, ``key.unique``, ``series.pattern``, ``invariants[<i>]``, ``catalog.series``,
 ``catalog.calibration``, ``completeness``, ``freshness``,
 ``plausibility.<field>``, ``plausibility.<field>.scale``, ``field.<name>.unique``,
@@ -199,6 +199,8 @@ def build_plan(
                     params={"max_failing": unique.max_failing},
                 )
             )
+        if spec.step is not None:
+            add(_step_check(contract, name))
 
     time_type = contract.fields[time.column].type
     tz_clause = time.timezone.text if time.timezone else f"type: {time_type.text}"
@@ -414,6 +416,28 @@ def _row_clause(check_id: str, kind: str, section: str, source: str, clause: Row
             "catalog": clause.catalog,
             "max_failing": clause.max_failing,  # a share of failing rows tolerated: ``max_failing: "0.1%"``
         },
+    )
+
+
+def _step_check(contract: Contract, name: str) -> Check:
+    """``fields.<name>.step``: a window over each series' points in time order (see model.Step)."""
+    spec = contract.fields[name]
+    step = spec.step
+    assert step is not None
+    if not spec.type.is_numeric:
+        raise InputError(f"{contract.path or 'contract'}: fields.{name}.step: {name} is {spec.type.text}, not a number")
+    time = contract.time.column
+    series = tuple(k for k in contract.key if k not in (time, contract.revision_column))
+    return Check(
+        f"field.{name}.step",
+        "step",
+        "fields",
+        step.as_text(),
+        f"fields.{name}.step",
+        "window",
+        (*series, time, name),
+        severity=step.severity,
+        params={"field": name, "series": series, "step": step, "revision": contract.revision_column},
     )
 
 
