@@ -107,3 +107,24 @@ def rules_regex_unique_thresholds_and_sql_checks(tmp_path: Path, same: Same) -> 
     assert checks["sql_checks.no_free_trades"]["status"] == "failed"
     assert checks["sql_checks.symbols_seen"]["examples"] == [{"value": 6}]  # AAPL\n is one more
     assert same(contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))["passed"]
+
+
+def weekly_hours_sessions_of_a_call_centre(tmp_path: Path, same: Same) -> None:
+    """A calendar declared as local weekly hours (contract and catalog): the six missing weekdays, no more."""
+    from tests.engines import callcentre as cc
+
+    extra = cc.COMPLETENESS + "freshness: {max_age: 30m, clock: session}\n"
+    stray = [cc.local(cc.CLOSURE, 9)]  # a call on the listed closure: outside every session
+    data = cc.counts_csv(tmp_path, sorted([*cc.received(), *stray]))
+    report = same(cc.contract(tmp_path, extra), data)
+    failed = {c["id"]: c["failed_rows"] for c in report["checks"]}
+    assert (failed["time.cadence"], failed["completeness"], failed["time.session"]) == (6, 6, 1)
+    catalog = write(
+        tmp_path,
+        "catalog: callcentre_calls\nseries:\n  retail: {calendar: callcentre}\n" + cc.DECLARATION,
+        "catalog.yaml",
+    )
+    undeclared = cc.contract(tmp_path, extra, text=cc.UNDECLARED.replace("  calendar: callcentre\n", ""), name="u.yaml")
+    timed = ("time.cadence", "time.session", "completeness", "freshness")
+    again = {c["id"]: c for c in same(undeclared, data, catalog=catalog)["checks"]}
+    assert [again[i] for i in timed] == [c for i in timed for c in report["checks"] if c["id"] == i]

@@ -181,6 +181,10 @@ def test_rules_regex_unique_thresholds_and_sql_checks(tmp_path):
     parity.rules_regex_unique_thresholds_and_sql_checks(tmp_path, functools.partial(assert_same, tmp_path))
 
 
+def test_weekly_hours_sessions_of_a_call_centre(tmp_path):
+    parity.weekly_hours_sessions_of_a_call_centre(tmp_path, functools.partial(assert_same, tmp_path))
+
+
 # ---------------------------------------------------------------------------- CLI
 def test_cli_validates_parquet_with_chdb(tmp_path):
     bad = parquet(tmp_path, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv"), "bad.parquet")

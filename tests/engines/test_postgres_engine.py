@@ -174,6 +174,10 @@ def test_rules_regex_unique_thresholds_and_sql_checks(postgres_db, tmp_path):
     parity.rules_regex_unique_thresholds_and_sql_checks(tmp_path, functools.partial(assert_same, postgres_db))
 
 
+def test_weekly_hours_sessions_of_a_call_centre(postgres_db, tmp_path):
+    parity.weekly_hours_sessions_of_a_call_centre(tmp_path, functools.partial(assert_same, postgres_db))
+
+
 def test_no_row_leaves_the_database_but_counts_and_examples(postgres_db):
     table = typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv")
     url = _pg(postgres_db, table)

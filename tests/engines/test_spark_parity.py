@@ -325,3 +325,7 @@ def test_rules_regex_unique_row_count_thresholds_and_sql_checks(spark, tmp_path)
     good = assert_same(contract, trades_csv(tmp_path, GOOD_ROWS, "good.csv"))
     assert good["passed"]
     assert_same(contract, trades_csv(tmp_path, [], "empty.csv"))
+
+
+def test_weekly_hours_sessions_of_a_call_centre(spark, tmp_path):
+    parity.weekly_hours_sessions_of_a_call_centre(tmp_path, assert_same)
