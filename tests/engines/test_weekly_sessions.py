@@ -206,3 +206,28 @@ def test_every_exchange_calendar_name_is_one_a_declared_calendar_cannot_take():
     for name in exchange_calendars.get_calendar_names(include_aliases=True):
         with pytest.raises(ValueError):
             calendar_name(name)
+
+
+def test_the_timezone_clause_may_name_the_declared_calendar(tmp_path):
+    text = cc.CONTRACT.replace("  calendar: callcentre\n", "").replace(
+        "timezone: UTC instant", "timezone: UTC instant; session boundaries defined by calendar callcentre"
+    )
+    report = validate(cc.contract(tmp_path, cc.COMPLETENESS, text=text), cc.counts_csv(tmp_path, cc.received()))
+    assert (report.check("time.cadence").failed_rows, report.check("completeness").failed_rows) == (6, 6)
+
+
+def test_trading_days_of_a_declared_calendar_are_its_sessions(tmp_path):
+    contract = cc.contract(tmp_path, "freshness: {max_age: 1 trading day}\n")
+    data = cc.counts_csv(tmp_path, cc.received())  # the last calls on Friday 30 October
+    assert validate(contract, data, now=MONDAY_0710).check("freshness").status == "passed"
+    late = validate(contract, data, now=datetime(2026, 11, 3, 21, 30, tzinfo=UTC)).check("freshness")
+    assert late.status == "failed" and late.examples[0]["sessions_since"] == 2  # Monday's and Tuesday's
+
+
+def test_one_count_per_session_stamped_at_the_open(tmp_path):
+    text = cc.CONTRACT.replace("5m within session; no bars outside session", "1 session; stamped at session open")
+    opens = [cc.opening(day) for day in cc.workdays() if day != date(2026, 10, 21)]
+    report = validate(cc.contract(tmp_path, text=text), cc.counts_csv(tmp_path, opens))
+    cadence = report.check("time.cadence")
+    assert cadence.failed_rows == 1 and cadence.examples[0]["session"] == "2026-10-21"
+    assert [c.id for c in report.failed] == ["time.cadence"]
