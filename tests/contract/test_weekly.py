@@ -108,3 +108,16 @@ def test_a_catalog_declares_calendars_with_the_same_checks():
     assert catalog.calendars["callcentre"].week()[4] == [(480, 1080)]
     with pytest.raises(CatalogError, match=r"cat.yaml:6:18: calendars.callcentre.hours.sat: .*write '18:00-08:00\+1'"):
         parse_catalog(text + '    hours: {sat: "18:00-08:00"}\n', "cat.yaml")
+
+
+def test_show_json_lists_the_declared_calendars():
+    from tscontract.contract.serialize import contract_to_json
+
+    shown = contract_to_json(parse_contract(CONTRACT))["calendars"]
+    assert shown == {
+        "callcentre": {
+            "zone": "Europe/London",
+            "hours": {"mon-fri": "07:00-21:00"},
+            "holidays": {"dates": ["2026-10-19", "2026-12-25"]},
+        }
+    }
