@@ -30,7 +30,11 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
+
+if TYPE_CHECKING:  # both import this module
+    from tscontract.contract.catalog import Catalog
+    from tscontract.contract.model import Contract
 
 from pydantic import BaseModel, ConfigDict, PlainValidator, field_validator, model_validator
 
@@ -240,21 +244,20 @@ def _shown(start: int, end: int | None = None) -> str:
     return clock(start) if end is None else f"{clock(start)} to {clock(end)}"
 
 
-def declared_calendars(contract: Any, catalog: Any = None) -> dict[str, WeeklyCalendar]:
+def declared_calendars(contract: Contract, catalog: Catalog | None = None) -> dict[str, WeeklyCalendar]:
     """The weekly-hours calendars of a contract and its catalog; one name declared differently in both is
-    refused."""
-    found = dict(getattr(contract, "calendars", None) or {})
-    for name, calendar in (getattr(catalog, "calendars", None) or {}).items():
+    refused, and so is a catalog series asking a declared calendar for extended hours."""
+    found = dict(contract.calendars)
+    for name, calendar in (catalog.calendars if catalog is not None else {}).items():
         if name in found and found[name] != calendar:
             raise InputError(
                 f"calendar {name!r} is declared both in the contract and in the catalog, with other hours: "
                 "declare it once"
             )
         found[name] = calendar
-    time = getattr(contract, "time", None)
-    zone_rule = getattr(time, "timezone", None)
-    default = getattr(time, "calendar", None) or getattr(zone_rule, "session_calendar", None)
-    for series, entry in (getattr(catalog, "series", None) or {}).items():
+    time = contract.time
+    default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
+    for series, entry in (catalog.series if catalog is not None else {}).items():
         name = entry.value_of("calendar") or default
         if entry.session == "extended" and name in found:
             raise InputError(
