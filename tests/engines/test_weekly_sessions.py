@@ -231,3 +231,21 @@ def test_one_count_per_session_stamped_at_the_open(tmp_path):
     cadence = report.check("time.cadence")
     assert cadence.failed_rows == 1 and cadence.examples[0]["session"] == "2026-10-21"
     assert [c.id for c in report.failed] == ["time.cadence"]
+
+
+def test_a_night_shift_across_the_clock_change_and_a_lunch_break_are_no_gaps(tmp_path):
+    from datetime import timedelta
+
+    text = cc.CONTRACT.replace('{mon-fri: "07:00-21:00"}', '{sat: "22:00-06:00+1", mon: "09:00-12:00, 13:00-17:00"}')
+    night = [utc(2026, 10, 24, 21) + timedelta(minutes=5 * n) for n in range(9 * 12)]  # 22:00 BST .. 05:55 GMT
+    monday = [utc(2026, 10, 26, 9) + timedelta(minutes=5 * n) for n in range(8 * 12)]
+    lunch = [t for t in monday if not utc(2026, 10, 26, 12) <= t < utc(2026, 10, 26, 13)]
+    data = cc.counts_csv(tmp_path, night + lunch)
+    report = validate(cc.contract(tmp_path, cc.COMPLETENESS, text=text), data)
+    assert report.passed, [(c.id, c.examples) for c in report.failed]
+    short = validate(cc.contract(tmp_path, cc.COMPLETENESS, text=text), cc.counts_csv(tmp_path, night[:-12] + lunch))
+    cadence = short.check("time.cadence")  # 05:00-06:00 GMT missing: the night is 9 hours long
+    assert cadence.failed_rows == 1 and cadence.examples[0]["missing"] == [
+        "2026-10-25T05:00:00Z",
+        "2026-10-25T06:00:00Z",
+    ]
