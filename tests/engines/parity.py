@@ -129,3 +129,24 @@ def step_jumps_per_series_with_revisions_nulls_and_gaps(tmp_path: Path, same: Sa
         assert [e["row"] for e in found["examples"]] == rows, step
     report = same(contract(tmp_path, "{max_mad: 6, window: 5, max_gap: 2h}"), readings(tmp_path, fixed, "rev.csv"))
     assert statuses(report)["field.temp_f.step"] == "passed"
+
+
+def weekly_hours_sessions_of_a_call_centre(tmp_path: Path, same: Same) -> None:
+    """A calendar declared as local weekly hours (contract and catalog): the six missing weekdays, no more."""
+    from tests.engines import callcentre as cc
+
+    extra = cc.COMPLETENESS + "freshness: {max_age: 30m, clock: session}\n"
+    stray = [cc.local(cc.CLOSURE, 9)]  # a call on the listed closure: outside every session
+    data = cc.counts_csv(tmp_path, sorted([*cc.received(), *stray]))
+    report = same(cc.contract(tmp_path, extra), data)
+    failed = {c["id"]: c["failed_rows"] for c in report["checks"]}
+    assert (failed["time.cadence"], failed["completeness"], failed["time.session"]) == (6, 6, 1)
+    catalog = write(
+        tmp_path,
+        "catalog: callcentre_calls\nseries:\n  retail: {calendar: callcentre}\n" + cc.DECLARATION,
+        "catalog.yaml",
+    )
+    undeclared = cc.contract(tmp_path, extra, text=cc.UNDECLARED.replace("  calendar: callcentre\n", ""), name="u.yaml")
+    timed = ("time.cadence", "time.session", "completeness", "freshness")
+    again = {c["id"]: c for c in same(undeclared, data, catalog=catalog)["checks"]}
+    assert [again[i] for i in timed] == [c for i in timed for c in report["checks"] if c["id"] == i]

@@ -185,6 +185,10 @@ def test_step_jumps_per_series_with_revisions_nulls_and_gaps(tmp_path):
     parity.step_jumps_per_series_with_revisions_nulls_and_gaps(tmp_path, functools.partial(assert_same, tmp_path))
 
 
+def test_weekly_hours_sessions_of_a_call_centre(tmp_path):
+    parity.weekly_hours_sessions_of_a_call_centre(tmp_path, functools.partial(assert_same, tmp_path))
+
+
 # ---------------------------------------------------------------------------- CLI
 def test_cli_validates_parquet_with_chdb(tmp_path):
     bad = parquet(tmp_path, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv"), "bad.parquet")

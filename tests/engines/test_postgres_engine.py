@@ -178,6 +178,10 @@ def test_step_jumps_per_series_with_revisions_nulls_and_gaps(postgres_db, tmp_pa
     parity.step_jumps_per_series_with_revisions_nulls_and_gaps(tmp_path, functools.partial(assert_same, postgres_db))
 
 
+def test_weekly_hours_sessions_of_a_call_centre(postgres_db, tmp_path):
+    parity.weekly_hours_sessions_of_a_call_centre(tmp_path, functools.partial(assert_same, postgres_db))
+
+
 def test_no_row_leaves_the_database_but_counts_and_examples(postgres_db):
     table = typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv")
     url = _pg(postgres_db, table)

@@ -336,3 +336,7 @@ def test_step_jumps_per_series(spark, tmp_path):
         report = assert_same(contract, readings(tmp_path))
         found = {c["id"]: c for c in report["checks"]}["field.temp_f.step"]
         assert [e["row"] for e in found["examples"]] == rows, step
+
+
+def test_weekly_hours_sessions_of_a_call_centre(spark, tmp_path):
+    parity.weekly_hours_sessions_of_a_call_centre(tmp_path, assert_same)

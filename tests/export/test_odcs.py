@@ -472,3 +472,22 @@ def test_rules_round_trip():
     (imported,) = import_document(text)
     assert imported.losses == []
     assert comparable(parse_contract(imported.text, "imported.yaml")) == comparable(original)
+
+
+def test_a_calendar_declared_by_its_hours_round_trips():
+    """A weekly-hours calendar travels in customProperties and comes back as declared, with nothing lost."""
+    from tests.engines.callcentre import CONTRACT
+    from tscontract.export.odcs_import import import_document
+
+    original = parse_contract(
+        CONTRACT.replace("holidays: [", "holidays: {country: GB, dates: [").replace("25]", "25]}")
+    )
+    text = export("odcs", original).artifacts[0].content
+    custom = {
+        p["property"]: p["value"] for p in YAML(typ="safe").load(io.StringIO(text))["schema"][0]["customProperties"]
+    }
+    assert custom["calendars"]["callcentre"]["holidays"] == {"dates": ["2026-10-19", "2026-12-25"], "country": "GB"}
+    (imported,) = import_document(text)
+    assert imported.losses == []
+    back = parse_contract(imported.text, "imported.yaml")
+    assert back.calendars == original.calendars and back.time.calendar == "callcentre"

@@ -75,3 +75,20 @@ def test_a_session_cadence_refuses_the_drop(tmp_path):
         "validate", daily / "contract.yaml", files[0], "--catalog", daily / "catalog.yaml", "--mapping", mapping
     )
     assert done.returncode == 2 and "one per session" in done.stderr
+
+
+def test_a_calendar_declared_by_its_hours_drops_the_same_bars(tmp_path):
+    """New York's regular hours written as weekly hours (no holiday in these five days) drop what XNAS drops."""
+    hours = (
+        'calendars:\n  ny_regular:\n    zone: America/New_York\n    hours: {mon-fri: "09:30-16:00"}\n'
+        "    holidays: [2026-11-26]\n"
+    )
+    catalog, mapping = regular_hours(tmp_path, drop=True)
+    text = catalog.read_text().replace("calendar: XNAS, session: regular", "calendar: ny_regular")
+    assert text.count("calendar: ny_regular") == 2
+    write(tmp_path, text + hours, "catalog.yaml")
+    args = [INTRADAY / "contract_5min.yaml", INTRADAY / "data" / "AAPL_5min.csv", "--catalog", catalog]
+    done = run_cli("validate", *args, "--mapping", mapping, "--format", "json")
+    report = json.loads(done.stdout)
+    assert done.returncode == 0, [c for c in report["checks"] if c["status"] != "passed"]
+    assert report["rows"] == 390 and report["conversion"]["dropped"] == [DROPPED]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -13,6 +14,8 @@ def _plain(value: Any) -> Any:
         return value.to_json()
     if isinstance(value, Decimal):
         return str(value)
+    if isinstance(value, date):  # a holiday of a calendar declared by its hours
+        return value.isoformat()
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
@@ -74,4 +77,5 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
         "freshness": _plain(contract.freshness) if contract.freshness else None,
         "evolution": _plain(contract.evolution) if contract.evolution else None,
         "provenance_required": list(contract.provenance_required),
+        "calendars": _plain(contract.calendars),
     }

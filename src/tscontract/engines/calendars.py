@@ -1,5 +1,9 @@
 """Exchange sessions from a real exchange calendar (exchange-calendars), as rows.
 
+Calendars a contract or catalog declares as local weekly hours (``calendars:``, contract/weekly.py)
+give rows of the same shape (engines/weekly_sessions.py); their names never clash with an exchange
+code (a declared name has a lower-case letter), and need neither exchange-calendars nor the cache.
+
 Sessions are loaded once per validation for the calendars the batch's series use and
 the batch's time range, then joined in SQL: no per-row calendar lookups in Python.
 
@@ -15,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
+from tscontract.contract.weekly import WeeklyCalendar
 from tscontract.errors import InputError
 
 _MARGIN = timedelta(days=7)
@@ -128,8 +133,10 @@ def _regular(name: str, first: date, last: date, version: str | None) -> _Year:
         raise InputError(f"exchange calendar {name!r} is not available: {exc}") from None
 
 
-def zone(name: str) -> str:
-    """The IANA zone of exchange calendar ``name`` (its local days)."""
+def zone(name: str, declared: Mapping[str, WeeklyCalendar] | None = None) -> str:
+    """The IANA zone of calendar ``name`` (its local days): a declared calendar's, else the exchange's."""
+    if declared and name in declared:
+        return declared[name].zone
     return _regular(name, date.today(), date.today(), _version())[0]
 
 
@@ -142,20 +149,35 @@ def _extended(name: str, zone: str, day: date, close: datetime) -> tuple[datetim
 
 
 def sessions(
-    calendars: Iterable[str], start: datetime, end: datetime, kinds: Iterable[str] = ("regular",)
+    calendars: Iterable[str],
+    start: datetime,
+    end: datetime,
+    kinds: Iterable[str] = ("regular",),
+    declared: Mapping[str, WeeklyCalendar] | None = None,
 ) -> list[Session]:
     """``(calendar, kind, date, open, close, zone)`` for the sessions of ``calendars`` around ``[start, end]``.
 
-    ``kinds``: ``regular`` sessions, and ``extended`` hours where the venue has them. Years outside
+    ``kinds``: ``regular`` sessions, and ``extended`` hours where the venue has them. ``declared``: the
+    calendars of the contract and catalog declared as weekly hours, by name. Years outside
     FIRST_YEAR..LAST_YEAR are not looked up.
     """
+    from tscontract.engines.weekly_sessions import weekly_sessions
+
     first = _clip(start - _MARGIN)
     last = _clip(end + _MARGIN)
     version = _version()
     wanted = sorted(set(kinds))
     rows: list[Session] = []
     for name in sorted(set(calendars)):
-        zone, found = _regular(name, first, last, version)
+        if declared and name in declared:
+            rows.extend(weekly_sessions(name, declared[name], first, last, wanted))
+            continue
+        try:
+            zone, found = _regular(name, first, last, version)
+        except InputError as exc:
+            if not declared:
+                raise
+            raise InputError(f"{exc} (calendars declared by their hours: {', '.join(sorted(declared))})") from None
         for ordinal, open_us, close_us in found:
             day = date.fromordinal(ordinal)
             opens, closes = _EPOCH + timedelta(microseconds=open_us), _EPOCH + timedelta(microseconds=close_us)

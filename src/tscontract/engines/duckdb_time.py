@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from tscontract.contract.model import Contract
+from tscontract.contract.weekly import declared_calendars
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, json_value, sql_string
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
@@ -86,6 +87,7 @@ class TimeChecks:
         self.explicit = run.coverage is not None and any(run.coverage)
         self.lo: datetime | None = None  # the batch's first and last plausible instants
         self.hi: datetime | None = None
+        self.declared = declared_calendars(run.contract, run.plan.catalog)  # calendars of weekly hours
 
     # ------------------------------------------------------------ setup
     def points_in_sessions(self, checks: list[Check]) -> bool:
@@ -200,7 +202,10 @@ class TimeChecks:
         if self.lo is not None and self.hi is not None:  # sessions for every point, in the coverage or not
             span = min(span[0], self.lo), max(span[1], self.hi)
         if not names:
-            return "no exchange calendar known for the series (catalog 'calendar' or 'venue', or time.calendar)"
+            return (
+                "no calendar known for the series (catalog 'calendar' or 'venue', or time.calendar; "
+                "an exchange code or a calendar declared under 'calendars')"
+            )
         kinds = ["regular"]
         if run.catalog_joined and run.plan.catalog is not None:
             kinds = sorted({entry.session or "regular" for entry in run.plan.catalog.series.values()} | {"regular"})
@@ -212,7 +217,7 @@ class TimeChecks:
         # to the session, for freshness: a daily bar stamped with its date)
         rows = [
             (*row, self.stamp(row, rule.stamp if rule and self.per_session else None), self.stamp(row, "date"))
-            for row in calendars.sessions(names, start, end, kinds)
+            for row in calendars.sessions(names, start, end, kinds, self.declared)
         ]
         columns = [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ"), ("day_start", "TIMESTAMPTZ")]
         small_table(run.con, SESSION_ROWS, columns, rows)
@@ -502,7 +507,7 @@ class TimeChecks:
             entry = catalog.series.get(str(series)) if catalog is not None else None
             zone = entry.device_zone if entry is not None else None
             if zone is None and calendar is not None:
-                zone = calendars.zone(calendar)
+                zone = calendars.zone(calendar, self.declared)
             if zone is None:
                 raise ValueError(f"series {series}: local days need a zone (catalog device_zone, or a venue calendar)")
             zones[str(series)] = zone

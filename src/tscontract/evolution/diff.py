@@ -445,6 +445,20 @@ CLASSIFICATION: dict[str, Rule] = {
     "evolution.description": TEXT,
     "evolution.note": TEXT,
     "provenance_required": HANDLED,  # more required columns break old data
+    "calendars": SECTION,  # sessions as local weekly hours: other hours are other sessions
+    "calendars.*": Rule("calendar", _changed, "major version: sessions and trading days follow another calendar"),
+    "calendars.*.zone": Rule("calendar_zone", _changed, "major version: sessions follow another clock"),
+    "calendars.*.hours": Rule("calendar_hours", _changed, "major version: sessions open at other hours"),
+    "calendars.*.holidays": SECTION,
+    "calendars.*.holidays.dates": Rule("calendar_holidays", _changed, "major version: other days have no session"),
+    "calendars.*.holidays.country": Rule("calendar_holidays", _changed, "major version: other days have no session"),
+    "calendars.*.holidays.subdivision": Rule(
+        "calendar_holidays", _changed, "major version: other days have no session"
+    ),
+    "calendars.*.holidays.description": TEXT,
+    "calendars.*.holidays.note": TEXT,
+    "calendars.*.description": TEXT,
+    "calendars.*.note": TEXT,
 }
 
 
@@ -574,7 +588,7 @@ class _Differ:
             for name, info in type(model).model_fields.items():
                 if not info.exclude:
                     self.walk(getattr(old, name), getattr(new, name), (*path, name), (*pattern, name))
-        elif isinstance(old, dict) or isinstance(new, dict):
+        elif (isinstance(old, dict) or isinstance(new, dict)) and (rule is None or rule.compare is None):
             before, after = old or {}, new or {}
             for name in [*before, *(n for n in after if n not in before)]:
                 self.walk(before.get(name), after.get(name), (*path, name), (*pattern, "*"))

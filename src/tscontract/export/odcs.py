@@ -41,6 +41,7 @@ from __future__ import annotations
 import io
 import re
 import uuid
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -102,6 +103,7 @@ _SECTIONS = {
     "completeness": "completeness",
     "freshness": "freshness",
     "provenance_required": "provenanceRequired",
+    "calendars": "calendars",
 }
 _FIELD_PROPERTIES = {
     "unit": "unit",
@@ -131,6 +133,7 @@ _CONTRACT_ORDER = (
     "freshness",
     "evolution",
     "provenance_required",
+    "calendars",
 )
 # stated by the properties: present, typed, required; an instant's zone and precision by the type
 _BY_PROPERTIES = ("required_columns", "type", "not_null", "utc_instant", "time_precision")
@@ -429,6 +432,8 @@ def _plain(value: Any) -> Any:
     """A section as the contract writes it: clauses as their text, no defaults the loader adds."""
     if isinstance(value, Duration | Cadence | TimezoneRule):
         return value.text
+    if isinstance(value, date):  # a holiday of a calendar declared by its hours
+        return value.isoformat()
     if isinstance(value, BaseModel):
         out = {}
         for key, info in type(value).model_fields.items():

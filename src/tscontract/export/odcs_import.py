@@ -403,6 +403,7 @@ _ROUND_TRIP_SECTIONS = {
     "completeness": "completeness",
     "freshness": "freshness",
     "provenanceRequired": "provenance_required",
+    "calendars": "calendars",
 }
 _ROUND_TRIP_FIELD = ("unit", "dimension", "nullable", "value", "default", "aliases", "deprecated", "note")
 # quality entries the export writes, each derived from a contract clause that the import restores
@@ -1347,6 +1348,7 @@ class ObjectImport:
             "completeness": section.get("completeness"),
             "freshness": freshness,
             "provenance_required": provenance,
+            "calendars": section.get("calendars"),
         }
         sections = list(_CONTRACT_ORDER)
         for k in ("sql_checks", "row_count"):  # rule sections, after the invariants

@@ -23,6 +23,7 @@ import duckdb
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
+from tscontract.contract.weekly import WeeklyCalendar, declared_calendars
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb_time import calendar_sql
@@ -114,7 +115,7 @@ def check_revisions(
                 )
             )
         elif policy.window is not None:
-            _trading_days(con, policy.window.amount, now)
+            _trading_days(con, policy.window.amount, now, declared_calendars(contract, catalog))
             rules.append(
                 (
                     "revision.window",
@@ -127,7 +128,9 @@ def check_revisions(
     con.execute(f"INSERT INTO {failures} {' UNION ALL '.join(selects)}")
 
 
-def _trading_days(con: duckdb.DuckDBPyConnection, amount: object, now: datetime) -> None:
+def _trading_days(
+    con: duckdb.DuckDBPyConnection, amount: object, now: datetime, declared: dict[str, WeeklyCalendar]
+) -> None:
     """Add ``__sessions_since``: sessions of the row's calendar opened after its event time, up to now."""
     restated = con.execute(f"SELECT min(__t), list(DISTINCT __cal) FROM {REVISION_TABLE} WHERE __rev > 0").fetchall()[0]
     assert restated is not None
@@ -136,7 +139,7 @@ def _trading_days(con: duckdb.DuckDBPyConnection, amount: object, now: datetime)
     if first is None or not names:
         con.execute(f"ALTER TABLE {REVISION_TABLE} ADD COLUMN __sessions_since BIGINT")
         return
-    small_table(con, "__tsc_rev_sessions", calendars.COLUMNS, calendars.sessions(names, first, now))
+    small_table(con, "__tsc_rev_sessions", calendars.COLUMNS, calendars.sessions(names, first, now, declared=declared))
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE {REVISION_TABLE} AS SELECT b.*, CASE WHEN b.__cal IS NULL THEN NULL ELSE "
         f"(SELECT count(*) FROM __tsc_rev_sessions s WHERE s.calendar = b.__cal AND s.open > b.__t "

@@ -213,6 +213,7 @@ def drop_outside_session(con: duckdb.DuckDBPyConnection, contract: Contract, cat
     """Drop the converted rows whose instant stands outside the series' session (regular or extended
     hours, per the catalog); how many. A row whose instant or series did not convert is kept: it fails
     its own check."""
+    from tscontract.contract.weekly import declared_calendars
     from tscontract.engines import calendars  # exchange sessions: only when a mapping drops by them
 
     cadence = contract.time.cadence
@@ -232,7 +233,8 @@ def drop_outside_session(con: duckdb.DuckDBPyConnection, contract: Contract, cat
         return 0
     names = {cal for _, cal, _ in placed if cal} | ({default} if default else set())
     kinds = {kind for _, _, kind in placed} | {"regular"}
-    small_table(con, "__tsc_drop_sessions", calendars.COLUMNS, calendars.sessions(names, span[0], span[1], kinds))
+    found = calendars.sessions(names, span[0], span[1], kinds, declared_calendars(contract, catalog))
+    small_table(con, "__tsc_drop_sessions", calendars.COLUMNS, found)
     small_table(con, "__tsc_drop_series", [("s", "VARCHAR"), ("cal", "VARCHAR"), ("kind", "VARCHAR")], placed)
     calendar = f"coalesce(c.cal, {sql_string(default) if default else 'NULL'})"
     outside = (

@@ -28,6 +28,7 @@ from tscontract.contract.catalog import Catalog, other_contract
 from tscontract.contract.clauses import RowClause
 from tscontract.contract.model import Contract
 from tscontract.contract.sql_checks import sql_check_query
+from tscontract.contract.weekly import declared_calendars
 from tscontract.errors import InputError
 
 Scope = Literal["schema", "row", "window", "batch"]
@@ -94,6 +95,7 @@ def build_plan(
     wrong = other_contract(catalog, contract.contract) if catalog is not None else None
     if wrong is not None:
         raise InputError(f"{contract.path or 'contract'}: {wrong} (lint: TS160); give the catalog of this contract")
+    declared_calendars(contract, catalog)  # one calendar declared differently in contract and catalog: refused
     checks: list[Check] = []
     add = checks.append
     time = contract.time
