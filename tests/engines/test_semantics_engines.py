@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.contract.clause_strategies import COLUMNS, clauses, contract_text, rows, table
-from tests.contract.test_semantics_differential import DEEP, NOW, expected_failures, runnable
+from tests.contract.test_semantics_differential import DEEP, NOW, expected_failures, invariant_failures, runnable
 from tests.engines.pg_tables import load_table
 from tscontract import parse_contract, validate
 
@@ -40,13 +40,7 @@ def _cases(fast: int, deep: int) -> settings:
 
 def failures(contract_yaml: str, data: Any, rows_count: int, **kwargs: Any) -> dict[str, list[int]]:
     """Each invariant's failing row numbers as the engine reports them; any other status is a defect."""
-    report = validate(parse_contract(contract_yaml), data, now=NOW, examples=rows_count, **kwargs)
-    found = {}
-    for check in report.checks:
-        if check.id.startswith("invariants["):
-            assert check.status in ("passed", "failed"), (check.clause, check.status, check.message)
-            found[check.clause] = [example["row"] for example in check.examples]
-    return found
+    return invariant_failures(validate(parse_contract(contract_yaml), data, now=NOW, examples=rows_count, **kwargs))
 
 
 def on_engine(engine: str, texts: list[str], batch: list[dict], where: Any) -> dict[str, list[int]]:

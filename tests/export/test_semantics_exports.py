@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
-from tests.contract.test_semantics_differential import TYPES, expected_failures, runnable
+from tests.contract.test_semantics_differential import TYPES, assert_agrees, expected_failures, runnable
 from tests.export.test_dbt import _RUNNER, DBT_PYTHON
 from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
@@ -180,12 +180,7 @@ def sql_failures(texts: list[str], batch: list[dict]) -> dict[str, list[int]]:
 @CASES
 @given(st.lists(clauses(), min_size=1, max_size=4), rows())
 def test_dbt_and_soda_sql_fails_the_rows_the_reference_fails(texts: list[str], batch: list[dict]) -> None:
-    texts = list(dict.fromkeys(runnable(texts)))
-    if not texts:
-        return
-    found = sql_failures(texts, batch)
-    for text in texts:
-        assert found[text] == expected_failures(text, batch), text
+    assert_agrees(texts, batch, sql_failures)
 
 
 @pytest.mark.parametrize("text", ["f >= 0", "f between 0 and 1", "0 <= f <= 1"])

@@ -6,6 +6,7 @@ Big inputs are generated in ``tmp_path`` at test time, each kept to a few second
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.conftest import run_cli
@@ -28,11 +29,7 @@ def test_a_17_mb_run_of_digits_is_a_value_judged_and_shown_cut(tmp_path):
     digits = 17 << 20
     data = _csv_with(tmp_path, "digits.csv", b"a," + b"9" * digits + b",2")
     done = run_cli("validate", "--format", "json", _contract(tmp_path, "ms"), data)
-    assert done.returncode == 1, done.stderr[-500:]
-    report = json.loads(done.stdout)
-    failed = {c["id"]: c for c in report["checks"] if c["status"] != "passed"}
-    assert set(failed) == {"field.ts.type"}, list(failed)
-    (example,) = failed["field.ts.type"]["examples"]
+    report, example = _the_one_type_failure(done)
     assert example["row"] == 6
     assert example["ts"] == "9" * 200 + f"…({digits} chars)"
     assert report["rows"] == 7
@@ -65,11 +62,7 @@ def test_a_20_mb_json_string_is_a_value_judged_and_shown_cut(tmp_path):
     data = tmp_path / "long.jsonl"
     data.write_text("\n".join([good % 1, '{"sensor":"a","ts":"' + "x" * size + '","value":2}', good % 2]) + "\n")
     done = run_cli("validate", "--format", "json", _contract(tmp_path, "ms"), data)
-    assert done.returncode == 1, done.stderr[-500:]
-    report = json.loads(done.stdout)
-    failed = {c["id"]: c for c in report["checks"] if c["status"] != "passed"}
-    assert set(failed) == {"field.ts.type"}, list(failed)
-    (example,) = failed["field.ts.type"]["examples"]
+    _, example = _the_one_type_failure(done)
     assert (example["row"], example["ts"]) == (2, "x" * 200 + f"…({size} chars)")
 
 
@@ -81,3 +74,13 @@ def test_a_line_that_is_no_json_is_refused_naming_its_line_in_the_file(tmp_path)
     done = run_cli("validate", _contract(tmp_path, "ms"), data)
     _one_line_refusal(done, "broken.jsonl: line 5 is not valid JSON: unexpected end of data")
     assert "Malformed JSON" not in done.stderr
+
+
+def _the_one_type_failure(done: subprocess.CompletedProcess[str]) -> tuple[dict, dict]:
+    """The single example of the only failing check, field.ts.type, of a validate run (exit 1)."""
+    assert done.returncode == 1, done.stderr[-500:]
+    report = json.loads(done.stdout)
+    failed = {c["id"]: c for c in report["checks"] if c["status"] != "passed"}
+    assert set(failed) == {"field.ts.type"}, list(failed)
+    (example,) = failed["field.ts.type"]["examples"]
+    return report, example

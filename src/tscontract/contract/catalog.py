@@ -33,7 +33,7 @@ from tscontract.contract.located import LocatedErrors, load_located, validate_lo
 from tscontract.contract.model import DurationText, _Section
 from tscontract.contract.source import NodeInfo, PositionIndex
 from tscontract.contract.units import UnitError, check_unit
-from tscontract.contract.weekly import WeeklyCalendar, calendar_name
+from tscontract.contract.weekly import Calendars
 from tscontract.errors import CatalogError, Location, display_path
 
 CSV_COLUMNS = (
@@ -189,16 +189,9 @@ class Catalog(_Section):
 
     catalog: str | None = None  # the contract it serves; CSV catalogs do not say
     series: dict[str, SeriesEntry]
-    calendars: dict[str, WeeklyCalendar] = Field(default_factory=dict)  # weekly hours by name (contract/weekly.py)
+    calendars: Calendars = Field(default_factory=dict)  # weekly hours by name (contract/weekly.py)
     description: str | None = None
     note: str | None = None
-
-    @field_validator("calendars")
-    @classmethod
-    def _calendar_names(cls, value: dict[str, WeeklyCalendar]) -> dict[str, WeeklyCalendar]:
-        for name in value:
-            calendar_name(name)
-        return value
 
     @field_validator("series")
     @classmethod

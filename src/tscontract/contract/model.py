@@ -31,7 +31,7 @@ from tscontract.contract.clauses import (
 )
 from tscontract.contract.sql_checks import sql_check_query
 from tscontract.contract.types import TIME_UNITS, DataType, TimeUnit, parse_type
-from tscontract.contract.weekly import WeeklyCalendar, calendar_name
+from tscontract.contract.weekly import Calendars
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -514,7 +514,7 @@ class Contract(_Section):
     freshness: Freshness | None = None
     evolution: Evolution | None = None
     provenance_required: NameList = ()
-    calendars: dict[str, WeeklyCalendar] = {}  # sessions as local weekly hours, by name (contract/weekly.py)
+    calendars: Calendars = {}  # sessions as local weekly hours, by name (contract/weekly.py)
     # set by the loader
     path: str = Field(default="", exclude=True)
     positions: Any = Field(default=None, exclude=True)  # PositionIndex of the file
@@ -535,13 +535,6 @@ class Contract(_Section):
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ValueError(f"SQL check name(s) given twice: {', '.join(repeated)}")
-        return value
-
-    @field_validator("calendars")
-    @classmethod
-    def _calendar_names(cls, value: dict[str, WeeklyCalendar]) -> dict[str, WeeklyCalendar]:
-        for name in value:
-            calendar_name(name)
         return value
 
     @field_validator("version")

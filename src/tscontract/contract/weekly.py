@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # both import this module
     from tscontract.contract.catalog import Catalog
     from tscontract.contract.model import Contract
 
-from pydantic import BaseModel, ConfigDict, PlainValidator, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, field_validator, model_validator
 
 from tscontract.errors import InputError
 
@@ -230,6 +230,16 @@ class WeeklyCalendar(_Declared):
     def week(self) -> dict[int, list[Interval]]:
         """Weekday (0 = Monday) -> its intervals, in minutes after that day's local midnight."""
         return _week(self.hours)
+
+
+def _named(value: dict[str, WeeklyCalendar]) -> dict[str, WeeklyCalendar]:
+    for name in value:
+        calendar_name(name)
+    return value
+
+
+# a ``calendars:`` section, in a contract or a catalog: every name follows calendar_name's rule
+Calendars = Annotated[dict[str, WeeklyCalendar], AfterValidator(_named)]
 
 
 def _week(hours: dict[str, str]) -> dict[int, list[Interval]]:
