@@ -107,7 +107,7 @@ def json_record(contract: Contract, row: dict[str, str | None]) -> dict[str, Any
 _BATCH_REASONS = {
     "unique_key": "uniqueness relates records to one another; a record schema describes one record at a time",
     "cadence": "the spacing of points per series is a property of the batch, not of one record",
-    "session": "trading sessions come from the venue's exchange calendar, which a schema cannot consult",
+    "session": "sessions come from the series' calendar (exchange or weekly hours), which a schema cannot consult",
     "completeness": "expected point counts per window are a property of the batch, not of one record",
     "freshness": "the age of the newest point is judged against the clock at the consumer boundary",
     "catalog_series": "needs the series catalog, which a schema does not carry",

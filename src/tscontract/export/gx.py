@@ -54,7 +54,7 @@ _FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 WINDOW_REASONS = {
     "cadence": "needs a window over each series' sorted instants (the gap between points); "
     "GX expectations judge rows or whole columns, not consecutive points",
-    "session": "needs the venue's exchange calendar (sessions, holidays, half days)",
+    "session": "needs the series' session calendar (an exchange's or declared weekly hours, with holidays)",
     "completeness": "counts expected points per window on the cadence and calendar",
     "freshness": "judged against the wall clock at validation time (--now), not the batch",
     "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",

@@ -53,7 +53,7 @@ from tscontract.plan.checks import Check, CheckPlan
 WINDOW_REASONS = {
     "cadence": "needs a window over each series' sorted instants (gaps, revisions sharing an instant); "
     "pandera checks rows, not the steps between them",
-    "session": "needs the venue's exchange calendar (sessions, holidays, half days)",
+    "session": "needs the series' session calendar (an exchange's or declared weekly hours, with holidays)",
     "completeness": "counts expected points per window on the cadence and calendar; not a row check",
     "freshness": "judged against the wall clock at validation time (--now), not the frame",
     "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",
