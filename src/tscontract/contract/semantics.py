@@ -155,7 +155,8 @@ def _comparable(node: exp.Expression, types: list[ExprType], parts: list[exp.Exp
         kinds -= {"text"}
     if len(kinds) > 1 and not kinds <= {"exact", "float"}:
         raise ClauseSyntaxError(f"cannot compare {' with '.join(sorted(kinds))}: {node.sql('duckdb')!r}", _offset(node))
-    exact = [t for t in types if t.kind == "exact"]
+    written = [isinstance(p.this if isinstance(p, exp.Neg) else p, exp.Literal) for p in parts or [None] * len(types)]
+    exact = [t for t, literal in zip(types, written, strict=True) if t.kind == "exact" and not literal]
     if kinds == {"exact"} and len({t.scale for t in exact}) > 1:
         # compared at their common scale: i * i beside a decimal(10,2) needs 40 digits, which no engine holds
         _exact(max(t.scale for t in exact), max(t.limit for t in exact), node)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import sqlglot
 import sqlglot.expressions as exp
 
-from tscontract.sql.semantics import ieee_division, lowered_division, one_to_one_case
+from tscontract.sql.semantics import ieee_division, lowered_division, lowered_float_arithmetic, one_to_one_case
 
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
 TIME_BUCKET_ORIGIN = "2000-01-03 00:00:00+00"
@@ -58,12 +58,29 @@ _NUMERIC_TYPES = {
 
 
 def try_functions_sql() -> list[str]:
-    """``pg_temp.tsc_try_<name>(text)``: the cast of a text, NULL where PostgreSQL refuses it."""
+    """``pg_temp.tsc_try_<name>(text)``: the cast of a text, NULL where PostgreSQL refuses it; and the IEEE
+    float arithmetic of :data:`_FLOAT_FUNCTIONS`."""
     return [
         f"CREATE OR REPLACE FUNCTION pg_temp.tsc_try_{name}(v TEXT) RETURNS {sql} LANGUAGE plpgsql IMMUTABLE AS "
         f"$$BEGIN RETURN CAST(v AS {sql}); EXCEPTION WHEN OTHERS THEN RETURN NULL; END$$"
         for name, sql in TRY_FUNCTIONS.items()
+    ] + [
+        f"CREATE OR REPLACE FUNCTION pg_temp.tsc_f_{name}(a float8, b float8) RETURNS float8 LANGUAGE plpgsql "
+        f"IMMUTABLE AS $$BEGIN RETURN a {op} b; EXCEPTION WHEN numeric_value_out_of_range THEN RETURN {ieee}; END$$"
+        for name, (op, ieee) in _FLOAT_FUNCTIONS.items()
     ]
+
+
+# PostgreSQL raises "value out of range" where IEEE 754 rounds to ±Inf (overflow) or ±0 (underflow); each
+# function returns what IEEE gives instead. Only finite, non-zero operands raise, so ln() is defined.
+_OVERFLOW_OR_ZERO = "CASE WHEN ln(abs(a)) {op} ln(abs(b)) > 0 THEN sign(a) * sign(b) * 'Infinity'::float8 ELSE 0 END"
+_FLOAT_FUNCTIONS = {
+    "add": ("+", "sign(a) * 'Infinity'::float8"),  # only a sum of two like-signed finite numbers overflows
+    "sub": ("-", "sign(a) * 'Infinity'::float8"),
+    "mul": ("*", _OVERFLOW_OR_ZERO.format(op="+")),
+    "div": ("/", _OVERFLOW_OR_ZERO.format(op="-")),
+}
+_FLOAT_NAMES = {exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div"}
 
 
 def _fn(name: str, *args: exp.Expression) -> exp.Expression:
@@ -166,6 +183,8 @@ def _clause_semantics(node: exp.Expression) -> exp.Expression:
         return exp.paren(exp.EQ(this=node.this, expression=exp.cast(exp.Literal.string("NaN"), "DOUBLE")))
     if lowered_division(node) and not node.meta.get("ieee"):
         return ieee_division(node)  # type: ignore[arg-type]
+    if lowered_float_arithmetic(node):  # overflow and underflow as IEEE, not an error
+        return _fn(f"pg_temp.tsc_f_{_FLOAT_NAMES[type(node)]}", node.this, node.expression)
     if isinstance(node, exp.Lower | exp.Upper) and not node.meta.get("one_to_one"):
         return one_to_one_case(node)  # the locale's upper('ß') is 'ß' or 'SS'
     if isinstance(node, _ORDERINGS):

@@ -96,9 +96,8 @@ Operands = dict[str, tuple[exp.Expression, ExprType]]
 
 def _arithmetic(node: exp.Expression, result: ExprType, operands: Operands, types: Mapping[str, DataType]) -> None:
     for name, (operand, kind) in operands.items():
-        if result == FLOAT:
-            if kind != FLOAT or _is_float32(operand, types):
-                node.set(name, _as_double(operand))
+        if result == FLOAT:  # every operand, float64 too: an engine whose float arithmetic raises can tell it
+            node.set(name, _as_double(operand))
         elif kind.kind == "exact":
             digits = _SMALL_DIGITS if result.precision < _SMALL_DIGITS else 38
             node.set(name, exp.cast(_unparen(operand), exp.DataType.build(f"DECIMAL({digits}, {kind.scale})")))
@@ -184,6 +183,13 @@ def _null_propagated(node: exp.Expression, *, nan: bool) -> exp.Expression:
         any_nan = exp.or_(*[exp.IsNan(this=a.copy()) for a in args])
         ifs.append(exp.If(this=any_nan, true=exp.cast(exp.Literal.string("NaN"), exp.DataType.build("DOUBLE"))))
     return exp.Case(ifs=ifs, default=node)
+
+
+def lowered_float_arithmetic(node: exp.Expression) -> bool:
+    """``node`` is ``+ - * /`` in DOUBLE as :func:`lowered` writes it: both operands cast to DOUBLE."""
+    return isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div) and all(
+        isinstance(side, exp.Cast) and side.to.this is exp.DataType.Type.DOUBLE for side in (node.this, node.expression)
+    )
 
 
 def lowered_division(node: exp.Expression) -> bool:
