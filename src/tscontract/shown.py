@@ -48,9 +48,29 @@ def engine_message(exc: BaseException, limit: int = VALUE_CHARS) -> str:
     ``MESSAGE_CHARS`` where the error is about our own file, not data (a store's lock, naming its
     path twice and the process that holds it).
     """
-    text = str(exc)
+    text = _java_root_cause(exc) or str(exc)
     first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
     return cut(first, limit)
+
+
+def _java_root_cause(exc: BaseException) -> str | None:
+    """A py4j error's innermost Java exception, as ``Class: message``; None for any other error.
+
+    A Spark job that fails on an error PySpark does not translate (a task out of memory) reaches Python
+    as "An error occurred while calling o123.getResult." with the reason two causes down.
+    """
+    java = getattr(exc, "java_exception", None)
+    if java is None:
+        return None
+    try:
+        for _ in range(32):  # a cause chain is short; a cycle is not followed for ever
+            cause = java.getCause()
+            if cause is None:
+                break
+            java = cause
+        return f"{java.getClass().getSimpleName()}: {java.getMessage()}"
+    except Exception:  # the JVM is gone: its own text is all there is
+        return None
 
 
 def _escape(match: re.Match[str]) -> str:

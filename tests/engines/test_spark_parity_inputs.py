@@ -84,3 +84,18 @@ def test_unreadable_text_is_the_same_input_error(spark, tmp_path, name, data, me
     for engine in ("duckdb", "spark"):
         with pytest.raises(InputError, match=f"{name}: {message}"):
             validate(CONTRACT, path, catalog=CATALOG, engine=engine)
+
+
+def test_a_java_error_pyspark_does_not_translate_is_shown_by_its_innermost_cause(spark):
+    """A task out of memory reaches Python as "An error occurred while calling o1.getResult." with the reason
+    one cause down (pyspark re-raises py4j's error when it has no class for the cause): the reason is shown."""
+    from py4j.protocol import Py4JJavaError
+
+    from tscontract.shown import engine_message
+
+    jvm = spark.sparkContext._jvm
+    cause = jvm.java.lang.OutOfMemoryError("[AGGREGATE_OUT_OF_MEMORY] No enough memory for aggregation")
+    job = jvm.org.apache.spark.SparkException("Job aborted due to stage failure: Task 0 in stage 3164.0 failed", cause)
+    error = Py4JJavaError("An error occurred while calling o9363.getResult.\n", job)
+    assert engine_message(error) == "OutOfMemoryError: [AGGREGATE_OUT_OF_MEMORY] No enough memory for aggregation"
+    assert engine_message(ValueError("first line\nsecond")) == "first line"
