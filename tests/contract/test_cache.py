@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -39,13 +40,13 @@ def probe(cache: str | None, **env_vars: str) -> dict:
 
 
 def clause_files(directory: Path) -> list[Path]:
-    return sorted(directory.glob("clauses-*.pickle"))
+    return sorted(directory.glob("clauses-*/*.pickle"))
 
 
 def test_second_process_reads_parsed_clauses_from_the_cache(tmp_path):
     first = probe(str(tmp_path))
     assert first["built_parser"]
-    assert len(clause_files(tmp_path)) == 1
+    assert clause_files(tmp_path)
     second = probe(str(tmp_path))
     assert not second["built_parser"]  # every clause came from the cache
     assert second["checks"] == first["checks"]
@@ -54,9 +55,9 @@ def test_second_process_reads_parsed_clauses_from_the_cache(tmp_path):
 
 def test_damaged_cache_is_rebuilt(tmp_path):
     probe(str(tmp_path))
-    [path] = clause_files(tmp_path)
     parsed = probe(str(tmp_path))["checks"]
-    path.write_bytes(b"not a pickle")
+    for path in clause_files(tmp_path):
+        path.write_bytes(b"not a pickle")
     again = probe(str(tmp_path))
     assert again["built_parser"] and again["checks"] == parsed
     assert not probe(str(tmp_path))["built_parser"]  # written afresh on exit
@@ -66,9 +67,32 @@ def test_damaged_cache_is_rebuilt(tmp_path):
 def test_default_directory_and_off(tmp_path):
     home = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
     assert probe(None, **home)["built_parser"]
-    assert len(clause_files(tmp_path / "xdg" / "tscontract")) == 1
+    assert clause_files(tmp_path / "xdg" / "tscontract")
     assert not probe(None, **home)["built_parser"]
     elsewhere = {"HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(tmp_path / "xdg2")}
     assert probe("off", **elsewhere)["built_parser"]
     assert probe("off", **elsewhere)["built_parser"]
     assert not (tmp_path / "home").exists() and not (tmp_path / "xdg2").exists()
+
+
+def test_a_process_reads_the_files_of_its_own_clauses_and_each_file_stays_bounded(tmp_path, monkeypatch):
+    """20,000 generated clauses in one file cost every later command 1.5 s to read: trees are spread over
+    files by a digest of their text, a process opens only the files of the clauses it parses, and a full
+    file forgets its oldest trees."""
+    from tscontract.contract import grammar
+
+    monkeypatch.setenv("TSCONTRACT_CACHE_DIR", str(tmp_path))
+    writer = grammar._TreeCache()
+    tree = grammar.parse("invariant", "volume >= 0")
+    texts = [f"volume >= {n}" for n in range(writer.SHARDS * writer.PER_SHARD + 500)]
+    for text in texts:
+        writer.put("invariant", text, tree)
+    writer.save()
+    files = clause_files(tmp_path)
+    assert len(files) == writer.SHARDS
+    sizes = [len(pickle.loads(f.read_bytes())) for f in files]
+    assert max(sizes) == writer.PER_SHARD and sum(sizes) <= writer.SHARDS * writer.PER_SHARD < len(texts)
+    reader = grammar._TreeCache()
+    assert reader.get("invariant", texts[-1]) is not None  # the newest are kept
+    assert len(reader.shards) == 1  # one file read for one clause
+    assert sum(reader.get("invariant", text) is not None for text in texts[:300]) < 300  # some oldest forgotten

@@ -27,6 +27,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from types import SimpleNamespace
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -323,6 +324,122 @@ class _Builder:
         raise SourceError(f"unsupported YAML node {type(node).__name__}", value_loc)
 
 
+def _fast_compose(text: str) -> Node | None:
+    """``text`` composed by libyaml (ruamel.yaml.clib), about ten times faster than the pure parser; None
+    where it might not compose as the pure parser does, which then decides and reports in its own words.
+
+    Both resolve plain scalars by YAML 1.2 (``on`` and ``yes`` are text). Where they differ the text takes the
+    pure path: tabs and YAML 1.1 line breaks, directives, tags, anchors and explicit keys (:data:`_PURE_ONLY`),
+    lines that could nest deeply (libyaml's composer recurses), any libyaml error (it refuses ``1:20`` in a
+    flow sequence, which YAML 1.2 allows). tests/contract/test_source_fast.py holds the two to the same trees,
+    positions and errors on every YAML file of the repository and on generated texts.
+    """
+    if any(c in text for c in _PURE_ONLY) or _PURE_ONLY_RE.search(text) or not _shallow(text):
+        return None
+    yaml = YAML(typ="safe", pure=False)
+    if yaml.Parser.__module__.startswith("ruamel.yaml.parser"):  # clib missing: the pure parser
+        return None
+    try:
+        node: Node | None = yaml.compose(text)
+    except Exception:  # libyaml's refusals and wording differ: the pure parser decides and reports
+        return None
+    if not isinstance(node, MappingNode | SequenceNode) or _depth(node) >= MAX_DEPTH:
+        return None  # a scalar document (refused as a contract anyway); 64 levels (the pure composer refuses)
+    if not _place_empty_values(node, text.split("\n")):
+        return None
+    return node
+
+
+_PURE_ONLY = ("\t", "\x85", "\u2028", "\u2029")  # tabs; line breaks in YAML 1.1 (libyaml), not in 1.2
+# a directive (libyaml reads %YAML its own way); a comment against a block scalar's header (libyaml takes it);
+# a tag or an anchor (the parsers start the node at different marks); an explicit key (? key)
+_PURE_ONLY_RE = re.compile(r"^%|[|>][-+0-9]*#|(?:^|[\s\[{,])(?:[!&]\S|\?(?:\s|$))", re.MULTILINE)
+
+
+def _place_empty_values(node: Node, lines: list[str]) -> bool:
+    """Put each empty mapping value just after its ``:`` (libyaml does; the pure parser puts it at the next
+    token, maybe lines below, where an error about it would point); False when an empty value stands
+    elsewhere (an item, a key), which the two parsers place differently: the fast path then steps aside."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        here = stack.pop()
+        if id(here) in seen:
+            continue
+        seen.add(id(here))
+        if isinstance(here, SequenceNode):
+            if any(_empty(item) for item in here.value):
+                return False
+            stack.extend(here.value)
+        elif isinstance(here, MappingNode):
+            for key, value in here.value:
+                if _empty(key):
+                    return False
+                if _empty(value):
+                    mark = key.end_mark
+                    colon = lines[mark.line].find(":", mark.column)
+                    if colon < 0:
+                        return False
+                    value.start_mark = value.end_mark = SimpleNamespace(line=mark.line, column=colon + 1)
+                stack.extend((key, value))
+    return True
+
+
+def _empty(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.value == "" and not node.style  # null, or tagged and empty
+
+
+def _shallow(text: str) -> bool:
+    """Whether no line can open more than ``4 * MAX_DEPTH`` collections (libyaml's composer recurses per
+    level): a block collection needs more indentation than its parent's (a sequence may share its key's),
+    and a line opens at most one per indicator on it."""
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        opened = sum(body.count(c) for c in "-:?[{")
+        if 2 * indent + opened > 4 * MAX_DEPTH:
+            return False
+    return True
+
+
+def _depth(node: Node) -> int:
+    """How deeply collections nest in ``node`` (a scalar is 0): each node once (an alias bomb is linear),
+    without recursion. An alias counts the height of what it stands for, so this is never below the depth
+    the pure composer guards."""
+    height: dict[int, int] = {}
+    open_: set[int] = set()  # collections whose children are being measured: met again, a cycle
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        here, children_done = stack.pop()
+        if id(here) in height:
+            continue
+        parts = _children(here)
+        if children_done or not parts:
+            height[id(here)] = 1 + max(height[id(p)] for p in parts) if parts else 0
+            open_.discard(id(here))
+            continue
+        if id(here) in open_:  # an alias inside the collection it names: the pure path refuses it
+            return MAX_DEPTH
+        open_.add(id(here))
+        stack.append((here, True))
+        stack.extend((p, False) for p in parts if id(p) not in height)
+    return height[id(node)]
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _checked_compose(text: str) -> Node | None:
+    yaml = YAML(typ="rt")
+    yaml.max_depth = MAX_DEPTH
+    return yaml.compose(text)
+
+
 def load_yaml(text: str, path: str) -> tuple[Any, PositionIndex]:
     """Parse ``text`` (from ``path``) into a plain tree and its position index."""
     rewritten, columns = protect_type_calls(text)
@@ -331,10 +448,12 @@ def load_yaml(text: str, path: str) -> tuple[Any, PositionIndex]:
         raise SourceError(
             f"not valid YAML: collections nest more than {MAX_DEPTH} deep", Location(path, line + 1, column + 1)
         )
-    yaml = YAML(typ="rt")
-    yaml.max_depth = MAX_DEPTH
+    node = _fast_compose(rewritten)
     try:
-        node = yaml.compose(rewritten)
+        if node is None:
+            node = _checked_compose(rewritten)
+            if node is not None:
+                _place_empty_values(node, rewritten.split("\n"))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = None

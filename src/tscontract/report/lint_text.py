@@ -11,9 +11,13 @@ from rich.table import Table
 from tscontract.contract.clauses import Share
 from tscontract.contract.lint import LintReport
 from tscontract.contract.model import Contract
+from tscontract.shown import shown_message
+
+LINT_ROWS = 200  # findings drawn in the text table; --format json lists every one
 
 _INLINE_SHARE = re.compile(r";\s*at\s+most\s+\S+\s+of\s+rows\s*$", re.IGNORECASE)
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
 def render_lint(report: LintReport, console: Console) -> None:
@@ -25,16 +29,24 @@ def render_lint(report: LintReport, console: Console) -> None:
         table.add_column("where", no_wrap=True)
         table.add_column("clause")
         table.add_column("finding", overflow="fold")
-        for f in report.findings:
+        shown = report.findings
+        if len(shown) > LINT_ROWS:  # the most severe first, each severity in file order
+            shown = sorted(shown, key=lambda f: _RANK[f.severity])[:LINT_ROWS]
+        for f in shown:
             where = f"{f.line}:{f.column}" if f.line is not None else ""
             table.add_row(
                 f"[{_STYLE[f.severity]}]{f.severity}[/]",
                 f.code,
                 where,
-                escape(f.section or "(contract)"),
-                escape(f.message),
+                escape(shown_message(f.section or "(contract)")),
+                escape(shown_message(f.message)),
             )
         console.print(table)
+        if len(report.findings) > LINT_ROWS:
+            console.print(
+                f"… {len(report.findings) - LINT_ROWS} more finding(s) not drawn (the first {LINT_ROWS} by severity "
+                "are); --format json lists every one"
+            )
     else:
         console.print(escape(title))
     verdict = "[green]passed[/]" if report.passed else "[bold red]failed[/]"
