@@ -208,8 +208,13 @@ def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
         )
         col.typed = f"TRY_CAST({raw} AS {target})"
     elif kind == "float":
-        fail = f"TRY_CAST({raw} AS DOUBLE) IS NULL"
-        reason = "'not a number'"
+        # a number written past the type's range reads as infinity: refused, not rounded to it ('inf' is infinity)
+        overflow = (
+            f"(abs(TRY_CAST({raw} AS {target})) = CAST('Infinity' AS DOUBLE) "
+            f"AND NOT regexp_full_match(lower(trim({raw})), '[+-]?(inf|infinity)'))"
+        )
+        fail = f"(TRY_CAST({raw} AS DOUBLE) IS NULL OR {overflow})"
+        reason = f"CASE WHEN {overflow} THEN 'outside the float{dtype.bits or 64} range' ELSE 'not a number' END"
         col.typed = f"TRY_CAST({raw} AS {target})"
     elif kind == "bool":
         fail = f"lower({raw}) NOT IN ('true', 'false')"
