@@ -780,23 +780,19 @@ def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
     if fmt is OutputFormat.json:
         _emit_json(reports[0].to_json() if len(reports) == 1 else {"diffs": [r.to_json() for r in reports]})
         return
+    from tscontract.shown import shown_message
+
     console = make_console()
     for report in reports:
         verdict = "ok" if report.ok else "NOT OK"
-        console.print(
+        lines = [
             f"{report.contract} {report.old_version} -> {report.new_version}: declared {report.declared_label}, "
-            f"required {report.required} — {verdict}",
-            markup=False,
-        )
-        for change in report.changes:
-            console.print(
-                f"  {change.required:<11} {change.kind:<22} {change.path}: {change.old} -> {change.new} "
-                f"({change.action})",
-                markup=False,
-                soft_wrap=True,
-            )
-        for problem in report.problems:
-            console.print(f"  problem: {problem}", markup=False, soft_wrap=True)
+            f"required {report.required} — {verdict}"
+        ]
+        lines += [f"  {c.required:<11} {c.kind:<22} {c.path}: {c.old} -> {c.new} ({c.action})" for c in report.changes]
+        lines += [f"  problem: {problem}" for problem in report.problems]
+        for line in lines:  # contract text: one line each, cut, controls shown (SECURITY.md "Output")
+            console.print(shown_message(line), markup=False, soft_wrap=True)
 
 
 StoreOption = Annotated[

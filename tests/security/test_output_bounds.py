@@ -232,3 +232,36 @@ def test_the_console_renders_no_emoji_code_even_where_markup_is_off(capsys):
 
     make_console().print("AB:x:CD:smile: 12 [bold]x[/]", markup=False, soft_wrap=True)
     assert capsys.readouterr().out == "AB:x:CD:smile: 12 [bold]x[/]\n"
+
+
+# ---------------------------------------------------------------------------- contract text: show, diff, lint
+def test_show_and_diff_print_contract_text_with_controls_visible_and_cut(tmp_path):
+    """A shared contract's owner or note holding terminal escapes (clear the screen, recolour) is printed with the
+    escapes visible; a diff line quoting a 256 KB note is one line cut to the message bound."""
+    hostile = CONTRACT.replace("owner: me@example", 'owner: "me\\e[2J@example"')
+    old = write(
+        tmp_path, hostile.replace("v: {type: int64, nullable: false}", 'v: {type: int64, nullable: false, note: "x"}')
+    )
+    note = "\\e[31m" + "n" * BIG
+    new = tmp_path / "new.yaml"
+    new.write_text(old.read_text().replace('note: "x"', f'note: "{note}"').replace("1.0.0", "1.1.0"))
+    shown_contract = run_cli("show", old)
+    assert shown_contract.returncode == 0 and "\x1b" not in shown_contract.stdout
+    assert "me\\x1b[2J@example" in shown_contract.stdout
+    diff = run_cli("diff", old, new)
+    assert diff.returncode == 0 and "\x1b" not in diff.stdout
+    [line] = [row for row in diff.stdout.splitlines() if "fields.v.note" in row]
+    assert len(line) <= MESSAGE_CHARS + 20 and line.endswith("chars)") and "\\x1b[31m" in line
+
+
+def test_lint_draws_the_first_200_findings_errors_first_and_says_how_many_more(tmp_path):
+    fields = "".join(f"  f{n:03d}: {{type: float64, unit: bar}}\n" for n in range(300))  # each: TS107, no nullable
+    text = CONTRACT.replace("invariants:", fields.rstrip("\n") + "\ninvariants:")
+    done = run_cli("lint", write(tmp_path, text))
+    counted = json.loads(run_cli("lint", write(tmp_path, text), "--format", "json").stdout)["findings"]
+    errors = [f for f in counted if f["severity"] == "error"]
+    assert len(counted) > 300 and errors
+    rows = [line for line in done.stdout.splitlines() if re.match(r"│ (error|warning|info) ", line)]
+    assert len(rows) == 200
+    assert [row for row in rows if "│ error" in row] == [row for row in rows[: len(errors)]]  # errors first
+    assert f"… {len(counted) - 200} more finding(s) not drawn" in done.stdout

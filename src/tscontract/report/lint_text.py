@@ -11,7 +11,7 @@ from rich.table import Table
 from tscontract.contract.clauses import Share
 from tscontract.contract.lint import LintReport
 from tscontract.contract.model import Contract
-from tscontract.shown import shown_message
+from tscontract.shown import shown_message, visible
 
 LINT_ROWS = 200  # findings drawn in the text table; --format json lists every one
 
@@ -66,9 +66,10 @@ def _options(severity: str, max_failing: Share | None) -> str:
 
 def render_contract(contract: Contract, console: Console) -> None:
     console.print(
-        f"[bold]{escape(contract.contract)}[/] {escape(contract.version)}  owner: {escape(contract.owner or '-')}"
+        f"[bold]{escape(visible(contract.contract))}[/] {escape(visible(contract.version))}  "
+        f"owner: {escape(visible(contract.owner or '-'))}"
     )
-    console.print(escape(f"key: {', '.join(contract.key)}   time: {contract.time.column}"))
+    console.print(escape(visible(f"key: {', '.join(contract.key)}   time: {contract.time.column}")))
     table = Table(title_justify="left")
     for column in ("field", "type", "nullable", "unit", "dimension", "constraint / value"):
         table.add_column(column)
@@ -89,18 +90,19 @@ def render_contract(contract: Contract, console: Console) -> None:
             spec.dimension or "",
             extra,
         )
-        table.add_row(*(escape(cell) for cell in cells))
+        table.add_row(*(escape(visible(cell)) for cell in cells))  # contract text: controls shown, not run
     console.print(table)
     for clause in contract.invariants:
         inline = _INLINE_SHARE.search(clause.text) is not None  # '; at most 1% of rows' is in the text
         options = _options(clause.severity, None if inline else clause.max_failing)
-        console.print(escape(f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}{options}"), soft_wrap=True)
+        text = f"invariant [{clause.kind}] {clause.text}  ->  {clause.sql}{options}"
+        console.print(escape(visible(text)), soft_wrap=True)
     if contract.row_count is not None:
-        console.print(escape(contract.row_count.as_text() + _options(contract.row_count.severity, None)))
+        console.print(escape(visible(contract.row_count.as_text() + _options(contract.row_count.severity, None))))
     for check in contract.sql_checks:
         line = f"sql check {check.name}: {' '.join(check.sql.split())}  ({check.expectation()})"
-        console.print(escape(line + _options(check.severity, None)), soft_wrap=True)
+        console.print(escape(visible(line + _options(check.severity, None))), soft_wrap=True)
     if contract.time.cadence is not None:
-        console.print(escape(f"cadence: {contract.time.cadence.text}"))
+        console.print(escape(visible(f"cadence: {contract.time.cadence.text}")))
     if contract.duplicates is not None:
-        console.print(escape(contract.duplicates.as_text()))
+        console.print(escape(visible(contract.duplicates.as_text())))
