@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -34,29 +32,6 @@ OHLCV_TYPES = {
     "transform_version": pa.string(),
     "revision": pa.int64(),
 }
-
-
-# the JVM's quick compiler only: the tests' many small, different queries end before C2 would pay off, and C2's
-# compiler threads take the cores they run on (a cold Spark validation of bad.csv: 92 s, not 130 s, on 2 busy cores)
-QUICK_JVM = "-XX:TieredStopAtLevel=1"
-
-
-@pytest.fixture(scope="session")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One Spark session (local[2]) for every Spark test of the process: one JVM to start and warm."""
-    from tscontract.engines.spark import spark_session
-
-    warehouse = tmp_path_factory.mktemp("spark-warehouse")  # saveAsTable writes here, not into the checkout
-    # 2 GiB, not 1: after some thousand queries in one JVM a wide one-pass aggregate ran out of memory
-    # (AGGREGATE_OUT_OF_MEMORY) on 2 cores, twice in 40 minutes of CI
-    conf = {
-        "spark.sql.warehouse.dir": str(warehouse),
-        "spark.driver.extraJavaOptions": QUICK_JVM,
-        "spark.driver.memory": "2g",
-    }
-    session = spark_session("local[2]", conf)
-    yield session
-    session.conf.unset("spark.sql.files.maxPartitionBytes")
 
 
 @pytest.fixture

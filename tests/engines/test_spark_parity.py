@@ -19,9 +19,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import EXAMPLES, write
+from tests.conftest import EXAMPLES, QUICK_JVM, write
 from tests.engines import parity
-from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, QUICK_JVM, SENSOR, VALIDATE_OHLCV_BAD, replace_column
+from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, VALIDATE_OHLCV_BAD, replace_column
 from tests.engines.test_time_checks import bars, sensor_csv
 from tscontract import InputError, validate
 from tscontract.contract.loader import load_contract

@@ -196,6 +196,30 @@ def test_a_cross_join_the_allow_list_lets_through_is_stopped_at_run(tmp_path: Pa
     assert sum(1 for r in report.checks if r.status == "passed") > 3  # the other checks ran
 
 
+@pytest.mark.parametrize("engine", ["chdb", "spark"])
+def test_a_cross_join_is_stopped_at_run_on_chdb_and_spark(
+    engine: str, tmp_path: Path, monkeypatch, request: pytest.FixtureRequest
+) -> None:
+    """ClickHouse's max_execution_time; Spark's jobs cancelled by a tag: the same bound as DuckDB's interrupt."""
+    pytest.importorskip(engine if engine == "chdb" else "pyspark")
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    monkeypatch.setenv("TSCONTRACT_SQL_TIMEOUT", "2")
+    sql = "SELECT count(*) FROM " + ", ".join(f"{{object}} t{i}" for i in range(8))
+    contract = parse_contract(CONTRACT.replace("SQL", sql), "c.yaml")
+    rows = [(f"s{i}", f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z", i) for i in range(200)]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"sensor": [r[0] for r in rows], "ts": [r[1] for r in rows], "value": [r[2] for r in rows]})
+    data = tmp_path / "data.parquet"
+    pq.write_table(table.set_column(1, "ts", pa.array([r[1] for r in rows]).cast(pa.timestamp("s", "UTC"))), data)
+    report = validate(contract, str(data), engine=engine)
+    [probe] = [r for r in report.checks if r.id.startswith("sql")]
+    assert probe.status == "error" and "TSCONTRACT_SQL_TIMEOUT" in (probe.message or ""), probe.message
+    assert sum(1 for r in report.checks if r.status == "passed") > 3  # the other checks ran
+
+
 def test_a_bad_sql_timeout_is_a_usage_error(tmp_path: Path) -> None:
     contract = write(tmp_path, CONTRACT.replace("SQL", "SELECT count(*) FROM {object}"))
     data = write(tmp_path, "sensor,ts,value\na,2026-01-01T00:00:00Z,1\n", "data.csv")

@@ -22,11 +22,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import sqlglot
 import sqlglot.expressions as exp
 
 from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import memory_limit
+from tscontract.engines.sandbox import SQL_TIMEOUT_ENV, SqlTimeout, contract_sql_timeout_s
 from tscontract.engines.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
@@ -138,6 +140,17 @@ class ChdbConnection(TranslatedConnection):
             return []
         columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
         return list(zip(*columns, strict=True))
+
+    def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
+        """A contract's own query, stopped by ClickHouse after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
+        seconds = contract_sql_timeout_s()
+        query = to_clickhouse(sqlglot.parse_one(sql, read="duckdb"), self.columns)
+        try:
+            return self.run(f"{query} SETTINGS max_execution_time = {seconds:g}, timeout_overflow_mode = 'throw'")
+        except Exception as exc:
+            if "TIMEOUT_EXCEEDED" in str(exc) or "Timeout exceeded" in str(exc):
+                raise SqlTimeout(f"stopped after {seconds:g} s ({SQL_TIMEOUT_ENV})") from None
+            raise
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
         self.run(f"DROP {kind} IF EXISTS {ident(name)}")

@@ -8,8 +8,8 @@ configuration locked so that no later statement can undo it. The allow-list
 if something slipped through it. Spilling to the temporary directory goes on (DuckDB's own).
 
 A contract's own query (a SQL check) also runs for at most ``TSCONTRACT_SQL_TIMEOUT`` seconds
-(300 by default) on every engine that can stop it: DuckDB interrupts it (:func:`bounded`),
-PostgreSQL sets ``statement_timeout``. A cross join the allow-list lets through (at most
+(300 by default) on every engine: DuckDB interrupts it (:func:`bounded`), PostgreSQL sets
+``statement_timeout``, chdb ``max_execution_time``, Spark cancels the query's tagged jobs. A cross join the allow-list lets through (at most
 ``MAX_RELATIONS`` relations) cannot run for ever.
 """
 

@@ -21,7 +21,9 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
+import uuid
 import warnings
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -32,6 +34,7 @@ import sqlglot.expressions as exp
 
 from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
 from tscontract.engines.csv_source import LINES_TABLE, CsvLayout
+from tscontract.engines.sandbox import SQL_TIMEOUT_ENV, SqlTimeout, contract_sql_timeout_s
 from tscontract.engines.sources import (
     SOURCE_VIEW,
     Source,
@@ -169,6 +172,31 @@ class SparkConnection(TranslatedConnection):
 
     def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
         return self._collect(self.spark.sql(to_spark(tree)))
+
+    def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
+        """A contract's own query, its Spark jobs cancelled after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
+        seconds = contract_sql_timeout_s()
+        context = self.spark.sparkContext
+        tag = f"tscontract-sql-check-{uuid.uuid4().hex}"
+        fired = threading.Event()
+
+        def stop() -> None:
+            fired.set()
+            context.cancelJobsWithTag(tag)
+
+        context.addJobTag(tag)
+        timer = threading.Timer(seconds, stop)
+        timer.daemon = True
+        timer.start()
+        try:
+            return super().untrusted(sql)
+        except Exception:
+            if fired.is_set():
+                raise SqlTimeout(f"stopped after {seconds:g} s ({SQL_TIMEOUT_ENV})") from None
+            raise
+        finally:
+            timer.cancel()
+            context.removeJobTag(tag)
 
     def register(self, name: str, table: Any) -> None:
         """An Arrow table as a temporary table (relations.small_table, for large ones)."""
