@@ -115,6 +115,9 @@ NAN = float("nan")
 @pytest.mark.parametrize(
     ("text", "batch", "failing"),
     [
+        # \d \w \s are ASCII classes; (?i) folds case beyond ASCII (re.ASCII made it ASCII-only too)
+        ("s matches '\\d+'", [row(s="\u0661\u0662"), row(s="12")], [1]),
+        ("s matches '(?i)é'", [row(s="É"), row(s="e")], [2]),
         # the runtime read NaN as equal to NaN and above every number
         ("f >= 0", [row(f=NAN), row(f=1.0), row()], [1]),
         ("f < 0", [row(f=NAN), row(f=-1.0)], [1]),
