@@ -142,6 +142,11 @@ COUNTER_EXAMPLES = [
     ("upper(s) = 'ẞ'", [{"s": "ß"}, {"s": "ss"}], [2]),
     ("lower(s) = 'é'", [{"s": "É"}, {"s": "E"}], [2]),
     ("length(upper(s)) = 2", [{"s": "ßa"}, {"s": "ﬁ"}], [2]),
+    # \d \w \s are ASCII classes (RE2, Java); (?i) folds case beyond ASCII
+    ("s matches '\\d+'", [{"s": "\u0661\u0662"}, {"s": "12"}], [1]),
+    ("s matches '\\w+'", [{"s": "é"}, {"s": "e_1"}], [1]),
+    ("s matches '[\\d.]+'", [{"s": "\u0663.1"}, {"s": "3.1"}], [1]),
+    ("s matches '(?i)é'", [{"s": "É"}, {"s": "e"}], [2]),
     # PostgreSQL raises "value out of range" where IEEE rounds to ±Inf or ±0
     ("f * f > 0", [{"f": 1e308}, {"f": -1e308}, {"f": 2.0}], []),
     ("f * f > 1e300", [{"f": 1e308}, {"f": 1.0}], [2]),

@@ -9,9 +9,10 @@ runs many more cases.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,9 @@ NAN = float("nan")
 @pytest.mark.parametrize(
     ("text", "batch", "failing"),
     [
+        # \d \w \s are ASCII classes; (?i) folds case beyond ASCII (re.ASCII made it ASCII-only too)
+        ("s matches '\\d+'", [row(s="\u0661\u0662"), row(s="12")], [1]),
+        ("s matches '(?i)é'", [row(s="É"), row(s="e")], [2]),
         # the runtime read NaN as equal to NaN and above every number
         ("f >= 0", [row(f=NAN), row(f=1.0), row()], [1]),
         ("f < 0", [row(f=NAN), row(f=-1.0)], [1]),
@@ -351,3 +355,76 @@ def test_pandera_reads_nan_in_a_numpy_float_column_as_null() -> None:
     holds = eval(f"r.holds({code})", {**RUNTIME, "r": RUNTIME["_Rows"](numpy_frame)})
     assert list(holds) == [True, False]
     assert pandera_failures("f >= 0", batch, "arrow") == [1, 2]
+
+
+# ---------------------------------------------------------------- JSON Schema (the jsonschema validator)
+
+
+def json_record(values: dict, number: int) -> dict | None:
+    """The row as a producer sends it under the exported schema: decimals and instants as text, a null left
+    out; None where JSON cannot hold the row (NaN and infinities are no JSON numbers)."""
+    record: dict[str, Any] = {}
+    for name, value in reference_row(values, number).items():
+        if value is None:
+            continue
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        record[name] = str(value) if isinstance(value, Decimal) else value
+        if isinstance(value, datetime):
+            record[name] = value.isoformat()
+    return record
+
+
+def jsonschema_verdicts(text: str, batch: list[dict]) -> tuple[list[int], list[int]] | str:
+    """(the rows the exported schema rejects, the rows JSON can hold), or why the clause is not exported."""
+    from jsonschema import Draft202012Validator
+
+    result = export("jsonschema", parse_contract(contract_text([text])))
+    [artifact] = result.artifacts
+    refused = [n.reason for n in result.not_exported if n.clause == text]
+    if refused:
+        return refused[0]
+    validator = Draft202012Validator(json.loads(artifact.content), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    held, failing = [], []
+    for n, values in enumerate(batch):
+        record = json_record(values, n)
+        if record is None:
+            continue
+        held.append(n + 1)
+        if not validator.is_valid(record):
+            failing.append(n + 1)
+    return failing, held
+
+
+@CASES
+@given(st.lists(clauses(), min_size=1, max_size=3), rows())
+def test_jsonschema_rejects_the_records_the_reference_fails_or_lists_the_clause(
+    texts: list[str], batch: list[dict]
+) -> None:
+    for text in dict.fromkeys(runnable(texts)):
+        found = jsonschema_verdicts(text, batch)
+        if isinstance(found, str):
+            continue  # not exported, and said so with its reason (JSON Schema cannot state arithmetic, two fields)
+        failing, held = found
+        assert failing == [n for n in expected_failures(text, batch) if n in held], text
+
+
+@pytest.mark.parametrize(
+    ("text", "batch", "failing"),
+    [
+        # an integer against a number that is not one: a float bound rounded 2**53 + 0.5 down to 2**53
+        ("i >= 9007199254740992.5", [row(i=2**53), row(i=2**53 + 1)], [1]),
+        ("i < 9007199254740993.5", [row(i=2**53 + 1), row(i=2**53 + 2)], [2]),
+        ("i > -9007199254740992.5", [row(i=-(2**53)), row(i=-(2**53) - 1)], [2]),
+        (
+            "i between 9007199254740991.5 and 9007199254740993.5",
+            [row(i=2**53 - 1), row(i=2**53), row(i=2**53 + 2)],
+            [1, 3],
+        ),
+        ("not i > 2.5", [row(i=2), row(i=3)], [2]),
+        ("i = 9007199254740993", [row(i=2**53), row(i=2**53 + 1)], [1]),
+    ],
+)
+def test_jsonschema_counter_examples(text: str, batch: list[dict], failing: list[int]) -> None:
+    assert expected_failures(text, batch) == failing
+    assert jsonschema_verdicts(text, batch) == (failing, list(range(1, len(batch) + 1)))

@@ -209,3 +209,48 @@ def _escape_problem(char: str) -> str:
     return (
         f"\\{char} is not read alike by DuckDB (RE2) and Spark (Java); use \\d \\w \\s, classes [...] or the character"
     )
+
+
+_WORD = "A-Za-z0-9_"
+_SPACE = "\\t\\n\\f\\r "  # RE2's \s (Java's also takes \x0b, README "Regular expressions")
+_OUTSIDE = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": f"[{_WORD}]",
+    "W": f"[^{_WORD}]",
+    "s": f"[{_SPACE}]",
+    "S": f"[^{_SPACE}]",
+    "b": f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))",
+    "B": f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))",
+}
+_INSIDE = {"d": "0-9", "w": _WORD, "s": _SPACE}
+
+
+def python_pattern(pattern: str) -> str:
+    """``pattern`` for Python's ``re`` as the engines read it: ``\\d \\w \\s`` (and their negations, ``\\b``,
+    ``\\B``) are ASCII classes, as in RE2 and Java; everything else, ``(?i)`` included, stays Unicode.
+
+    ``re.ASCII`` would also make ``(?i)`` ASCII-only (``(?i)é`` would not match ``É``, which RE2 and Java
+    match). Inside a character class ``\\D \\W \\S`` keep Python's Unicode reading (rare; not rewritten).
+    """
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            escaped = pattern[i + 1]
+            table = _INSIDE if in_class else _OUTSIDE
+            out.append(table.get(escaped, char + escaped))
+            i += 2
+            continue
+        out.append(char)
+        i += 1
+        if char == "[" and not in_class:
+            in_class = True
+            for literal in ("^", "]"):  # '[^]...]' and '[]...]': the first ']' is a member
+                if pattern.startswith(literal, i):
+                    out.append(literal)
+                    i += 1
+        elif char == "]" and in_class:
+            in_class = False
+    return "".join(out)

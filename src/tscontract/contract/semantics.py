@@ -51,6 +51,7 @@ from typing import Literal
 import sqlglot.expressions as exp
 
 from tscontract.contract.grammar import ClauseSyntaxError
+from tscontract.contract.regex import python_pattern
 from tscontract.contract.types import DataType
 
 Value = None | bool | int | Decimal | float | str | datetime | date
@@ -390,7 +391,7 @@ def _special(node: exp.Expression, row: Mapping[str, Value]) -> Value:
         return found
     if isinstance(node, exp.RegexpFullMatch):
         text = evaluate(node.this, row)
-        return None if text is None else re.fullmatch(node.expression.this, str(text)) is not None
+        return None if text is None else re.fullmatch(python_pattern(node.expression.this), str(text)) is not None
     return _function(node, row)
 
 

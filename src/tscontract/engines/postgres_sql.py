@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import sqlglot
 import sqlglot.expressions as exp
 
+from tscontract.contract.regex import python_pattern
 from tscontract.sql.semantics import ieee_division, lowered_division, lowered_float_arithmetic, one_to_one_case
 
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
@@ -224,7 +225,7 @@ class _Rewriter:
             # the whole text matches: anchored at both ends, the whole pattern grouped (^a|b$ is a or b)
             pattern = node.expression
             if isinstance(pattern, exp.Literal):
-                pattern = exp.Literal.string(f"^(?:{pattern.this})$")
+                pattern = exp.Literal.string(postgres_pattern(pattern.this))
             else:
                 pattern = exp.DPipe(
                     this=exp.DPipe(this=exp.Literal.string("^(?:"), expression=pattern),
@@ -292,3 +293,17 @@ def to_postgres(sql: str | exp.Expression, columns: Mapping[str, str] | None = N
     """
     tree = sqlglot.parse_one(sql, read="duckdb") if isinstance(sql, str) else sql.copy()
     return tree.transform(_Rewriter(columns or {}), copy=False).sql(dialect="postgres")
+
+
+_LEADING_FLAGS = re.compile(r"^\(\?([a-zA-Z]+)\)")
+
+
+def postgres_pattern(pattern: str) -> str:
+    """A contract's pattern as a PostgreSQL ARE matching the whole text as RE2 does.
+
+    ``\\d \\w \\s`` are rewritten as the ASCII classes RE2 reads (PostgreSQL's ``\\w`` takes ``é``); a leading
+    ``(?i)`` goes before the anchors, where PostgreSQL reads embedded options (anywhere else it is an error).
+    """
+    flags = _LEADING_FLAGS.match(pattern)
+    options, body = (f"(?{flags[1]})", pattern[flags.end() :]) if flags else ("", pattern)
+    return f"{options}^(?:{python_pattern(body)})$"

@@ -335,14 +335,17 @@ def _between(
     row_condition: dict[str, Any] | None = None,
 ) -> Expectation:
     kwargs: dict[str, Any] = {"column": column}
+    if row_condition is not None:
+        kwargs["row_condition"] = row_condition
+    if low is not None and high is not None and (low > high or (low == high and (strict_min or strict_max))):
+        # between 4096 and 2 holds for no value, so every value fails; GX fails such a range whatever the rows
+        return ("expect_column_values_to_be_null", kwargs)
     if low is not None:
         kwargs["min_value"] = _json_number(low)
         kwargs["strict_min"] = strict_min
     if high is not None:
         kwargs["max_value"] = _json_number(high)
         kwargs["strict_max"] = strict_max
-    if row_condition is not None:
-        kwargs["row_condition"] = row_condition
     return ("expect_column_values_to_be_between", kwargs)
 
 

@@ -27,7 +27,7 @@ to its check through the nearest ``$comment`` on its schema path.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 import sqlglot.expressions as exp
@@ -289,6 +289,23 @@ def _literal(node: exp.Expression) -> Any:
     raise _Inexpressible(f"compares with {node.sql()}, not a literal; JSON Schema compares a field with constants")
 
 
+def _ceil(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_CEILING))
+
+
+def _floor(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_FLOOR))
+
+
+# an integer compared with a number that is not one: the nearest integer bound that means the same
+_INT_BOUND = {
+    exp.GTE: ("minimum", _ceil),
+    exp.GT: ("minimum", _ceil),
+    exp.LTE: ("maximum", _floor),
+    exp.LT: ("maximum", _floor),
+}
+
+
 def _json_number(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
 
@@ -408,6 +425,8 @@ class _Clauses:
             low, high = _literal(node.args["low"]), _literal(node.args["high"])
             if self._kind(column) not in ("int", "float") or not all(isinstance(v, Decimal) for v in (low, high)):
                 raise self._cannot(column, "between")
+            if self._kind(column) == "int":  # an integer between 1.5 and 2.5 is 2: exact bounds, no float rounding
+                return column, {"minimum": _ceil(low), "maximum": _floor(high)}
             return column, {"minimum": _json_number(low), "maximum": _json_number(high)}
         if isinstance(node, exp.In):
             column = self._column(node.this)
@@ -431,6 +450,10 @@ class _Clauses:
         if op in (exp.EQ, exp.NEQ) and kind != "decimal":
             rule: dict[str, Any] = {"const": self._value(column, value)}
             return column, rule if op is exp.EQ else {"not": rule}
+        if kind == "int" and isinstance(value, Decimal) and value != value.to_integral_value() and op in _INT_BOUND:
+            # i >= 9007199254740992.5 is i >= 9007199254740993: as a float bound it would round to 2**53
+            keyword, nearest = _INT_BOUND[op]
+            return column, {keyword: nearest(value)}
         if kind in ("int", "float") and isinstance(value, Decimal):
             return column, {_NUMBER_KEYWORDS[op]: _json_number(value)}
         if kind == "decimal" and isinstance(value, Decimal) and value == 0:

@@ -45,6 +45,7 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
+from tscontract.contract.regex import python_pattern
 from tscontract.contract.types import DataType
 from tscontract.export import Artifact, ExportResult
 from tscontract.export._records import tolerance_reason
@@ -142,7 +143,7 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
             # x IN (a, b) is x = a OR x = b under three-valued logic
             return "(" + " | ".join(f"({subject} == {walk(item)})" for item in node.expressions) + ")"
         if isinstance(node, exp.RegexpFullMatch):
-            return f"r.matches({walk(node.this)}, {node.expression.this!r})"
+            return f"r.matches({walk(node.this)}, {python_pattern(node.expression.this)!r})"  # ASCII \\d \\w \\s
         if isinstance(node, exp.Round):
             digits = node.args.get("decimals")
             return f"r.round({walk(node.this)}, {walk(digits) if digits is not None else '0'})"
@@ -790,8 +791,8 @@ class _Rows:
         return self._unary(value, lambda a: _case(a, upper=False))
 
     def matches(self, value, pattern):
-        # the whole value, ASCII classes (\d, \w, \s) as DuckDB's RE2 and Spark's Java read them
-        compiled = re.compile(pattern, re.ASCII)
+        # the whole value; the exporter wrote \d, \w, \s as the ASCII classes DuckDB's RE2 and Spark's Java read
+        compiled = re.compile(pattern)
         return self._unary(value, lambda a: compiled.fullmatch(a) is not None)
 
     def upper(self, value):

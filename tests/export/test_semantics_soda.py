@@ -1,0 +1,86 @@
+"""The Soda export run by a real soda-core scan on generated clauses fails exactly where the reference fails (#25).
+
+``tests/export/test_semantics_exports.py`` runs the SQL the Soda export carries in DuckDB; this runs the
+checks file itself in soda-core (the tool venv), where SodaCL decides what a check means: a bound
+becomes ``min(x) > 0`` (Soda skips nulls), a clause a failed-rows check. Each generated case (clauses and
+rows, as in the other differential tests) is one scan, all scans in one soda-core process; for each
+clause the scan's outcome must be "fail" exactly when the reference fails some row.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.contract.clause_strategies import clauses, contract_text, rows, table
+from tests.contract.test_semantics_differential import expected_failures, runnable
+from tests.export.test_semantics_exports import CASES, DEEP
+from tests.export.test_soda import check_ids, run_soda
+from tscontract import parse_contract
+from tscontract.export import export
+from tscontract.plan.checks import build_plan
+
+NOW = datetime(2026, 3, 30, tzinfo=UTC)
+
+
+def generated_cases(count: int) -> list[tuple[list[str], list[dict]]]:
+    """``count`` generated (clauses, rows) cases, the same every run."""
+    cases: list[tuple[list[str], list[dict]]] = []
+
+    @CASES.__class__(CASES, max_examples=count, database=None)
+    @given(st.lists(clauses(), min_size=1, max_size=4), rows())
+    def gather(texts: list[str], batch: list[dict]) -> None:
+        kept = list(dict.fromkeys(runnable(texts)))
+        if kept:
+            cases.append((kept, batch))
+
+    gather()
+    return cases
+
+
+def soda_outcomes(cases: list[tuple[list[str], list[dict]]], tmp: Path) -> list[dict[str, str]]:
+    """Per case, each exported clause's scan outcome (``pass``/``fail``) by clause text."""
+    jobs, exported = [], []
+    for n, (texts, batch) in enumerate(cases):
+        contract = parse_contract(contract_text(texts))
+        result, plan = export("soda", contract), build_plan(contract)
+        path = tmp / f"case{n}.parquet"
+        pq.write_table(table(batch), path)
+        (artifact,) = result.artifacts
+        load = f"CREATE TABLE generated AS SELECT * FROM read_parquet('{path}')"
+        jobs.append({"name": f"case{n}", "load": load, "checks": artifact.content, "now": NOW.isoformat()})
+        exported.append((result, plan))
+    scans = run_soda(jobs, tmp)
+    outcomes = []
+    for n, (result, plan) in enumerate(exported):
+        scan: dict[str, Any] = scans[f"case{n}"]
+        assert scan["errors"] is None, scan["errors"]
+        by_clause: dict[str, str] = {}
+        for check in scan["checks"]:
+            for check_id in check_ids(result, plan, check):
+                clause = next(c.clause for c in plan.checks if c.id == check_id)
+                if check_id.startswith("invariants["):
+                    by_clause[clause] = (
+                        "fail" if check["outcome"] == "fail" or by_clause.get(clause) == "fail" else "pass"
+                    )
+        outcomes.append(by_clause)
+    return outcomes
+
+
+def test_soda_scans_fail_the_clauses_the_reference_fails(tmp_path: Path) -> None:
+    cases = generated_cases(300 if DEEP else 40)
+    outcomes = soda_outcomes(cases, tmp_path)
+    compared = 0
+    for (texts, batch), found in zip(cases, outcomes, strict=True):
+        for text in texts:
+            if text not in found:
+                continue  # not exported (listed with its reason in the checks file)
+            expected = "fail" if expected_failures(text, batch) else "pass"
+            assert found[text] == expected, (text, batch)
+            compared += 1
+    assert compared >= len(cases)  # most clauses are exported: the scans judged them
