@@ -9,8 +9,8 @@ if something slipped through it. Spilling to the temporary directory goes on (Du
 
 A contract's own query (a SQL check) also runs for at most ``TSCONTRACT_SQL_TIMEOUT`` seconds
 (300 by default) on every engine: DuckDB interrupts it (:func:`bounded`), PostgreSQL sets
-``statement_timeout``, chdb ``max_execution_time``, Spark cancels the query's tagged jobs. A cross join the allow-list lets through (at most
-``MAX_RELATIONS`` relations) cannot run for ever.
+``statement_timeout``, chdb ``max_execution_time``, Spark cancels the query's tagged jobs. A cross
+join the allow-list lets through (at most ``MAX_RELATIONS`` relations) cannot run for ever.
 """
 
 from __future__ import annotations
