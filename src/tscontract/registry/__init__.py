@@ -6,9 +6,10 @@
 ``compat(mode, schema_type, new_schema_text, older_schema_texts_newest_first) -> (ok, messages)``.
 """
 
+from tscontract.registry.errors import RegistryError
 from tscontract.registry.schemas import default_compat, parse_schema
 from tscontract.registry.server import RegistryServer, main, serve, serve_in_thread
-from tscontract.registry.store import COMPATIBILITY_LEVELS, DEFAULT_COMPATIBILITY, RegistryError, RegistryStore
+from tscontract.registry.store import COMPATIBILITY_LEVELS, DEFAULT_COMPATIBILITY, RegistryStore
 
 __all__ = [
     "COMPATIBILITY_LEVELS",

@@ -30,6 +30,7 @@ from starlette.responses import Response
 
 from tscontract.registry.canonical import canonical_text
 from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
+from tscontract.registry.errors import RegistryError, version_not_found
 from tscontract.registry.limits import (
     MAX_BODY_BYTES,
     MAX_RESOLVED_BYTES,
@@ -44,12 +45,10 @@ from tscontract.registry.store import (
     MAX_ID,
     MODES,
     CompatFn,
-    RegistryError,
     RegistryStore,
     check_subject,
     olds_for_mode,
     subject_problem,
-    version_not_found,
 )
 
 CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tscontract.registry.store import RegistryError
+from tscontract.registry.errors import RegistryError
 
 RULE_KINDS = ("CONDITION", "TRANSFORM")
 RULE_MODES = ("UPGRADE", "DOWNGRADE", "UPDOWN", "WRITE", "READ", "WRITEREAD")

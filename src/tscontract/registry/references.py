@@ -16,10 +16,28 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from tscontract.registry.canonical import AVRO_NAMED, AVRO_PRIMITIVES, qualify
-from tscontract.registry.store import RegistryError, RegistryStore
+from tscontract.registry.errors import RegistryError
+
+
+class _Registered(Protocol):
+    @property
+    def subject(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def schema_text(self) -> str: ...
+    @property
+    def references(self) -> list[dict]: ...
+
+
+class VersionSource(Protocol):
+    """Where references are resolved: the store (``RegistryStore``), handed in rather than imported."""
+
+    def get_version(self, subject: str, version: int | str) -> _Registered: ...
+
 
 MAX_REFERENCES = 256
 
@@ -28,7 +46,7 @@ def _unresolved(reference: dict, why: str) -> RegistryError:
     return RegistryError(422, 42201, f"Invalid schema: reference {reference}: {why}")
 
 
-def dependencies(store: RegistryStore, references: list[dict]) -> list[tuple[str, str]]:
+def dependencies(store: VersionSource, references: list[dict]) -> list[tuple[str, str]]:
     """(name, text) of every schema the references reach, dependencies before their dependants."""
     ordered: list[tuple[str, str]] = []
     seen: set[tuple[str, int]] = set()
@@ -58,7 +76,7 @@ def dependencies(store: RegistryStore, references: list[dict]) -> list[tuple[str
     return ordered
 
 
-def self_contained(store: RegistryStore, schema_type: str, text: str, references: list[dict]) -> str:
+def self_contained(store: VersionSource, schema_type: str, text: str, references: list[dict]) -> str:
     """``text`` with everything its references reach, as one text (unchanged without references)."""
     if not references:
         return text

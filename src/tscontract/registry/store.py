@@ -28,6 +28,9 @@ from typing import Any, NamedTuple
 
 from tscontract.contract.model import COMPATIBILITY_MODES
 from tscontract.errors import InputError
+from tscontract.registry.contract_fields import properties_match, property_value
+from tscontract.registry.errors import RegistryError, schema_not_found, subject_not_found, version_not_found
+from tscontract.registry.references import self_contained
 
 COMPATIBILITY_LEVELS = COMPATIBILITY_MODES  # the modes a contract's evolution section names
 DEFAULT_COMPATIBILITY = "FULL_TRANSITIVE"
@@ -97,28 +100,6 @@ _MIGRATE_SCHEMAS = (
 )
 MODES = ("READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT")
 DEFAULT_MODE = "READWRITE"
-
-
-class RegistryError(Exception):
-    """An error the REST layer returns as ``{error_code, message}`` with ``http_status``."""
-
-    def __init__(self, http_status: int, error_code: int, message: str) -> None:
-        super().__init__(message)
-        self.http_status = http_status
-        self.error_code = error_code
-        self.message = message
-
-
-def subject_not_found(subject: str) -> RegistryError:
-    return RegistryError(404, 40401, f"Subject '{subject}' not found.")
-
-
-def version_not_found(subject: str, version: object) -> RegistryError:
-    return RegistryError(404, 40402, f"Version {version} not found for subject '{subject}'.")
-
-
-def schema_not_found(detail: str = "Schema not found") -> RegistryError:
-    return RegistryError(404, 40403, detail)
 
 
 MAX_SUBJECT_CHARS = 512
@@ -368,7 +349,6 @@ class RegistryStore:
         """The text a compatibility check reads: ``text`` itself, or with what its references reach."""
         if not references:
             return text
-        from tscontract.registry.references import self_contained
 
         return self_contained(self, schema_type, text, references)
 
@@ -566,8 +546,6 @@ class RegistryStore:
         schema_type, text = identity[0], identity[1]
         transitive = mode.endswith("_TRANSITIVE")
         if group:
-            from tscontract.registry.contract_fields import properties_match, property_value
-
             wanted = {group: property_value(identity[3], group)}
             rows = self._live_rows(conn, subject, None)
             live = [(kind, old) for kind, old, metadata in rows if properties_match(metadata, wanted)]
