@@ -19,7 +19,6 @@ loops over rows in Python.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -31,6 +30,7 @@ import sqlglot.expressions as exp
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
 from tscontract.contract.sql_checks import bound_to
+from tscontract.engines.base import Coverage, Progress
 from tscontract.engines.columns import (
     ColumnSQL,
     column_sql,
@@ -55,7 +55,6 @@ from tscontract.sql.semantics import lowered
 TYPED_VIEW = "__tsc_typed"
 CALIBRATION_TABLE = "__tsc_calibrations"
 
-Progress = Callable[[str], None]
 # catalog attributes clauses can name (``catalog.<name>``), joined per series as ``__cat_<name>``
 _CATALOG_COLUMNS = (
     ("unit", "VARCHAR"),
@@ -128,9 +127,6 @@ def out_of_memory(exc: BaseException) -> InputError:
         f"DuckDB needs more memory than the limit of {memory_limit()} ({first}); "
         f"raise it with --memory-limit or {MEMORY_LIMIT_ENV}"
     )
-
-
-Coverage = tuple[datetime | None, datetime | None]
 
 
 # types whose examples show the typed value (JSON numbers, booleans, RFC 3339 instants, exact decimal text)

@@ -23,20 +23,18 @@ nothing enumerates the expected points.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from tscontract.contract.model import Contract
 from tscontract.contract.weekly import declared_calendars
 from tscontract.engines import calendars
+from tscontract.engines.base import Run
 from tscontract.engines.columns import ident, json_value, sql_string
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.shown import engine_message
-
-if TYPE_CHECKING:
-    from tscontract.engines.duckdb import ValidationRun
 
 POINTS = "__tsc_points"
 SESSIONS = "__tsc_sessions"  # one row per (calendar, kind, UTC day) a session touches
@@ -76,7 +74,7 @@ def _day(instant: str, before_us: int = 0) -> str:
 
 
 class TimeChecks:
-    def __init__(self, run: ValidationRun) -> None:
+    def __init__(self, run: Run) -> None:
         self.run = run
         self.contract = run.contract
         self.time_col = run.contract.time.column

@@ -10,18 +10,16 @@ ingest gate rejects those rows); the first ones are the examples.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from tscontract.engines.base import Run
 from tscontract.engines.columns import ident, json_value
 from tscontract.plan.checks import Check
-
-if TYPE_CHECKING:
-    from tscontract.engines.duckdb import ValidationRun
 
 NUMBERED = "__tsc_typed_numbered"
 
 
-def step_table(run: ValidationRun, check: Check) -> str:
+def step_table(run: Run, check: Check) -> str:
     return f"__tsc_step_{[c.id for c in run.plan.checks].index(check.id)}"
 
 
@@ -108,7 +106,7 @@ class StepSql:
 class StepCheck:
     """One step check on the validation run: the failing rows in a table, the first ones as examples."""
 
-    def __init__(self, run: ValidationRun, check: Check) -> None:
+    def __init__(self, run: Run, check: Check) -> None:
         self.run = run
         self.check = check
         self.step = check.params["step"]
