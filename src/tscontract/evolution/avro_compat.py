@@ -22,7 +22,7 @@ import functools
 from typing import Any
 
 from tscontract.contract.json_text import load_json
-from tscontract.evolution.modes import Issue
+from tscontract.evolution.issues import Issue
 
 _PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
 _NAMED = {"record", "error", "enum", "fixed"}

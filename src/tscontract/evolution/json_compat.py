@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from tscontract.contract.json_text import load_json
-from tscontract.evolution.modes import Issue
+from tscontract.evolution.issues import Issue
 
 _ANNOTATIONS = {
     "description",

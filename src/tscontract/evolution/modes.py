@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tscontract.contract.json_text import load_json
+from tscontract.evolution.issues import Issue
 
 FORMATS = ("avro", "protobuf", "jsonschema")
 
@@ -30,18 +31,6 @@ class Mode(enum.StrEnum):
     FULL = "FULL"
     FULL_TRANSITIVE = "FULL_TRANSITIVE"
     NONE = "NONE"
-
-
-@dataclass(frozen=True)
-class Issue:
-    """One finding of a pairwise check: where (a JSON-pointer-like path) and what."""
-
-    path: str
-    message: str
-    warning: bool = False
-
-    def __str__(self) -> str:
-        return f"{self.path or '/'}: {self.message}"
 
 
 @dataclass

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from google.protobuf import descriptor_pb2
 
-from tscontract.evolution.modes import Issue
+from tscontract.evolution.issues import Issue
 
 _F = descriptor_pb2.FieldDescriptorProto
 _TYPE_NAMES = {v: k[len("TYPE_") :].lower() for k, v in _F.Type.items()}

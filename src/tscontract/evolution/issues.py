@@ -1,0 +1,21 @@
+"""One finding of a pairwise compatibility check: shared by the modes and the three format checks.
+
+It lived in ``modes.py``, which loads the Avro, JSON Schema and Protobuf checks, each of which
+imported it back (an import cycle).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One finding of a pairwise check: where (a JSON-pointer-like path) and what."""
+
+    path: str
+    message: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.path or '/'}: {self.message}"
