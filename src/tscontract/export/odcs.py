@@ -38,16 +38,13 @@ list of what was not carried). A document this module wrote comes back clause fo
 
 from __future__ import annotations
 
-import io
 import re
 import uuid
 from datetime import date
-from decimal import Decimal
 from typing import Any
 
 import sqlglot.expressions as exp
 from pydantic import BaseModel
-from ruamel.yaml import YAML
 
 from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
 from tscontract.contract.model import Contract, SqlCheck
@@ -56,6 +53,7 @@ from tscontract.engines.columns import sql_string
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
 from tscontract.export.dbt import holds_sql
+from tscontract.interop.odcs.yaml_out import dump
 from tscontract.plan.checks import Check, CheckPlan
 
 API_VERSION = "v3.1.0"
@@ -115,26 +113,6 @@ _FIELD_PROPERTIES = {
     "deprecated": "deprecated",
     "note": "note",
 }
-_CONTRACT_ORDER = (
-    "contract",
-    "version",
-    "owner",
-    "source",
-    "description",
-    "note",
-    "series",
-    "key",
-    "time",
-    "fields",
-    "units",
-    "invariants",
-    "revision_policy",
-    "completeness",
-    "freshness",
-    "evolution",
-    "provenance_required",
-    "calendars",
-)
 # stated by the properties: present, typed, required; an instant's zone and precision by the type
 _BY_PROPERTIES = ("required_columns", "type", "not_null", "utc_instant", "time_precision")
 _CUSTOM_REASON = "carried for tscontract (quality type custom, customProperties); ODCS tools do not run it"
@@ -235,7 +213,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     if top:
         document["customProperties"] = top
     header = "".join(f"# {line}\n" for line in result.header_lines())
-    result.artifacts.append(Artifact(f"{contract.contract}.odcs.yaml", header + _dump(document)))
+    result.artifacts.append(Artifact(f"{contract.contract}.odcs.yaml", header + dump(document)))
     return result
 
 
@@ -458,23 +436,6 @@ def _custom_properties(items: list[tuple[str, Any]], keep_values: bool = False) 
             continue
         kept.append({"property": prop, "value": value})
     return kept
-
-
-def _dump(document: dict[str, Any]) -> str:
-    yaml = YAML()
-    yaml.default_flow_style = False
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.representer.add_representer(
-        Decimal, lambda r, d: r.represent_scalar("tag:yaml.org,2002:" + _number_tag(d), format(d, "f"))
-    )
-    buffer = io.StringIO()
-    yaml.dump(document, buffer)
-    return buffer.getvalue()
-
-
-def _number_tag(value: Decimal) -> str:
-    return "int" if value == value.to_integral_value() and "." not in format(value, "f") else "float"
 
 
 # ---------------------------------------------------------------- import

@@ -45,6 +45,7 @@ from tscontract.contract.source import load_yaml
 from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.export import odcs_rules
 from tscontract.export.odcs_types import Choices, Read, field_type, nested, server_type
+from tscontract.interop.odcs.yaml_out import CONTRACT_ORDER, dump
 
 _TEXT_SHOWN = 200
 _MAX_RETRIES = 50
@@ -377,8 +378,6 @@ def mapping_text(
 ) -> str | None:
     """The mapping that reads the data's own column names into the contract's fields, if any differ,
     and local times (``zones``: field -> the zone its naive timestamps are written in) as instants."""
-    from tscontract.export.odcs import _dump
-
     zones = zones or {}
     if not columns and not drop and not zones:
         return None
@@ -390,7 +389,7 @@ def mapping_text(
         }
     if drop:
         mapping["drop"] = list(drop)
-    return _dump(mapping)
+    return dump(mapping)
 
 
 # ---------------------------------------------------------------- one schema object
@@ -1293,8 +1292,6 @@ class ObjectImport:
         provenance: list[str],
         object_name: str,
     ) -> tuple[str, dict[str, _Clause]]:
-        from tscontract.export.odcs import _CONTRACT_ORDER, _dump
-
         fields = {n: dict(f) for n, f in self.fields.items()}
         for name, texts in self.field_notes.items():
             if name in fields:
@@ -1350,7 +1347,7 @@ class ObjectImport:
             "provenance_required": provenance,
             "calendars": section.get("calendars"),
         }
-        sections = list(_CONTRACT_ORDER)
+        sections = list(CONTRACT_ORDER)
         for k in ("sql_checks", "row_count"):  # rule sections, after the invariants
             if k not in sections:
                 sections.insert(sections.index("invariants") + 1, k)
@@ -1362,7 +1359,7 @@ class ObjectImport:
         if self.kept:
             header += "# descriptive elements (tags, links, servers, team ...) are in the notes: PATH: VALUE\n"
         notes = header_notes(bool(self.columns or self.drop or self.zones), self.losses)
-        return header + notes + _dump(ordered), generated
+        return header + notes + dump(ordered), generated
 
     def render_mapping(self, contract: str) -> str | None:
         return mapping_text(

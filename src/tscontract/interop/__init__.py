@@ -1,0 +1,1 @@
+"""Interoperability: exports, imports, ODCS, inference from data (DESIGN.md, package layout)."""

@@ -1,0 +1,1 @@
+"""The Open Data Contract Standard: reading, writing and its YAML form."""
