@@ -531,7 +531,7 @@ def import_command(
 ) -> None:
     """Turn an ODCS v3 document, an Avro/Protobuf/JSON Schema, a dbt model YAML or SQL DDL into draft
     contracts; list what has no place."""
-    from tscontract.contract.loader import read_text
+    from tscontract.contract.text_files import read_text
     from tscontract.errors import InputError
     from tscontract.export.imports import FORMATS, import_file
     from tscontract.export.odcs_import import import_document, write_imported
@@ -664,7 +664,7 @@ def compat(
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
     """Check NEW against its history the way a schema registry does; exit 1 when incompatible."""
-    from tscontract.contract.loader import read_text
+    from tscontract.contract.text_files import read_text
     from tscontract.errors import InputError
     from tscontract.evolution import check
     from tscontract.evolution.modes import Mode

@@ -22,7 +22,6 @@ from decimal import Decimal, InvalidOperation
 from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, PlainValidator, field_validator, model_validator
 
@@ -30,11 +29,11 @@ from tscontract.contract import units
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
 from tscontract.contract.clauses import Duration
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
-from tscontract.contract.model import DurationText, _Section
+from tscontract.contract.model import Contract, DurationText, _Section
 from tscontract.contract.source import NodeInfo, PositionIndex
 from tscontract.contract.units import UnitError, check_unit
-from tscontract.contract.weekly import Calendars
-from tscontract.errors import CatalogError, Location, display_path
+from tscontract.contract.weekly import Calendars, WeeklyCalendar, iana_zone
+from tscontract.errors import CatalogError, InputError, Location, display_path
 
 CSV_COLUMNS = (
     "series_id",
@@ -85,16 +84,6 @@ def parse_instant(value: object) -> datetime:
 
 
 Instant = Annotated[datetime, PlainValidator(parse_instant)]
-
-
-def iana_zone(value: str | None) -> str | None:
-    """``value`` if it names an IANA time zone (``Europe/Berlin``)."""
-    if value is not None:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
-    return value
 
 
 def _bounds(value: object) -> tuple[Decimal, Decimal]:
@@ -210,7 +199,7 @@ def other_contract(catalog: Catalog, contract: str) -> str | None:
 
 def load_catalog(path: str | Path) -> Catalog:
     """Read a catalog from YAML (``.yaml``/``.yml``) or CSV (``.csv``)."""
-    from tscontract.contract.loader import read_text
+    from tscontract.contract.text_files import read_text
 
     text = read_text(path, "catalog")
     shown = display_path(path)
@@ -340,3 +329,26 @@ def _cell_column(text: str, row: int, col: int, lines: list[str] | None = None) 
         return 1
     cells = source.split(",")
     return sum(len(c) + 1 for c in cells[:col]) + 1
+
+
+def declared_calendars(contract: Contract, catalog: Catalog | None = None) -> dict[str, WeeklyCalendar]:
+    """The weekly-hours calendars of a contract and its catalog; one name declared differently in both is
+    refused, and so is a catalog series asking a declared calendar for extended hours."""
+    found = dict(contract.calendars)
+    for name, calendar in (catalog.calendars if catalog is not None else {}).items():
+        if name in found and found[name] != calendar:
+            raise InputError(
+                f"calendar {name!r} is declared both in the contract and in the catalog, with other hours: "
+                "declare it once"
+            )
+        found[name] = calendar
+    time = contract.time
+    default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
+    for series, entry in (catalog.series if catalog is not None else {}).items():
+        name = entry.value_of("calendar") or default
+        if entry.session == "extended" and name in found:
+            raise InputError(
+                f"catalog series {series}: calendar {name!r} is declared by its hours and has no extended hours; "
+                "drop 'session: extended'"
+            )
+    return found

@@ -22,27 +22,13 @@ from tscontract.contract.model import (
     Contract,
     FieldSpec,
 )
+from tscontract.contract.text_files import read_text
 from tscontract.contract.types import DataType, parse_type
 from tscontract.contract.units import UnitError, check_declarations, check_unit, dimensionality
-from tscontract.errors import ContractError, InputError, display_path
+from tscontract.errors import ContractError, display_path
 
 _IMPLIED_TYPES = {"revision": "int64"}
 _T = TypeVar("_T")
-
-
-def read_text(path: str | Path, what: str) -> str:
-    """Read a UTF-8 file or fail with a one-line :class:`InputError`."""
-    file = Path(path)
-    if not file.exists():
-        raise InputError(f"{what} file not found: {display_path(file)}")
-    if file.is_dir():
-        raise InputError(f"{what} path is a directory, not a file: {display_path(file)}")
-    try:
-        return file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{what} file is not UTF-8 text: {display_path(file)} ({exc.reason})") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} file {display_path(file)}: {exc.strerror}") from None
 
 
 def load_contract(path: str | Path) -> Contract:

@@ -30,15 +30,10 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import TYPE_CHECKING, Annotated
-
-if TYPE_CHECKING:  # both import this module
-    from tscontract.contract.catalog import Catalog
-    from tscontract.contract.model import Contract
+from typing import Annotated
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, field_validator, model_validator
-
-from tscontract.errors import InputError
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 DAY_MINUTES = 24 * 60
@@ -196,8 +191,6 @@ class WeeklyCalendar(_Declared):
     @field_validator("zone")
     @classmethod
     def _zone(cls, value: str) -> str:
-        from tscontract.contract.catalog import iana_zone  # catalog imports this module
-
         iana_zone(value)
         return value
 
@@ -254,24 +247,11 @@ def _shown(start: int, end: int | None = None) -> str:
     return clock(start) if end is None else f"{clock(start)} to {clock(end)}"
 
 
-def declared_calendars(contract: Contract, catalog: Catalog | None = None) -> dict[str, WeeklyCalendar]:
-    """The weekly-hours calendars of a contract and its catalog; one name declared differently in both is
-    refused, and so is a catalog series asking a declared calendar for extended hours."""
-    found = dict(contract.calendars)
-    for name, calendar in (catalog.calendars if catalog is not None else {}).items():
-        if name in found and found[name] != calendar:
-            raise InputError(
-                f"calendar {name!r} is declared both in the contract and in the catalog, with other hours: "
-                "declare it once"
-            )
-        found[name] = calendar
-    time = contract.time
-    default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
-    for series, entry in (catalog.series if catalog is not None else {}).items():
-        name = entry.value_of("calendar") or default
-        if entry.session == "extended" and name in found:
-            raise InputError(
-                f"catalog series {series}: calendar {name!r} is declared by its hours and has no extended hours; "
-                "drop 'session: extended'"
-            )
-    return found
+def iana_zone(value: str | None) -> str | None:
+    """``value`` if it names an IANA time zone (``Europe/Berlin``)."""
+    if value is not None:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
+    return value

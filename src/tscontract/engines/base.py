@@ -18,6 +18,7 @@ from tscontract.engines.columns import ColumnSQL
 from tscontract.engines.sources import Source
 from tscontract.plan.checks import Check, CheckPlan
 
+TYPED_VIEW = "__tsc_typed"  # the batch as the contract types it: the view every check reads
 Progress = Callable[[str], None]
 Coverage = tuple[datetime | None, datetime | None]  # --from/--to: the period a batch covers at least
 

@@ -30,7 +30,7 @@ import sqlglot.expressions as exp
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
 from tscontract.contract.sql_checks import bound_to
-from tscontract.engines.base import Coverage, Progress
+from tscontract.engines.base import TYPED_VIEW, Coverage, Progress
 from tscontract.engines.columns import (
     ColumnSQL,
     column_sql,
@@ -52,7 +52,6 @@ from tscontract.report.model import CheckResult, ValidationReport
 from tscontract.shown import engine_message
 from tscontract.sql.semantics import lowered
 
-TYPED_VIEW = "__tsc_typed"
 CALIBRATION_TABLE = "__tsc_calibrations"
 
 # catalog attributes clauses can name (``catalog.<name>``), joined per series as ``__cat_<name>``

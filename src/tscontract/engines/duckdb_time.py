@@ -26,8 +26,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tscontract.contract.catalog import declared_calendars
 from tscontract.contract.model import Contract
-from tscontract.contract.weekly import declared_calendars
 from tscontract.engines import calendars
 from tscontract.engines.base import Run
 from tscontract.engines.columns import ident, json_value, sql_string

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tscontract.engines.base import Run
+from tscontract.engines.base import TYPED_VIEW, Run
 from tscontract.engines.columns import ident, json_value
 from tscontract.plan.checks import Check
 
@@ -145,8 +145,6 @@ class StepCheck:
         return example
 
     def typed(self) -> str:
-        from tscontract.engines.duckdb import TYPED_VIEW
-
         return TYPED_VIEW if self.run.source.has_row_number else NUMBERED
 
 

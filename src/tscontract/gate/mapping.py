@@ -44,11 +44,11 @@ from pydantic import Field, field_validator, model_validator
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.grammar import ClauseSyntaxError
-from tscontract.contract.loader import read_text
 from tscontract.contract.located import load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
 from tscontract.contract.regex import check_backtracking
 from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
+from tscontract.contract.text_files import read_text
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
 from tscontract.engines.columns import (
     EPOCH_PLAUSIBLE,

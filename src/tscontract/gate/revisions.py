@@ -21,9 +21,9 @@ from datetime import datetime
 
 import duckdb
 
-from tscontract.contract.catalog import Catalog
+from tscontract.contract.catalog import Catalog, declared_calendars
 from tscontract.contract.model import Contract
-from tscontract.contract.weekly import WeeklyCalendar, declared_calendars
+from tscontract.contract.weekly import WeeklyCalendar
 from tscontract.engines import calendars
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb_time import calendar_sql

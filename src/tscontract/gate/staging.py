@@ -213,7 +213,7 @@ def drop_outside_session(con: duckdb.DuckDBPyConnection, contract: Contract, cat
     """Drop the converted rows whose instant stands outside the series' session (regular or extended
     hours, per the catalog); how many. A row whose instant or series did not convert is kept: it fails
     its own check."""
-    from tscontract.contract.weekly import declared_calendars
+    from tscontract.contract.catalog import declared_calendars
     from tscontract.engines import calendars  # exchange sessions: only when a mapping drops by them
 
     cadence = contract.time.cadence

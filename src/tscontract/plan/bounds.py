@@ -18,8 +18,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from tscontract.contract.loader import read_text
 from tscontract.contract.source import load_yaml
+from tscontract.contract.text_files import read_text
 from tscontract.errors import InputError, Location, SourceError, display_path
 
 DEFAULT_MARGIN = Decimal("0.5")

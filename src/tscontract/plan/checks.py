@@ -24,11 +24,10 @@ from typing import Any, Literal
 
 import sqlglot.expressions as exp
 
-from tscontract.contract.catalog import Catalog, other_contract
+from tscontract.contract.catalog import Catalog, declared_calendars, other_contract
 from tscontract.contract.clauses import RowClause
 from tscontract.contract.model import Contract
 from tscontract.contract.sql_checks import sql_check_query
-from tscontract.contract.weekly import declared_calendars
 from tscontract.errors import InputError
 
 Scope = Literal["schema", "row", "window", "batch"]

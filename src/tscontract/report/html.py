@@ -395,8 +395,8 @@ def _points_sql(
     cadence, five times the series' median step): the line breaks between two plotted points with a
     hole between them.
     """
+    from tscontract.engines.base import TYPED_VIEW
     from tscontract.engines.columns import ident
-    from tscontract.engines.duckdb import TYPED_VIEW
 
     failing = [
         sql
