@@ -28,7 +28,7 @@ import sqlglot.expressions as exp
 from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import memory_limit
-from tscontract.engines.sandbox import SQL_TIMEOUT_ENV, SqlTimeout, contract_sql_timeout_s
+from tscontract.engines.sandbox import SqlTimeout, contract_sql_timeout_s
 from tscontract.engines.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
@@ -149,7 +149,7 @@ class ChdbConnection(TranslatedConnection):
             return self.run(f"{query} SETTINGS max_execution_time = {seconds:g}, timeout_overflow_mode = 'throw'")
         except Exception as exc:
             if "TIMEOUT_EXCEEDED" in str(exc) or "Timeout exceeded" in str(exc):
-                raise SqlTimeout(f"stopped after {seconds:g} s ({SQL_TIMEOUT_ENV})") from None
+                raise SqlTimeout(seconds) from None
             raise
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:

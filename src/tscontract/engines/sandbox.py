@@ -15,9 +15,10 @@ join the allow-list lets through (at most ``MAX_RELATIONS`` relations) cannot ru
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,24 +72,35 @@ def contract_sql_timeout_s() -> float:
 class SqlTimeout(Exception):
     """A contract query ran longer than :func:`contract_sql_timeout_s` and was interrupted."""
 
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"stopped after {seconds:g} s ({SQL_TIMEOUT_ENV})")
 
-def bounded(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]]:
-    """``sql``'s rows, the query interrupted after :func:`contract_sql_timeout_s` (SqlTimeout)."""
+
+@contextlib.contextmanager
+def stopped_after_timeout(stop: Callable[[], None]) -> Iterator[float]:
+    """Run the block; after :func:`contract_sql_timeout_s` seconds call ``stop`` (interrupt the engine), and an
+    error the block then raises is a :class:`SqlTimeout`. Yields the seconds."""
     seconds = contract_sql_timeout_s()
     fired = threading.Event()
 
-    def stop() -> None:
+    def fire() -> None:
         fired.set()
-        con.interrupt()
+        stop()
 
-    timer = threading.Timer(seconds, stop)
+    timer = threading.Timer(seconds, fire)
     timer.daemon = True
     timer.start()
     try:
-        return con.execute(sql).fetchall()
-    except duckdb.InterruptException:
+        yield seconds
+    except Exception:
         if fired.is_set():
-            raise SqlTimeout(f"stopped after {seconds:g} s ({SQL_TIMEOUT_ENV})") from None
+            raise SqlTimeout(seconds) from None
         raise
     finally:
         timer.cancel()
+
+
+def bounded(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]]:
+    """``sql``'s rows, the query interrupted after :func:`contract_sql_timeout_s` (SqlTimeout)."""
+    with stopped_after_timeout(con.interrupt):
+        return con.execute(sql).fetchall()

@@ -21,7 +21,6 @@ import re
 import shutil
 import sys
 import tempfile
-import threading
 import time
 import uuid
 import warnings
@@ -34,7 +33,7 @@ import sqlglot.expressions as exp
 
 from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
 from tscontract.engines.csv_source import LINES_TABLE, CsvLayout
-from tscontract.engines.sandbox import SQL_TIMEOUT_ENV, SqlTimeout, contract_sql_timeout_s
+from tscontract.engines.sandbox import stopped_after_timeout
 from tscontract.engines.sources import (
     SOURCE_VIEW,
     Source,
@@ -175,27 +174,13 @@ class SparkConnection(TranslatedConnection):
 
     def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
         """A contract's own query, its Spark jobs cancelled after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
-        seconds = contract_sql_timeout_s()
         context = self.spark.sparkContext
         tag = f"tscontract-sql-check-{uuid.uuid4().hex}"
-        fired = threading.Event()
-
-        def stop() -> None:
-            fired.set()
-            context.cancelJobsWithTag(tag)
-
         context.addJobTag(tag)
-        timer = threading.Timer(seconds, stop)
-        timer.daemon = True
-        timer.start()
         try:
-            return super().untrusted(sql)
-        except Exception:
-            if fired.is_set():
-                raise SqlTimeout(f"stopped after {seconds:g} s ({SQL_TIMEOUT_ENV})") from None
-            raise
+            with stopped_after_timeout(lambda: context.cancelJobsWithTag(tag)):
+                return super().untrusted(sql)
         finally:
-            timer.cancel()
             context.removeJobTag(tag)
 
     def register(self, name: str, table: Any) -> None:
