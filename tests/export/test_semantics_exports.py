@@ -27,10 +27,11 @@ from hypothesis import strategies as st
 
 from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
 from tests.contract.test_semantics_differential import TYPES, assert_agrees, expected_failures, runnable
+from tests.export._tools import run_in_venv
 from tests.export.test_dbt import _RUNNER, DBT_PYTHON
 from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
-from tscontract.export import export
+from tscontract.export import export, pandera_runtime
 from tscontract.export import pandera as pandera_export
 from tscontract.export.cel import CelUnsupported, compile_predicate
 from tscontract.export.dbt import column_type, holds_sql, range_bounds
@@ -60,7 +61,7 @@ import pandas as pd
 def pandas_runtime() -> dict[str, Any]:
     """The generated pandera module's runtime with the module's own imports (pandera itself is not needed)."""
     namespace: dict[str, Any] = {"CATALOG": {}}
-    exec(_IMPORTS + pandera_export._RUNTIME, namespace)
+    exec(_IMPORTS + pandera_runtime.RUNTIME, namespace)
     return namespace
 
 
@@ -355,6 +356,87 @@ def test_pandera_reads_nan_in_a_numpy_float_column_as_null() -> None:
     holds = eval(f"r.holds({code})", {**RUNTIME, "r": RUNTIME["_Rows"](numpy_frame)})
     assert list(holds) == [True, False]
     assert pandera_failures("f >= 0", batch, "arrow") == [1, 2]
+
+
+# ---------------------------------------------------------------- pandera's polars backend (pandera in its venv)
+
+POLARS_CASES = 200 if DEEP else 12
+# Inside .venvs/pandera: each case's module validates its rows as a polars frame (read from Parquet with
+# the contract's types); the rows each invariant fails, by check id.
+_POLARS_SCRIPT = """
+import importlib.util
+
+
+def main(jobs):
+    import pandera.polars as pa
+    import polars as pl
+
+    out = {}
+    for job in jobs:
+        spec = importlib.util.spec_from_file_location(job["name"], job["module"])
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        frame = pl.read_parquet(job["rows"])
+        failed = {}
+        try:
+            module.polars_schema.validate(frame, lazy=True)
+        except pa.errors.SchemaErrors as errors:
+            for case in errors.failure_cases.to_dicts():
+                if case["schema_context"] == "DataFrameSchema" and case["check_number"] is not None:
+                    name = module.polars_schema.checks[case["check_number"]].name
+                    failed.setdefault(name, []).append(case["index"] + 1)
+        out[job["name"]] = {"failed": failed, "dtypes": [str(t) for t in frame.dtypes]}
+    return out
+"""
+
+
+def test_pandera_polars_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
+    """Generated clauses and rows through ``polars_schema.validate`` in pandera's polars backend."""
+    cases: list[tuple[list[str], list[dict]]] = []
+
+    @settings(CASES, max_examples=POLARS_CASES, database=None)
+    @given(st.lists(clauses(), min_size=2, max_size=6), rows())
+    def collect(texts: list[str], batch: list[dict]) -> None:
+        texts = list(dict.fromkeys(runnable(texts)))
+        if texts:
+            cases.append((texts, batch))
+
+    collect()
+    jobs = []
+    for n, (texts, batch) in enumerate(cases):
+        (module,) = export("pandera", parse_contract(contract_text(texts))).write(tmp_path / f"case{n}")
+        pq.write_table(table(batch), tmp_path / f"case{n}.parquet")
+        jobs.append({"name": f"case{n}", "module": str(module), "rows": str(tmp_path / f"case{n}.parquet")})
+    ran = run_in_venv("pandera", _POLARS_SCRIPT, jobs, timeout=900)
+    assert "Decimal(precision=10, scale=2)" in ran["case0"]["dtypes"]  # polars' own types, not pandas'
+    for n, (texts, batch) in enumerate(cases):
+        failed = ran[f"case{n}"]["failed"]
+        for i, text in enumerate(texts):
+            assert sorted(failed.get(f"invariants[{i}]", [])) == expected_failures(text, batch), (text, batch)
+
+
+@pytest.mark.parametrize(
+    ("text", "batch", "failing"),
+    [
+        # NaN is a value in polars as in the contract: it fails a comparison, a null leaves it unknown
+        ("f >= 0", [row(f=NAN), row(f=1.0), row()], [1]),
+        ("f is null", [row(f=NAN), row()], [1]),
+        # the brackets hold: (2 - 1) / 1 is 1; a NaN divisor fails, a null one leaves it unknown
+        (
+            "(d2 - d6) / f < 0.5",
+            [row(d2=Decimal("2.00"), d6=Decimal("1.000000"), f=f) for f in (1.0, NAN, None)],
+            [1, 2],
+        ),
+        ("s matches '\\d+'", [row(s="\u0661\u0662"), row(s="12")], [1]),
+    ],
+)
+def test_pandera_polars_counter_examples(tmp_path: Path, text: str, batch: list[dict], failing: list[int]) -> None:
+    assert expected_failures(text, batch) == failing
+    (module,) = export("pandera", parse_contract(contract_text([text]))).write(tmp_path)
+    pq.write_table(table(batch), tmp_path / "rows.parquet")
+    job = {"name": "case", "module": str(module), "rows": str(tmp_path / "rows.parquet")}
+    ran = run_in_venv("pandera", _POLARS_SCRIPT, [job])
+    assert sorted(ran["case"]["failed"].get("invariants[0]", [])) == failing
 
 
 # ---------------------------------------------------------------- JSON Schema (the jsonschema validator)

@@ -1,7 +1,10 @@
 """The step clause (issue 25 item 3) exported to pandera (a frame-wide check, series by series) and run in
-the pandera venv: the failing rows are the rows ``tscontract validate`` names, for both rules."""
+the pandera venv: the failing rows are the rows ``tscontract validate`` names, for both rules, in
+pandera's pandas and polars backends."""
 
 from __future__ import annotations
+
+import pytest
 
 from tests.conftest import write
 from tests.engines.test_step import CONTRACT, readings
@@ -20,7 +23,8 @@ CASES = {
 }
 
 
-def test_pandera_step_check_fails_the_rows_validate_names(tmp_path):
+@pytest.mark.parametrize("backend", ["pandas", "polars"])
+def test_pandera_step_check_fails_the_rows_validate_names(tmp_path, backend):
     plain = readings(tmp_path)
     fixed = readings(tmp_path, ["KJFK,2026-07-01T03:00:00+00:00,1,55.6"], "fixed.csv")
     jobs, expected = [], {}
@@ -44,7 +48,7 @@ def test_pandera_step_check_fails_the_rows_validate_names(tmp_path):
             check = validate(path, data, examples=100).check("field.temp_f.step")
             expected[name, label] = sorted(e["row"] for e in check.examples)
     assert expected["mad", "plain"] == [4, 17] and expected["loose", "plain"] == []
-    tool = run_in_venv("pandera", SCRIPT, {"jobs": jobs})
+    tool = run_in_venv("pandera", SCRIPT, {"jobs": jobs, "backend": backend})
     for (name, label), rows in expected.items():
         failed = tool["contracts"][name]["files"][label]["failed"]
         found = failed.get("field.temp_f.step", {"rows": []})["rows"]
