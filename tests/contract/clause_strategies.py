@@ -98,6 +98,15 @@ _TEXT_LITERALS = st.text(alphabet=st.sampled_from(list("abzAZ09 _-éß日")), mi
 )
 
 
+# '.' against line breaks (PostgreSQL's '.' takes '\n', Java's '\r'), the ASCII classes against '١' (an
+# Arabic-Indic digit) and 'é', the flags each engine spells its own way
+PATTERNS = [
+    *("[a-z]*", "a.*", ".*[0-9]", "[^ ]+", "", "a.b", ".+", "\\d+", "\\w+", "\\s.*", "\\S*", "\\D+"),
+    *("(?i)[A-Z]+", "(?i)É.*", "(?s).*", "(?s)a.b", "(?m)a.*", "(?m)^a", "(?is).*z", "[\\d\\s]+"),
+]
+_PATTERNS = st.sampled_from(PATTERNS)
+
+
 @st.composite
 def _comparison(draw: st.DrawFn, depth: int) -> str:
     kind = draw(st.sampled_from(["number", "number", "chain", "between", "in", "null", "text", "enum", "instant"]))
@@ -123,7 +132,7 @@ def _comparison(draw: st.DrawFn, depth: int) -> str:
         if draw(st.booleans()):
             return f"length({left}) {draw(_COMPARE)} {draw(st.integers(0, 5))}"
         if draw(st.booleans()):
-            return f"s matches '{draw(st.sampled_from(['[a-z]*', 'a.*', '.*[0-9]', '[^ ]+', '']))}'"
+            return f"s matches '{draw(_PATTERNS)}'"
         return f"{left} {draw(_COMPARE)} {draw(_TEXT_LITERALS)}"
     if kind == "enum":
         if draw(st.booleans()):
@@ -191,7 +200,7 @@ _ROW = st.fixed_dictionaries(
         "d2": _maybe(_decimals(10, 2)),
         "d6": _maybe(_decimals(15, 6)),
         "f": _maybe(_FLOATS),
-        "s": _maybe(st.text(alphabet=st.sampled_from(list("abzAZ09 _-'éß日\"")), max_size=6)),
+        "s": _maybe(st.text(alphabet=st.sampled_from([*"abzAZ09 _-'éÉß日\"", "\n", "\r", "\u0661"]), max_size=6)),
         "q": _maybe(st.sampled_from(["good", "suspect", "bad"])),
         "b": _maybe(st.booleans()),
         "t2": _maybe(st.integers(-7200, 7200).map(lambda s: START + timedelta(seconds=s))),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -117,6 +118,9 @@ def test_nan_is_not_a_number(text: str, failing: list[int]) -> None:
         ("f between i and 1", [{"f": float("nan")}, {"i": 0, "f": float("nan")}, {"f": 2.0}, {"f": 0.5}], [1, 2, 3]),
         ("t2 < '2026-03-29T01:00:00+02:00'", [{"t2": START}, {"t2": START - timedelta(hours=2)}], [1]),
         ("t2 >= '2026-03-29'", [{"t2": START}, {"t2": START - timedelta(hours=1)}], [2]),
+        # two literals under 1 compared: DuckDB refused CAST(0.00 AS DECIMAL(1, 2)) ("scale greater than width")
+        ("i < 0.00 < 0.01", [{}, {"i": -1}, {"i": 0}], [3]),
+        ("least(0.01, d2) < 0.5", [{"d2": Decimal("1.00")}, {"d2": Decimal("0.40")}], []),
     ],
 )
 def test_found_counter_examples(text: str, values: list[dict], failing: list[int]) -> None:

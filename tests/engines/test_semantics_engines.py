@@ -154,6 +154,8 @@ COUNTER_EXAMPLES = [
     ("f + f > 0", [{"f": 1.7e308}, {"f": -1.7e308}], [2]),
     ("f - i < 0", [{"f": -1.7e308, "i": 2**62}], []),
     ("f / 1e-300 < 1", [{"f": 1e300}, {"f": 5e-324}, {"f": -1e300}], [1]),
+    # literals under 1 compared: a common DECIMAL narrower than its scale (DECIMAL(1, 2)) was refused
+    ("i < 0.00 < 0.01", [{}, {"i": -1}, {"i": 0}], [3]),
 ]
 
 
@@ -186,3 +188,33 @@ def test_found_counter_examples_on_spark(spark: Any, tmp_path: Path) -> None:
     for values, cases in by_rows:
         found = on_engine("spark", list(cases), _named_batch(values), tmp_path)
         assert found == cases
+
+
+# ---------------------------------------------------------------- patterns against line breaks and non-ASCII text
+
+# every pattern the generator writes, against the texts where engines read a pattern differently:
+# PostgreSQL's '.' took '\n'; Java's '.' refuses '\r', U+0085, U+2028 as line terminators
+PATTERN_TEXTS = ["a\nb", "a\rb", "a\u0085b", "a\u2028b", "ab\n", "\nz", "\u0661\u0662", "é", "É", " \t", "abz", "a"]
+
+
+def _pattern_cases() -> tuple[list[str], list[dict]]:
+    from tests.contract.clause_strategies import PATTERNS
+
+    texts = [f"s matches '{pattern}'" for pattern in PATTERNS]
+    return texts, _named_batch([{"s": text} for text in PATTERN_TEXTS])
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "chdb", "postgres", "spark"])
+def test_patterns_mean_the_same_on_line_breaks_and_non_ascii(
+    engine: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    where = request.getfixturevalue("postgres_url") if engine == "postgres" else tmp_path
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    texts, batch = _pattern_cases()
+    found = on_engine(engine, texts, batch, where)
+    expected = {text: expected_failures(text, batch) for text in texts}
+    # the reference: '.' takes every character but '\n' ((?s): that too); the others are not line breaks
+    assert expected["s matches 'a.b'"] == [1, *range(5, 13)]
+    assert expected["s matches '(?s)a.b'"] == list(range(5, 13))
+    assert {t: f for t, f in found.items() if f != expected[t]} == {}

@@ -254,3 +254,61 @@ def python_pattern(pattern: str) -> str:
         elif char == "]" and in_class:
             in_class = False
     return "".join(out)
+
+
+_LEADING_FLAGS = re.compile(r"^\(\?([a-zA-Z]+)\)")
+
+
+def leading_flags(pattern: str) -> tuple[str, str]:
+    """(the letters of ``pattern``'s leading flag group, the rest): ``(?is)a.b`` -> ``("is", "a.b")``."""
+    found = _LEADING_FLAGS.match(pattern)
+    return (found[1], pattern[found.end() :]) if found else ("", pattern)
+
+
+def dot_not_newline(pattern: str) -> str:
+    """Every ``.`` outside a character class and not escaped as ``[^\\n]``."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            out.append(char)
+            i += 1
+            for literal in ("^", "]"):  # '[^]...]' and '[]...]': the first ']' is a member
+                if pattern.startswith(literal, i):
+                    out.append(literal)
+                    i += 1
+            continue
+        if char == "]" and in_class:
+            in_class = False
+        out.append("[^\\n]" if char == "." and not in_class else char)
+        i += 1
+    return "".join(out)
+
+
+def ecma_pattern(pattern: str) -> str:
+    """A whole-text match of ``pattern`` as an ECMA-262 pattern (JSON Schema's ``pattern`` searches).
+
+    ``\\d \\w \\s`` become the ASCII classes (ECMA's ``\\s`` is Unicode space), ``.`` is ``[^\\n]`` (ECMA's
+    ``.`` also refuses ``\\r``, U+2028 and U+2029), and the end is ``(?![\\s\\S])``: ECMA's ``$`` is the end
+    of the text, but validators that search with Python's ``re`` read ``$`` before a final ``\\n`` too.
+    ECMA-262 has no inline flags: a pattern with ``(?i)``, ``(?m)`` or ``(?s)`` raises ``ValueError``.
+    """
+    letters, body = leading_flags(pattern)
+    if letters:
+        raise ValueError(f"uses the inline flag (?{letters}); ECMA-262 patterns (JSON Schema) have none")
+    return f"^(?:{dot_not_newline(python_pattern(body))})(?![\\s\\S])"
+
+
+def python_anchored(pattern: str) -> str:
+    """A whole-text match of ``pattern`` for tools that *search* with Python's ``re`` (GX on pandas):
+    leading flags first (Python refuses them inside a group), ASCII classes, ``\\A ... \\Z`` (``$`` also
+    matches before a final ``\\n``, and under ``(?m)`` at every line end)."""
+    letters, body = leading_flags(pattern)
+    flags = f"(?{letters})" if letters else ""
+    return f"{flags}\\A(?:{python_pattern(body)})\\Z"

@@ -76,8 +76,10 @@ class ExprType:
 
     @property
     def precision(self) -> int:
-        """The digits an exact value of this type needs (``limit`` written at ``scale``)."""
-        return max(len(str(int(self.limit.scaleb(self.scale).to_integral_value(rounding="ROUND_CEILING")))), 1)
+        """The digits an exact value of this type needs (``limit`` written at ``scale``), at least ``scale``:
+        ``0.01`` is a DECIMAL(2, 2), never the DECIMAL(1, 2) no engine has."""
+        digits = len(str(int(self.limit.scaleb(self.scale).to_integral_value(rounding="ROUND_CEILING"))))
+        return max(digits, self.scale, 1)
 
 
 FLOAT = ExprType("float")

@@ -200,12 +200,13 @@ def _replacement(node: exp.Expression, columns: Mapping[str, str]) -> exp.Expres
     if isinstance(node, exp.DataType) and not isinstance(node.parent, exp.DataType):
         return _type(node) or node
     if isinstance(node, exp.RegexpFullMatch):
-        # RE2's full match: anchored at both ends (RE2's $ is the end of the text), the whole pattern grouped
+        # RE2's full match: anchored at both ends (RE2's $ is the end of the text), the whole pattern grouped;
+        # ClickHouse sets RE2's dot_nl ('.' takes '\n'), so (?-s) first: '.' is every character but '\n'
         pattern = node.expression
         if isinstance(pattern, exp.Literal):
-            pattern = exp.Literal.string(f"^(?:{pattern.this})$")
+            pattern = exp.Literal.string(f"(?-s)^(?:{pattern.this})$")
         else:
-            pattern = _fn("concat", exp.Literal.string("^(?:"), pattern, exp.Literal.string(")$"))
+            pattern = _fn("concat", exp.Literal.string("(?-s)^(?:"), pattern, exp.Literal.string(")$"))
         return _fn("match", node.this, pattern)
     if isinstance(node, exp.RegexpLike):
         return _fn("match", node.this, node.expression)

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import sqlglot
 import sqlglot.expressions as exp
 
-from tscontract.contract.regex import python_pattern
+from tscontract.contract.regex import dot_not_newline, leading_flags, python_pattern
 from tscontract.sql.semantics import ieee_division, lowered_division, lowered_float_arithmetic, one_to_one_case
 
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
@@ -295,15 +295,19 @@ def to_postgres(sql: str | exp.Expression, columns: Mapping[str, str] | None = N
     return tree.transform(_Rewriter(columns or {}), copy=False).sql(dialect="postgres")
 
 
-_LEADING_FLAGS = re.compile(r"^\(\?([a-zA-Z]+)\)")
-
-
 def postgres_pattern(pattern: str) -> str:
     """A contract's pattern as a PostgreSQL ARE matching the whole text as RE2 does.
 
-    ``\\d \\w \\s`` are rewritten as the ASCII classes RE2 reads (PostgreSQL's ``\\w`` takes ``é``); a leading
-    ``(?i)`` goes before the anchors, where PostgreSQL reads embedded options (anywhere else it is an error).
+    ``\\d \\w \\s`` are rewritten as the ASCII classes RE2 reads (PostgreSQL's ``\\w`` takes ``é``); leading
+    flags go before the anchors, where PostgreSQL reads embedded options (anywhere else they are an error).
+    PostgreSQL's ``.`` takes ``\\n``: it is written ``[^\\n]`` unless ``(?s)``; ``(?m)`` is PostgreSQL's
+    ``(?w)`` (``^ $`` at line breaks, ``.`` unchanged: its own ``m`` changes ``.`` and ``[^...]`` too), so the
+    whole-text anchors are ``\\A \\Z``.
     """
-    flags = _LEADING_FLAGS.match(pattern)
-    options, body = (f"(?{flags[1]})", pattern[flags.end() :]) if flags else ("", pattern)
-    return f"{options}^(?:{python_pattern(body)})$"
+    letters, body = leading_flags(pattern)
+    body = python_pattern(body)
+    if "s" not in letters:
+        body = dot_not_newline(body)
+    letters = letters.replace("s", "").replace("m", "w")
+    options = f"(?{letters})" if letters else ""
+    return f"{options}\\A(?:{body})\\Z"

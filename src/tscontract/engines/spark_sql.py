@@ -48,10 +48,11 @@ def _replacement(node: exp.Expression) -> exp.Expression:
         return one_to_one_case(node)
     if isinstance(node, exp.RegexpFullMatch):
         # RE2's full match as a Java search: anchored at both ends, \z (Java's $ also matches before a final
-        # line break), the whole pattern grouped (^a|b$ is a or b), (?u) so (?i) folds case as RE2 does
+        # line break), the whole pattern grouped (^a|b$ is a or b), (?u) so (?i) folds case as RE2 does,
+        # (?d) so '\n' is the only line break ('.' takes '\r', U+0085 and U+2028, as in RE2)
         pattern = node.expression
         if isinstance(pattern, exp.Literal):
-            pattern = exp.Literal.string(f"(?u)^(?:{pattern.this})\\z")
+            pattern = exp.Literal.string(f"(?ud)^(?:{pattern.this})\\z")
         return exp.RegexpLike(this=node.this, expression=pattern)
     if isinstance(node, exp.DataType) and node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
         return exp.DataType.build("DECIMAL(38, 0)")

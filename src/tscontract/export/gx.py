@@ -43,6 +43,7 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
+from tscontract.contract.regex import python_anchored
 from tscontract.export import Artifact, ExportResult
 from tscontract.plan.checks import Check, CheckPlan
 
@@ -227,8 +228,8 @@ def _translate(node: exp.Expression, plan: CheckPlan, catalog_key: str | None) -
         return [_between(subject, _number(low), _number(high))]
     if isinstance(node, exp.In):
         return [_in_set(_column(node.this), [_literal(item) for item in node.expressions])]
-    if isinstance(node, exp.RegexpFullMatch):  # the whole value, as the engines match
-        regex = f"^(?:{node.expression.this})$"
+    if isinstance(node, exp.RegexpFullMatch):  # the whole value, as the engines match, in Python's re (GX pandas)
+        regex = python_anchored(node.expression.this)
         return [("expect_column_values_to_match_regex", {"column": _column(node.this), "regex": regex})]
     raise Unsupported(f"no stable expectation for {_sql(node)}")
 

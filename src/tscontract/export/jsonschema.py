@@ -34,6 +34,7 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract, FieldSpec
+from tscontract.contract.regex import ecma_pattern
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
@@ -154,7 +155,12 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
                 properties[name].setdefault("allOf", []).append(_tagged(check, clause))
             result.exported.append(check.id)
         elif check.kind == "series_pattern":  # ECMA-262 patterns search; anchored, as the engine matches
-            clause = {"if": {"type": "string"}, "then": {"pattern": f"^(?:{check.params['pattern']})$"}}
+            try:
+                pattern = ecma_pattern(check.params["pattern"])
+            except ValueError as exc:
+                result.skip(check, str(exc))
+                continue
+            clause = {"if": {"type": "string"}, "then": {"pattern": pattern}}
             properties[check.columns[0]].setdefault("allOf", []).append(_tagged(check, clause))
             result.exported.append(check.id)
         elif check.severity == "warning":
@@ -433,7 +439,10 @@ class _Clauses:
             values = [self._value(column, _literal(v)) for v in node.expressions]
             return column, {"enum": values}
         if isinstance(node, exp.RegexpFullMatch):  # ECMA-262 patterns search: anchored, as the engines match
-            return self._column(node.this), {"pattern": f"^(?:{node.expression.this})$"}
+            try:
+                return self._column(node.this), {"pattern": ecma_pattern(node.expression.this)}
+            except ValueError as exc:
+                raise _Inexpressible(str(exc)) from None
         op = type(node)
         if op not in _FLIP:
             raise _Inexpressible(f"uses {node.sql()}; JSON Schema compares a field with constants only")
