@@ -73,6 +73,7 @@ demo: install-core
 lint-code: install
 	$(BIN)/ruff check src tests examples tools $(wildcard bench)
 	$(BIN)/ruff format --check src tests
+	$(BIN)/lint-imports
 
 # isolated environments for the export proofs (cached outside the checkout)
 tool-venvs:

@@ -283,7 +283,8 @@ def validate(
             mapping=loaded_mapping,
         )
     if html is not None:
-        from tscontract.report.html import render_html, series_data
+        from tscontract.engines.plot_data import series_data
+        from tscontract.report.html import render_html
 
         series = series_data(
             contract,
@@ -403,7 +404,7 @@ def init_command(
 ) -> None:
     """Infer a draft contract (and catalog) from sample DATA; each clause notes its evidence."""
     from tscontract.errors import display_path
-    from tscontract.export.infer import infer
+    from tscontract.interop.infer import infer
 
     catalog_path = catalog_out or out.with_name("catalog.yaml")
     for path, option in ((out, "--out"), (catalog_path, "--catalog-out")):
@@ -624,7 +625,7 @@ def replay(
     """Read FILES through the new reader schema and validate them against the new contract."""
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
-    from tscontract.evolution.replay import replay as run_replay
+    from tscontract.interop.replay import replay as run_replay
     from tscontract.shown import shown_message
 
     result = run_replay(
@@ -900,8 +901,8 @@ def corrections(
         )
     finally:
         opened.close()
-    from tscontract.engines.columns import json_value
     from tscontract.shown import shown_message
+    from tscontract.sql.columns import json_value
 
     entries = [{c: json_value(v) for c, v in zip(CORRECTION_COLUMNS, r, strict=True)} for r in rows]
     if fmt is OutputFormat.json:

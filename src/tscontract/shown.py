@@ -1,7 +1,7 @@
 """How a value or a message from the data or an engine is shown: cut to a stated length, made visible.
 
 Every report format shows the same bounded values: :func:`shown_value` cuts each string of a failing
-example when the report is built (``report/model.py``), so no renderer meets an unbounded value.
+example when the report is built (``plan/result.py``), so no renderer meets an unbounded value.
 Each renderer then escapes for its format; :func:`visible` is the part they share (control
 characters as escapes, so a value cannot move the cursor, recolour a terminal or break XML).
 """

@@ -22,7 +22,7 @@ from tscontract.contract.clauses import parse_invariant, resolve_columns
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.semantics import holds
 from tscontract.contract.types import parse_type
-from tscontract.report.model import ValidationReport
+from tscontract.plan.result import ValidationReport
 
 from .clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
 

@@ -8,9 +8,9 @@ import duckdb
 import pyarrow as pa
 
 from tscontract.contract.loader import load_contract
-from tscontract.engines.columns import ident, sql_type
 from tscontract.engines.postgres import copy_arrow
 from tscontract.engines.sources import fetch_arrow
+from tscontract.sql.columns import ident, sql_type
 
 
 def typed_table(contract: Path, csv: Path) -> pa.Table:

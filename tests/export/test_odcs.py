@@ -16,10 +16,10 @@ from ruamel.yaml import YAML
 from tests.conftest import EXAMPLES
 from tscontract import load_catalog, load_contract, parse_contract
 from tscontract.contract.serialize import contract_to_json
-from tscontract.engines.columns import sql_type
 from tscontract.export import export
 from tscontract.export.odcs import import_odcs
 from tscontract.plan.checks import build_plan
+from tscontract.sql.columns import sql_type
 
 OHLCV = EXAMPLES / "ohlcv_1m"
 SENSOR = EXAMPLES / "plant_sensor"

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tscontract.engines import validate
-from tscontract.report.html import render_html, series_data
-from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.engines.plot_data import series_data
+from tscontract.plan.result import CheckResult, ValidationReport
+from tscontract.report.html import render_html
 
 ROOT = Path(__file__).resolve().parents[2]
 SENSOR = ROOT / "examples" / "plant_sensor"

@@ -16,9 +16,9 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from tests.conftest import run_cli, write
+from tscontract.plan.result import CheckResult, ValidationReport
 from tscontract.report.github import render_github
 from tscontract.report.junit import render_junit
-from tscontract.report.model import CheckResult, ValidationReport
 from tscontract.shown import MESSAGE_CHARS, VALUE_CHARS, cut, engine_message, shown_message, visible
 
 BIG = 256 * 1024

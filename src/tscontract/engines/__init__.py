@@ -11,7 +11,7 @@ from tscontract.contract.loader import load_contract
 from tscontract.contract.model import Contract
 from tscontract.errors import InputError
 from tscontract.plan.checks import build_plan
-from tscontract.report.model import ValidationReport
+from tscontract.plan.result import ValidationReport
 
 ENGINES = ("duckdb", "spark", "postgres", "chdb")
 

@@ -14,9 +14,9 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from tscontract.contract.model import Contract
-from tscontract.engines.columns import ColumnSQL
 from tscontract.engines.sources import Source
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.sql.columns import ColumnSQL
 
 TYPED_VIEW = "__tsc_typed"  # the batch as the contract types it: the view every check reads
 Progress = Callable[[str], None]

@@ -26,15 +26,15 @@ import sqlglot
 import sqlglot.expressions as exp
 
 from tscontract.engines.chdb_sql import to_clickhouse
-from tscontract.engines.columns import ident, sql_string
 from tscontract.engines.duckdb import memory_limit
 from tscontract.engines.sandbox import SqlTimeout, contract_sql_timeout_s
 from tscontract.engines.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
-from tscontract.report.model import ValidationReport
+from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
+from tscontract.sql.columns import ident, sql_string
 
 # SQL's NULL semantics where ClickHouse's defaults differ: an outer join's missing side is NULL (not
 # the type's default), an aggregate over no row is NULL (not 0), a cast keeps NULL; instants in UTC;

@@ -31,15 +31,6 @@ from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.model import Contract
 from tscontract.contract.sql_checks import bound_to
 from tscontract.engines.base import TYPED_VIEW, Coverage, Progress
-from tscontract.engines.columns import (
-    ColumnSQL,
-    column_sql,
-    ident,
-    json_value,
-    sql_string,
-    sql_type,
-    with_conversion_reason,
-)
 from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.engines.sandbox import bounded, lock
@@ -48,8 +39,17 @@ from tscontract.engines.step import StepCheck, step_table
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
 from tscontract.plan.checks import Check, CheckPlan, build_plan
-from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.plan.result import CheckResult, ValidationReport
 from tscontract.shown import engine_message
+from tscontract.sql.columns import (
+    ColumnSQL,
+    column_sql,
+    ident,
+    json_value,
+    sql_string,
+    sql_type,
+    with_conversion_reason,
+)
 from tscontract.sql.semantics import lowered
 
 CALIBRATION_TABLE = "__tsc_calibrations"

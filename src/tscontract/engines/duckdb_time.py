@@ -30,11 +30,11 @@ from tscontract.contract.catalog import declared_calendars
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.base import Run
-from tscontract.engines.columns import ident, json_value, sql_string
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.shown import engine_message
+from tscontract.sql.columns import ident, json_value, sql_string
 
 POINTS = "__tsc_points"
 SESSIONS = "__tsc_sessions"  # one row per (calendar, kind, UTC day) a session touches

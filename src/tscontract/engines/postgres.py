@@ -29,15 +29,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import sqlglot.expressions as exp
 
-from tscontract.engines.columns import ident
 from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
 from tscontract.engines.sandbox import contract_sql_timeout_s
 from tscontract.engines.sources import SOURCE_VIEW, Source
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
-from tscontract.report.model import ValidationReport
+from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
+from tscontract.sql.columns import ident
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 _NUMERIC_OID = 1700

@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from tscontract.engines.columns import ident, sql_string
+from tscontract.sql.columns import ident, sql_string
 
 LITERAL_ROWS = 5000  # above this many rows, an Arrow relation instead of literals
 CATALOG_TABLE_SQL = "__tsc_catalog"  # the series catalog, one row per series (``__cat_<attribute>``)

@@ -47,7 +47,7 @@ from tscontract.engines.spark_sql import to_spark
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
-from tscontract.report.model import ValidationReport
+from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
 
 DEFAULT_MASTER = "local[*]"

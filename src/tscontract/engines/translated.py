@@ -19,7 +19,7 @@ import sqlglot.expressions as exp
 if TYPE_CHECKING:
     from tscontract.engines.sources import Source
     from tscontract.plan.checks import CheckPlan
-    from tscontract.report.model import ValidationReport
+    from tscontract.plan.result import ValidationReport
 
 
 class Rows:

@@ -42,13 +42,13 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
-from tscontract.engines.columns import ident, sql_string, sql_type
-from tscontract.engines.step import StepSql
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
 from tscontract.export._records import tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.sql.columns import ident, sql_string, sql_type
 from tscontract.sql.semantics import lowered
+from tscontract.sql.step import StepSql
 
 DBT_TESTS = ("builtin", "dbt_utils")
 MACROS_PATH = "macros/tscontract_tests.sql"

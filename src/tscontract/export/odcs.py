@@ -49,12 +49,12 @@ from pydantic import BaseModel
 from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
 from tscontract.contract.model import Contract, SqlCheck
 from tscontract.contract.types import DataType
-from tscontract.engines.columns import sql_string
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
 from tscontract.export.dbt import holds_sql
 from tscontract.interop.odcs.yaml_out import dump
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.sql.columns import sql_string
 
 API_VERSION = "v3.1.0"
 ENGINE = "tscontract"

@@ -323,8 +323,8 @@ def _bind(query: exp.Select, types: dict[str, DataType]) -> int:
     the number of rows it gives there."""
     import duckdb
 
-    from tscontract.engines.columns import sql_type
     from tscontract.engines.sandbox import lock
+    from tscontract.sql.columns import sql_type
 
     con = duckdb.connect()
     try:

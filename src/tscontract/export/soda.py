@@ -30,8 +30,6 @@ from typing import Any
 from tscontract.contract.model import SqlCheck
 from tscontract.contract.sql_checks import bound_to
 from tscontract.contract.types import DataType
-from tscontract.engines.columns import ident, sql_string
-from tscontract.engines.step import StepSql
 from tscontract.export import Artifact, ExportResult
 from tscontract.export._records import tolerance_reason
 from tscontract.export.dbt import (
@@ -48,6 +46,8 @@ from tscontract.export.dbt import (
     relation_name,
 )
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.sql.columns import ident, sql_string
+from tscontract.sql.step import StepSql
 
 _TYPE_NAMES = {"timestamptz": "timestamp with time zone"}  # as DuckDB's information_schema spells it
 _RAW_INPUT = "a check of the raw input: values are typed when the table is loaded, before Soda sees them"

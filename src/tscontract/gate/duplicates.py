@@ -16,10 +16,10 @@ from __future__ import annotations
 import duckdb
 
 from tscontract.contract.model import Contract
-from tscontract.engines.columns import sql_string
 from tscontract.engines.duckdb import ValidationRun
 from tscontract.engines.sources import SOURCE_VIEW
-from tscontract.report.model import ValidationReport
+from tscontract.plan.result import ValidationReport
+from tscontract.sql.columns import sql_string
 
 CHECK_ID = "duplicates"
 

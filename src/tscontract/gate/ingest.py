@@ -36,7 +36,6 @@ import pyarrow as pa
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines import checked_coverage
-from tscontract.engines.columns import REASON_PREFIX, ident, json_field, sql_string
 from tscontract.engines.duckdb import Coverage, ValidationRun, connect
 from tscontract.engines.relations import register
 from tscontract.engines.sources import MALFORMED, RECORD, Source, fetch_arrow
@@ -49,7 +48,8 @@ from tscontract.gate.revisions import REVISION_TABLE, check_revisions, rule_clau
 from tscontract.gate.staging import Conversion, Provenance, source_of, stage
 from tscontract.gate.store import Batch, PriorRun, Store, dumps
 from tscontract.plan.checks import Check, build_plan
-from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.plan.result import CheckResult, ValidationReport
+from tscontract.sql.columns import REASON_PREFIX, ident, json_field, sql_string
 
 Disposition = Literal["batch", "row", "report"]
 CONTROL_COLUMNS = ("revision_reason",)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from tscontract.engines.columns import sql_string
+from tscontract.sql.columns import sql_string
 
 CATALOG_ZONE = "catalog device_zone"
 _OFFSET = re.compile(r"^(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2})$")

@@ -50,7 +50,11 @@ from tscontract.contract.regex import check_backtracking
 from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
 from tscontract.contract.text_files import read_text
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
-from tscontract.engines.columns import (
+from tscontract.engines.csv_dialect import CsvDialect
+from tscontract.engines.relations import small_table
+from tscontract.errors import ContractError, InputError, display_path
+from tscontract.gate.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, offset_minutes, resolve_local, zone_name
+from tscontract.sql.columns import (
     EPOCH_PLAUSIBLE,
     REASON_PREFIX,
     ident,
@@ -58,10 +62,6 @@ from tscontract.engines.columns import (
     is_instant_type,
     sql_string,
 )
-from tscontract.engines.csv_dialect import CsvDialect
-from tscontract.engines.relations import small_table
-from tscontract.errors import ContractError, InputError, display_path
-from tscontract.gate.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, offset_minutes, resolve_local, zone_name
 
 Parse = Literal["epoch_s", "epoch_ms", "epoch_us", "epoch_ns", "rfc3339"]
 _EPOCH_US = {"epoch_s": "* 1000000", "epoch_ms": "* 1000", "epoch_us": "", "epoch_ns": "// 1000"}

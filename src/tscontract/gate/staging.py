@@ -25,13 +25,13 @@ import duckdb
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
-from tscontract.engines.columns import REASON_PREFIX, ident, sql_string
 from tscontract.engines.relations import small_table
 from tscontract.engines.sandbox import lock
 from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, file_kind, open_source, paths_of
 from tscontract.errors import InputError, display_path
 from tscontract.gate.mapping import FILES_TABLE, Mapping, apply_mapping, filter_sql
 from tscontract.shown import engine_message
+from tscontract.sql.columns import REASON_PREFIX, ident, sql_string
 
 RAW_TABLE = "__tsc_raw"
 INPUT_TABLE = "__tsc_input"

@@ -42,11 +42,11 @@ import pyarrow.csv as pacsv
 
 from tscontract.contract.model import Contract
 from tscontract.contract.types import DataType
-from tscontract.engines.columns import json_field, sql_string
 from tscontract.engines.relations import register
 from tscontract.engines.sources import fetch_arrow
 from tscontract.errors import InputError
 from tscontract.shown import MESSAGE_CHARS, cut, engine_message
+from tscontract.sql.columns import json_field, sql_string
 
 # how long opening a DuckDB store waits while another process (another ingest) has it open
 LOCK_TIMEOUT_S = 60.0
@@ -190,7 +190,7 @@ _PRIOR_SQL = (
 
 
 def _duck_type(dtype: DataType) -> str:
-    from tscontract.engines.columns import sql_type
+    from tscontract.sql.columns import sql_type
 
     return sql_type(dtype)
 
@@ -210,7 +210,7 @@ def _pg_type(dtype: DataType) -> str:
 
 
 def _pg_instant_text(value: str) -> str:
-    """PostgreSQL: an instant as :func:`tscontract.engines.columns.instant_json` writes it."""
+    """PostgreSQL: an instant as :func:`tscontract.sql.columns.instant_json` writes it."""
     fraction = f"(extract(microseconds FROM {value})::bigint % 1000000)"
     return (
         f"(to_char({value} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS') || CASE WHEN {fraction} = 0 THEN '' "

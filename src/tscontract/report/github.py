@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tscontract.plan.result import ValidationReport
 from tscontract.report.junit import failure_message
-from tscontract.report.model import ValidationReport
 from tscontract.report.text import example_text
 from tscontract.shown import visible
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from xml.etree import ElementTree as ET
 
-from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.plan.result import CheckResult, ValidationReport
 from tscontract.report.text import example_text
 from tscontract.shown import visible
 

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tscontract.plan.checks import SECTIONS
-from tscontract.report.model import CheckResult, ValidationReport
+from tscontract.plan.result import CheckResult, ValidationReport
 from tscontract.shown import visible
 
 _STYLE = {"passed": "green", "failed": "bold red", "error": "magenta"}

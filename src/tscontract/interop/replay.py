@@ -22,7 +22,7 @@ from tscontract.engines import validate
 from tscontract.errors import InputError, display_path
 from tscontract.export import export
 from tscontract.gate.store import arrow_type
-from tscontract.report.model import ValidationReport
+from tscontract.plan.result import ValidationReport
 
 
 @dataclass

@@ -39,11 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from tscontract.contract.units import UnitError, check_unit
-from tscontract.engines.columns import ident, is_instant_type, is_nanosecond_type
 from tscontract.engines.duckdb import connect
 from tscontract.engines.sandbox import lock
 from tscontract.engines.sources import SOURCE_VIEW, open_source
 from tscontract.errors import InputError
+from tscontract.sql.columns import ident, is_instant_type, is_nanosecond_type
 
 # a column-name suffix and the unit it names (pint's spelling)
 UNIT_SUFFIXES: dict[str, str] = {

@@ -14,7 +14,7 @@ from tests.conftest import run_cli
 from tests.engines.conftest import OHLCV, SENSOR
 from tscontract import load_catalog, load_contract
 from tscontract.errors import InputError
-from tscontract.export.infer import infer
+from tscontract.interop.infer import infer
 
 NOW = "2026-11-30T21:05:00Z"
 
