@@ -74,6 +74,7 @@ lint-code: install
 	$(BIN)/ruff check src tests examples tools $(wildcard bench)
 	$(BIN)/ruff format --check src tests
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 # isolated environments for the export proofs (cached outside the checkout)
 tool-venvs:

@@ -217,7 +217,7 @@ def parse_cadence(text: str) -> Cadence:
     base, *options = tree.children
     assert isinstance(base, Tree)
     if base.data == "fixed_cadence":
-        interval = _duration(base.children[0], text)  # type: ignore[arg-type]
+        interval = _duration(base.children[0], text)
         if interval.in_local_days:
             raise ClauseSyntaxError("a cadence is a fixed interval or '1 session', not local days")
         if interval.on_trading_calendar:
@@ -256,7 +256,7 @@ def parse_cadence(text: str) -> Cadence:
                 raise ClauseSyntaxError("a cadence tolerance must be below 100% of the interval", option.meta.start_pos)
             cadence = replace(cadence, tolerance_ratio=ratio)
         else:
-            cadence = replace(cadence, tolerance=_duration(option.children[0], text, zero=True))  # type: ignore[arg-type]
+            cadence = replace(cadence, tolerance=_duration(option.children[0], text, zero=True))
     if cadence.source in ("irregular", "session") and (cadence.tolerance_ratio or cadence.tolerance):
         which = "an irregular" if cadence.source == "irregular" else "a session"
         raise ClauseSyntaxError(f"{which} cadence has no tolerance")

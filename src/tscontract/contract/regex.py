@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from re import _constants as sre_constants  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
+from re import _constants as sre_constants
+from re import _parser as sre_parse
 from typing import Any
 
 from tscontract.contract.grammar import ClauseSyntaxError

@@ -70,7 +70,7 @@ def _timestamp(name: str) -> DataType:
     if parts[0] != "timestamp":  # timestamptz, timestamp(3)...: SQL's names, not the contract's
         raise ClauseSyntaxError(f"unknown timestamp type {name!r}; use timestamp_<s|ms|us|ns>_utc")
     if len(parts) == 3 and parts[1] in TIME_UNITS and parts[2] == "utc":
-        return DataType(text=name, kind="timestamp", time_unit=parts[1])  # type: ignore[arg-type]
+        return DataType(text=name, kind="timestamp", time_unit=parts[1])
     if (len(parts) == 2 and parts[1] in TIME_UNITS) or name == "timestamp":
         raise ClauseSyntaxError(
             f"type {name!r} is a naive timestamp; instants must be UTC: write "

@@ -197,7 +197,7 @@ class ValidationRun:
             source=check.source,
             severity=check.severity,
             status=status,
-            failed_rows=failed,  # type: ignore[arg-type]
+            failed_rows=failed,
             examples=examples or [],
             message=message,
         )

@@ -61,7 +61,7 @@ def _protocol_class(http: str = "auto") -> type:
             if http == "httptools":
                 raise
 
-    class JsonErrorProtocol(base):  # type: ignore[misc, valid-type]
+    class JsonErrorProtocol(base):
         def send_400_response(self, msg: str) -> None:
             body = json.dumps({"error_code": 400, "message": f"Bad request: {msg}"}).encode()
             head = (
