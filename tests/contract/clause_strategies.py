@@ -103,6 +103,7 @@ _TEXT_LITERALS = st.text(alphabet=st.sampled_from(list("abzAZ09 _-éß日")), mi
 PATTERNS = [
     *("[a-z]*", "a.*", ".*[0-9]", "[^ ]+", "", "a.b", ".+", "\\d+", "\\w+", "\\s.*", "\\S*", "\\D+"),
     *("(?i)[A-Z]+", "(?i)É.*", "(?s).*", "(?s)a.b", "(?m)a.*", "(?m)^a", "(?is).*z", "[\\d\\s]+"),
+    *("a\\b.*", ".*\\B.", "\\bé"),
 ]
 _PATTERNS = st.sampled_from(PATTERNS)
 

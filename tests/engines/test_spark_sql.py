@@ -16,7 +16,7 @@ from tscontract.engines.spark_sql import TIME_BUCKET_ORIGIN_US, spark_time_forma
             "SELECT TIMESTAMP_MICROS(TRY_CAST(x AS BIGINT)) FROM p",
         ),
         ("SELECT TRY_CAST(x AS HUGEINT) FROM p", "SELECT TRY_CAST(x AS DECIMAL(38, 0)) FROM p"),
-        ("SELECT regexp_full_match(x, '^\\d+$') FROM p", "SELECT x RLIKE '(?ud)^(?:^\\\\d+$)\\\\z' FROM p"),
+        ("SELECT regexp_full_match(x, '^\\d+$') FROM p", "SELECT x RLIKE '(?ud)^(?:^[0-9]+$)\\\\z' FROM p"),
         ("SELECT regexp_full_match(x, 'a|b') FROM p", "SELECT x RLIKE '(?ud)^(?:a|b)\\\\z' FROM p"),
         ("SELECT count(DISTINCT (s, t)) FROM p", "SELECT COUNT(DISTINCT s, t) FROM p"),
         ("SELECT hash(s, t, r) FROM p", "SELECT XXHASH64(s, t, r) FROM p"),

@@ -14,6 +14,7 @@ import re
 import sqlglot
 import sqlglot.expressions as exp
 
+from tscontract.contract.regex import python_pattern
 from tscontract.sql.semantics import ieee_division, lowered_division, one_to_one_case
 
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
@@ -49,10 +50,11 @@ def _replacement(node: exp.Expression) -> exp.Expression:
     if isinstance(node, exp.RegexpFullMatch):
         # RE2's full match as a Java search: anchored at both ends, \z (Java's $ also matches before a final
         # line break), the whole pattern grouped (^a|b$ is a or b), (?u) so (?i) folds case as RE2 does,
-        # (?d) so '\n' is the only line break ('.' takes '\r', U+0085 and U+2028, as in RE2)
+        # (?d) so '\n' is the only line break ('.' takes '\r', U+0085 and U+2028, as in RE2); the classes as
+        # RE2 reads them (Java 17's \b is Unicode where its \w is ASCII; its \s also takes \x0b)
         pattern = node.expression
         if isinstance(pattern, exp.Literal):
-            pattern = exp.Literal.string(f"(?ud)^(?:{pattern.this})\\z")
+            pattern = exp.Literal.string(f"(?ud)^(?:{python_pattern(pattern.this)})\\z")
         return exp.RegexpLike(this=node.this, expression=pattern)
     if isinstance(node, exp.DataType) and node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
         return exp.DataType.build("DECIMAL(38, 0)")
