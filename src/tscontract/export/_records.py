@@ -104,6 +104,10 @@ def json_record(contract: Contract, row: dict[str, str | None]) -> dict[str, Any
 
 # ---------------------------------------------------------------- shared reasons
 
+# what the dataset exports (dbt, Soda, GX) say of checks no table-level test states
+RAW_INPUT = "judged on the input as read (a malformed line), before there is a table"
+FROM_HISTORY = "history-derived bounds change with every profile; run tscontract validate --bounds"
+
 _BATCH_REASONS = {
     "unique_key": "uniqueness relates records to one another; a record schema describes one record at a time",
     "cadence": "the spacing of points per series is a property of the batch, not of one record",

@@ -44,7 +44,7 @@ from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
 from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import tolerance_reason
+from tscontract.export._records import FROM_HISTORY, RAW_INPUT, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.sql.columns import ident, sql_string, sql_type
 from tscontract.sql.semantics import lowered
@@ -432,6 +432,14 @@ class _DbtExport:
             result.skip(check, "needs the venue's exchange sessions (calendar, holidays, half days)")
         elif kind == "completeness":
             result.skip(check, "counts expected points per window, cadence and session; no dbt test expresses it")
+        elif kind == "well_formed":
+            result.skip(check, RAW_INPUT)
+        elif kind in ("plausibility", "scale_shift"):
+            result.skip(check, FROM_HISTORY)
+        elif kind == "row_count":
+            result.skip(check, "dbt has no built-in test of a table's row count")
+        elif kind == "sql_check":
+            result.skip(check, "dbt has no built-in test of a query's value against a threshold")
         else:
             result.skip(check, f"no dbt test expresses a {kind} check")
 

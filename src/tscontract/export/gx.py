@@ -45,6 +45,7 @@ import sqlglot.expressions as exp
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.regex import python_anchored
 from tscontract.export import Artifact, ExportResult
+from tscontract.export._records import RAW_INPUT
 from tscontract.plan.checks import Check, CheckPlan
 
 _RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?"
@@ -53,6 +54,7 @@ UTC_REGEX = rf"^(?!{_RFC3339}$)|([Zz]|[+-]00:00)$"
 _FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 WINDOW_REASONS = {
+    "well_formed": RAW_INPUT,
     "cadence": "needs a window over each series' sorted instants (the gap between points); "
     "GX expectations judge rows or whole columns, not consecutive points",
     "session": "needs the series' session calendar (an exchange's or declared weekly hours, with holidays)",

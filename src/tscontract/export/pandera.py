@@ -67,6 +67,8 @@ WINDOW_REASONS = {
     "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",
     "scale_shift": "compares the batch's typical magnitude with history; run tscontract validate --bounds",
     "well_formed": "judged on the input as read (a malformed line), before there is a frame",
+    "row_count": "the number of rows is the batch's; a pandera schema judges the frame it is given",
+    "sql_check": "a SQL query over the batch; a pandera schema runs Python checks over a frame",
 }
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
 _COMPARE = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}

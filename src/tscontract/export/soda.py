@@ -31,7 +31,7 @@ from tscontract.contract.model import SqlCheck
 from tscontract.contract.sql_checks import bound_to
 from tscontract.contract.types import DataType
 from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import tolerance_reason
+from tscontract.export._records import FROM_HISTORY, RAW_INPUT, tolerance_reason
 from tscontract.export.dbt import (
     cadence_failures_sql,
     cadence_skip_reason,
@@ -196,6 +196,10 @@ class _SodaExport:
             result.skip(check, "needs the venue's exchange sessions (calendar, holidays, half days)")
         elif kind == "completeness":
             result.skip(check, "counts expected points per window, cadence and session; no SodaCL check expresses it")
+        elif kind == "well_formed":
+            result.skip(check, RAW_INPUT)
+        elif kind in ("plausibility", "scale_shift"):
+            result.skip(check, FROM_HISTORY)
         else:
             result.skip(check, f"no SodaCL check expresses a {kind} check")
 

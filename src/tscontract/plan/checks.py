@@ -29,6 +29,7 @@ from tscontract.contract.clauses import RowClause
 from tscontract.contract.model import Contract
 from tscontract.contract.sql_checks import sql_check_query
 from tscontract.errors import InputError
+from tscontract.plan.kinds import CheckKind
 
 Scope = Literal["schema", "row", "window", "batch"]
 Severity = Literal["error", "warning"]
@@ -53,7 +54,7 @@ class Check:
     """One executable clause. ``clause`` is the contract's text exactly as written."""
 
     id: str
-    kind: str
+    kind: CheckKind
     section: str
     clause: str
     source: str
@@ -62,6 +63,9 @@ class Check:
     severity: Severity = "error"
     predicate: exp.Expression | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", CheckKind(self.kind))  # a kind CheckKind does not name raises
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,7 @@ def build_plan(
     add(
         Check(
             "schema.columns",
-            "required_columns",
+            CheckKind.REQUIRED_COLUMNS,
             "schema",
             f"fields: {', '.join(all_columns)}",
             "fields",
@@ -115,7 +119,7 @@ def build_plan(
     add(
         Check(
             "schema.strict",
-            "unknown_columns",
+            CheckKind.UNKNOWN_COLUMNS,
             "schema",
             "unknown columns fail (additionalProperties: false)",
             "fields",
@@ -125,14 +129,14 @@ def build_plan(
     )
     # how the input was read, not a contract clause: a CSV line with the wrong number of fields, a JSON
     # key given twice. Such a row is kept (its reason in ``__tsc_malformed``) and fails here.
-    add(Check("source.rows", "well_formed", "schema", "every input row is well formed", "input", "row"))
+    add(Check("source.rows", CheckKind.WELL_FORMED, "schema", "every input row is well formed", "input", "row"))
 
     for name, spec in contract.fields.items():
         source = f"fields.{name}" if not spec.implied else "provenance_required"
         add(
             Check(
                 f"field.{name}.type",
-                "type",
+                CheckKind.TYPE,
                 "fields",
                 spec.type.text,
                 f"{source}.type" if not spec.implied else source,
@@ -147,7 +151,7 @@ def build_plan(
                 add(
                     Check(
                         f"provenance.{name}",
-                        "not_null",
+                        CheckKind.NOT_NULL,
                         "provenance",
                         clause,
                         "provenance_required",
@@ -160,7 +164,7 @@ def build_plan(
                 add(
                     Check(
                         f"field.{name}.nullable",
-                        "not_null",
+                        CheckKind.NOT_NULL,
                         "fields",
                         why,
                         f"fields.{name}.nullable",
@@ -173,7 +177,7 @@ def build_plan(
             add(
                 Check(
                     f"field.{name}.value",
-                    "fixed_value",
+                    CheckKind.FIXED_VALUE,
                     "fields",
                     f"value: {str(spec.value).lower() if isinstance(spec.value, bool) else spec.value}",
                     f"fields.{name}.value",
@@ -184,13 +188,14 @@ def build_plan(
             )
         if name in contract.constraints:
             path = f"fields.{name}.constraint"
-            add(_row_clause(f"field.{name}.constraint", "constraint", "fields", path, contract.constraints[name]))
+            written = contract.constraints[name]
+            add(_row_clause(f"field.{name}.constraint", CheckKind.CONSTRAINT, "fields", path, written))
         unique = spec.unique_rule
         if unique is not None:
             add(
                 Check(
                     f"field.{name}.unique",
-                    "unique",
+                    CheckKind.UNIQUE,
                     "fields",
                     "unique: true" + (f", max_failing: {unique.max_failing.text}" if unique.max_failing else ""),
                     f"fields.{name}.unique",
@@ -206,12 +211,12 @@ def build_plan(
     time_type = contract.fields[time.column].type
     tz_clause = time.timezone.text if time.timezone else f"type: {time_type.text}"
     timestamp_columns = tuple(n for n, s in contract.fields.items() if s.type.kind == "timestamp")
-    add(Check("time.timezone", "utc_instant", "time", tz_clause, "time.timezone", "row", timestamp_columns))
+    add(Check("time.timezone", CheckKind.UTC_INSTANT, "time", tz_clause, "time.timezone", "row", timestamp_columns))
     unit = time.precision or time_type.time_unit
     add(
         Check(
             "time.precision",
-            "time_precision",
+            CheckKind.TIME_PRECISION,
             "time",
             f"precision: {unit}",
             "time.precision",
@@ -225,7 +230,7 @@ def build_plan(
     add(
         Check(
             "key.unique",
-            "unique_key",
+            CheckKind.UNIQUE_KEY,
             "key",
             f"key: [{', '.join(contract.key)}]" + (f"; {duplicates.as_text()}" if duplicates else ""),
             "key",
@@ -237,7 +242,7 @@ def build_plan(
     )
 
     for i, clause in enumerate(contract.invariants):
-        add(_row_clause(f"invariants[{i}]", "invariant", "invariants", f"invariants[{i}]", clause))
+        add(_row_clause(f"invariants[{i}]", CheckKind.INVARIANT, "invariants", f"invariants[{i}]", clause))
 
     series = contract.series_column
     if contract.series is not None and contract.series.pattern is not None and series is not None:
@@ -245,7 +250,7 @@ def build_plan(
         add(
             Check(
                 "series.pattern",
-                "series_pattern",
+                CheckKind.SERIES_PATTERN,
                 "key",
                 f"pattern: {pattern}",
                 "series.pattern",
@@ -263,7 +268,7 @@ def build_plan(
         add(
             Check(
                 "catalog.series",
-                "catalog_series",
+                CheckKind.CATALOG_SERIES,
                 "catalog",
                 f"every {series} is in the series catalog",
                 "catalog",
@@ -279,7 +284,7 @@ def build_plan(
         add(
             Check(
                 "catalog.calibration",
-                "calibration_in_force",
+                CheckKind.CALIBRATION_IN_FORCE,
                 "catalog",
                 note,
                 "fields.calibration_id",
@@ -294,7 +299,7 @@ def build_plan(
         add(
             Check(
                 "time.cadence",
-                "cadence",
+                CheckKind.CADENCE,
                 "time",
                 cadence.text,
                 "time.cadence",
@@ -307,7 +312,7 @@ def build_plan(
             add(
                 Check(
                     "time.session",
-                    "session",
+                    CheckKind.SESSION,
                     "time",
                     cadence.text,
                     "time.cadence",
@@ -320,7 +325,7 @@ def build_plan(
         add(
             Check(
                 "completeness",
-                "completeness",
+                CheckKind.COMPLETENESS,
                 "completeness",
                 _section_text(contract.completeness),
                 "completeness",
@@ -333,7 +338,7 @@ def build_plan(
         add(
             Check(
                 "freshness",
-                "freshness",
+                CheckKind.FRESHNESS,
                 "freshness",
                 f"max_age: {contract.freshness.max_age.text}",
                 "freshness",
@@ -345,12 +350,12 @@ def build_plan(
     if contract.row_count is not None:
         rows = contract.row_count
         text = rows.as_text()
-        add(Check("batch.row_count", "row_count", "batch", text, "row_count", "batch", severity=rows.severity))
+        add(Check("batch.row_count", CheckKind.ROW_COUNT, "batch", text, "row_count", "batch", severity=rows.severity))
     for i, sql_check in enumerate(contract.sql_checks):
         add(
             Check(
                 f"sql_checks.{sql_check.name}",
-                "sql_check",
+                CheckKind.SQL_CHECK,
                 "sql_checks",
                 f"{sql_check.sql.strip()} ({sql_check.expectation()})",
                 f"sql_checks[{i}]",
@@ -375,7 +380,7 @@ def build_plan(
             add(
                 Check(
                     f"plausibility.{field_name}",
-                    "plausibility",
+                    CheckKind.PLAUSIBILITY,
                     "plausibility",
                     f"{field_name} within history-derived plausibility bounds",
                     "bounds",
@@ -388,7 +393,7 @@ def build_plan(
             add(
                 Check(
                     f"plausibility.{field_name}.scale",
-                    "scale_shift",
+                    CheckKind.SCALE_SHIFT,
                     "plausibility",
                     f"{field_name} typical magnitude within {bounds.scale_factor}x of history",
                     "bounds",
@@ -400,7 +405,7 @@ def build_plan(
     return CheckPlan(contract=contract, catalog=catalog, checks=tuple(checks), bounds=bounds)
 
 
-def _row_clause(check_id: str, kind: str, section: str, source: str, clause: RowClause) -> Check:
+def _row_clause(check_id: str, kind: CheckKind, section: str, source: str, clause: RowClause) -> Check:
     """A check for a written row clause (invariant or field constraint), its predicate as parsed."""
     return Check(
         check_id,
@@ -431,7 +436,7 @@ def _step_check(contract: Contract, name: str) -> Check:
     series = tuple(k for k in contract.key if k not in (time, contract.revision_column))
     return Check(
         f"field.{name}.step",
-        "step",
+        CheckKind.STEP,
         "fields",
         step.as_text(),
         f"fields.{name}.step",
