@@ -81,6 +81,21 @@ CEL_REFUSALS = (
 )
 
 
+def generated_cases(count: int, min_size: int = 1, max_size: int = 4) -> list[tuple[list[str], list[dict]]]:
+    """``count`` generated (clauses, rows) cases, the same every run, for tools run once over many cases."""
+    cases: list[tuple[list[str], list[dict]]] = []
+
+    @settings(CASES, max_examples=count, database=None)
+    @given(st.lists(clauses(), min_size=min_size, max_size=max_size), rows())
+    def gather(texts: list[str], batch: list[dict]) -> None:
+        kept = list(dict.fromkeys(runnable(texts)))
+        if kept:
+            cases.append((kept, batch))
+
+    gather()
+    return cases
+
+
 def predicate(text: str):
     return resolve_columns(parse_invariant(text), TYPES).predicate
 
@@ -310,16 +325,7 @@ _DBT_RUNNER = _RUNNER.replace(
 
 def test_dbt_build_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
     """Generated clauses and rows through ``dbt build``: each clause's test fails exactly the reference's rows."""
-    cases: list[tuple[list[str], list[dict]]] = []
-
-    @settings(CASES, max_examples=DBT_CASES, database=None)
-    @given(st.lists(clauses(), min_size=4, max_size=8), rows())
-    def collect(texts: list[str], batch: list[dict]) -> None:
-        texts = list(dict.fromkeys(runnable(texts)))
-        if texts:
-            cases.append((texts, batch))
-
-    collect()
+    cases = generated_cases(DBT_CASES, min_size=4, max_size=8)
     assert cases
     jobs, results = [], {}
     for n, (texts, batch) in enumerate(cases):
@@ -392,16 +398,7 @@ def main(jobs):
 
 def test_pandera_polars_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
     """Generated clauses and rows through ``polars_schema.validate`` in pandera's polars backend."""
-    cases: list[tuple[list[str], list[dict]]] = []
-
-    @settings(CASES, max_examples=POLARS_CASES, database=None)
-    @given(st.lists(clauses(), min_size=2, max_size=6), rows())
-    def collect(texts: list[str], batch: list[dict]) -> None:
-        texts = list(dict.fromkeys(runnable(texts)))
-        if texts:
-            cases.append((texts, batch))
-
-    collect()
+    cases = generated_cases(POLARS_CASES, min_size=2, max_size=6)
     jobs = []
     for n, (texts, batch) in enumerate(cases):
         (module,) = export("pandera", parse_contract(contract_text(texts))).write(tmp_path / f"case{n}")

@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from tests.contract.clause_strategies import COLUMNS, EXACT, _literal, contract_text, reference_row, rows
 from tests.contract.test_semantics_differential import expected_failures
 from tests.export._tools import run_in_venv
-from tests.export.test_semantics_exports import CASES, DEEP
-from tests.export.test_semantics_soda import generated_cases
+from tests.export.test_semantics_exports import CASES, DEEP, generated_cases
 from tscontract import parse_contract
 from tscontract.export import gx as gx_export
 from tscontract.plan.checks import build_plan
@@ -131,10 +130,12 @@ def simple_cases(count: int) -> list[tuple[list[str], list[dict]]]:
 
 @pytest.mark.parametrize("source", ["generated", "simple"])
 def test_gx_fails_the_rows_the_reference_fails(source: str) -> None:
-    count = 200 if DEEP else 40
+    count = 200 if DEEP else 80
     cases = generated_cases(count) if source == "generated" else simple_cases(count)
     compared = assert_gx_agrees(cases)
-    assert compared >= len(cases) // 8, compared  # not vacuous: GX states some of the clauses (no arithmetic)
+    # not vacuous: GX states some of the clauses; of the generated ones few (no arithmetic, no floats,
+    # about one case in twelve), of the simple ones most
+    assert compared >= len(cases) // (16 if source == "generated" else 8), compared
 
 
 def test_gx_counter_examples() -> None:

@@ -14,33 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
-from hypothesis import given
-from hypothesis import strategies as st
 
-from tests.contract.clause_strategies import clauses, contract_text, rows, table
-from tests.contract.test_semantics_differential import expected_failures, runnable
-from tests.export.test_semantics_exports import CASES, DEEP
+from tests.contract.clause_strategies import contract_text, table
+from tests.contract.test_semantics_differential import expected_failures
+from tests.export.test_semantics_exports import DEEP, generated_cases
 from tests.export.test_soda import check_ids, run_soda
 from tscontract import parse_contract
 from tscontract.export import export
 from tscontract.plan.checks import build_plan
 
 NOW = datetime(2026, 3, 30, tzinfo=UTC)
-
-
-def generated_cases(count: int) -> list[tuple[list[str], list[dict]]]:
-    """``count`` generated (clauses, rows) cases, the same every run."""
-    cases: list[tuple[list[str], list[dict]]] = []
-
-    @CASES.__class__(CASES, max_examples=count, database=None)
-    @given(st.lists(clauses(), min_size=1, max_size=4), rows())
-    def gather(texts: list[str], batch: list[dict]) -> None:
-        kept = list(dict.fromkeys(runnable(texts)))
-        if kept:
-            cases.append((kept, batch))
-
-    gather()
-    return cases
 
 
 def soda_outcomes(cases: list[tuple[list[str], list[dict]]], tmp: Path) -> list[dict[str, str]]:
