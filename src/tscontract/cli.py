@@ -245,7 +245,7 @@ def validate(
 
     loaded_mapping = None
     if mapping is not None:
-        from tscontract.gate.mapping import load_mapping  # pydantic models and sqlglot dialects: 0.1 s
+        from tscontract.engines.inputs.mapping import load_mapping  # pydantic models and sqlglot dialects: 0.1 s
 
         loaded_mapping = load_mapping(mapping)
     conf = None
@@ -353,8 +353,8 @@ def profile(
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
     from tscontract.engines.duckdb import profile as run_profile
+    from tscontract.engines.inputs.mapping import load_mapping
     from tscontract.errors import InputError, display_path
-    from tscontract.gate.mapping import load_mapping
     from tscontract.plan.bounds import save_bounds
 
     _output_file(out, "--out")
@@ -836,9 +836,9 @@ def ingest(
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
     from tscontract.engines import checked_coverage
+    from tscontract.engines.inputs.mapping import load_mapping
     from tscontract.gate.ingest import ingest as run_ingest
     from tscontract.gate.ingest import run_summary
-    from tscontract.gate.mapping import load_mapping
     from tscontract.gate.store import open_store
     from tscontract.report.text import render_summary, render_validation
 

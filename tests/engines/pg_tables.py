@@ -8,8 +8,8 @@ import duckdb
 import pyarrow as pa
 
 from tscontract.contract.loader import load_contract
+from tscontract.engines.inputs.sources import fetch_arrow
 from tscontract.engines.postgres import copy_arrow
-from tscontract.engines.sources import fetch_arrow
 from tscontract.sql.columns import ident, sql_type
 
 

@@ -13,7 +13,7 @@ import pytest
 from tests.engines.conftest import NOW, OHLCV, SENSOR
 from tscontract import InputError, validate
 from tscontract.cli import main
-from tscontract.engines.csv_source import BUFFER_LINE_BYTES
+from tscontract.engines.inputs.csv_source import BUFFER_LINE_BYTES
 
 CONTRACT = OHLCV / "contract.yaml"
 CATALOG = OHLCV / "catalog.yaml"
@@ -130,7 +130,7 @@ def test_fields_over_16_mib_are_data(tmp_path, capsys):
 def test_a_wide_field_keeps_every_character(tmp_path):
     import duckdb
 
-    from tscontract.engines.sources import open_source
+    from tscontract.engines.inputs.sources import open_source
 
     lines = GOOD.read_text().splitlines()
     row = lines[1].split(",")

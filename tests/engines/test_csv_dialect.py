@@ -19,9 +19,9 @@ from tests.engines.csv_fixtures import (
     with_field,
 )
 from tscontract import InputError, validate
-from tscontract.engines.csv_dialect import CsvDialect
 from tscontract.engines.duckdb import connect
-from tscontract.engines.sources import open_source
+from tscontract.engines.inputs.csv_dialect import CsvDialect
+from tscontract.engines.inputs.sources import open_source
 
 CONTRACT = OHLCV / "contract.yaml"
 CATALOG = OHLCV / "catalog.yaml"

@@ -34,10 +34,10 @@ import pytest
 from tests.conftest import run_cli
 from tscontract import parse_contract
 from tscontract.contract.lint import lint
+from tscontract.engines.inputs.mapping import load_mapping
 from tscontract.errors import InputError
 from tscontract.export.odcs_import import Imported, import_document, import_tree, load_document, object_names
 from tscontract.export.odcs_types import Choices
-from tscontract.gate.mapping import load_mapping
 
 CORPUS = Path(__file__).parent / "odcs_corpus"
 DOCUMENTS = sorted(CORPUS.glob("*.odcs.yaml"))

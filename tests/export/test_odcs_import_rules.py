@@ -12,10 +12,10 @@ from ruamel.yaml import YAML
 
 from tscontract import parse_contract
 from tscontract.engines import validate
+from tscontract.engines.inputs.mapping import load_mapping
 from tscontract.export import odcs_rules
 from tscontract.export.odcs_import import Imported, import_document
 from tscontract.export.odcs_types import Choices
-from tscontract.gate.mapping import load_mapping
 
 TRADES = """\
 apiVersion: v3.1.0

@@ -11,8 +11,8 @@ from tests.conftest import EXAMPLES, write
 from tests.engines.conftest import OHLCV, SENSOR
 from tests.gate.conftest import open_spec
 from tscontract import ContractError, InputError, load_catalog, load_contract
+from tscontract.engines.inputs.mapping import load_mapping
 from tscontract.gate.ingest import ingest
-from tscontract.gate.mapping import load_mapping
 
 MAPPINGS = EXAMPLES / "mappings"
 
@@ -151,7 +151,7 @@ def reasons(report, check_id):
 def converted(tmp_path, text, mapping, column, *, name="raw.csv", catalog=NAB / "catalog.yaml"):
     """The converted text of ``column`` per row, as the engine reads it (staging, as ingest does)."""
     from tscontract.engines.duckdb import connect
-    from tscontract.gate.staging import stage_source
+    from tscontract.engines.inputs.staging import stage_source
 
     con = connect()
     try:

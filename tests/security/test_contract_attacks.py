@@ -15,8 +15,8 @@ from tests.security.test_contract_sql import CONTRACT, SQL_LINE
 from tscontract.contract.catalog import load_catalog
 from tscontract.contract.loader import parse_contract
 from tscontract.engines import validate
+from tscontract.engines.inputs.mapping import load_mapping
 from tscontract.errors import SourceError, TscontractError
-from tscontract.gate.mapping import load_mapping
 from tscontract.plan.bounds import load_bounds
 
 BILLION_LAUGHS = """\

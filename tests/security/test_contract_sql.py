@@ -9,8 +9,8 @@ import pytest
 
 from tests.conftest import run_cli, write
 from tscontract.contract.loader import parse_contract
+from tscontract.engines.inputs.mapping import load_mapping
 from tscontract.errors import ContractError
-from tscontract.gate.mapping import load_mapping
 
 SECRET = "TOP-SECRET-4711"
 CONTRACT = """\

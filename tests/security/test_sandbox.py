@@ -15,8 +15,8 @@ from tests.conftest import write
 from tests.security.test_contract_sql import CONTRACT, SECRET
 from tscontract.contract.loader import parse_contract
 from tscontract.engines.duckdb import DuckDBEngine, connect
+from tscontract.engines.inputs.sources import open_source
 from tscontract.engines.sandbox import is_locked, lock
-from tscontract.engines.sources import open_source
 from tscontract.plan.checks import build_plan
 
 DATA = "sensor,ts,value\na,2026-01-01T00:00:00Z,1\nb,2026-01-01T00:00:01Z,2\n"

@@ -61,7 +61,7 @@ def validate(
     ``coverage=(start, end)`` is the period the batch covers at least (``--from/--to``): cadence
     and completeness expect points over all of it, not only between each series' first and
     last point (by default: every session or completeness window the batch touches, whole).
-    ``mapping`` (a mapping file or :class:`tscontract.gate.mapping.Mapping`): ``data`` is raw
+    ``mapping`` (a mapping file or :class:`tscontract.engines.inputs.mapping.Mapping`): ``data`` is raw
     (a vendor's file), converted exactly as ``ingest --mapping`` converts it; DuckDB engine only.
     ``all_series``: every series of the catalog is expected (a store, not a batch of some series):
     one with no point fails freshness as never arrived.
@@ -80,7 +80,7 @@ def validate(
     plan = build_plan(contract, catalog, bounds, all_series=all_series)
     if mapping is not None:
         from tscontract.engines.duckdb import validate_mapped
-        from tscontract.gate.mapping import Mapping, load_mapping
+        from tscontract.engines.inputs.mapping import Mapping, load_mapping
 
         if engine != "duckdb":
             raise InputError("a mapping converts raw files in DuckDB: validate them with --engine duckdb")

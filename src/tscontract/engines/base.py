@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from tscontract.contract.model import Contract
-from tscontract.engines.sources import Source
+from tscontract.engines.inputs.sources import Source
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.sql.columns import ColumnSQL
 

@@ -32,9 +32,9 @@ from tscontract.contract.model import Contract
 from tscontract.contract.sql_checks import bound_to
 from tscontract.engines.base import TYPED_VIEW, Coverage, Progress
 from tscontract.engines.duckdb_time import TimeChecks
+from tscontract.engines.inputs.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.engines.sandbox import bounded, lock
-from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, open_source, reading_errors
 from tscontract.engines.step import StepCheck, step_table
 from tscontract.errors import InputError
 from tscontract.plan.bounds import DEFAULT_MARGIN, DEFAULT_SCALE_FACTOR, Bounds, SeriesProfile
@@ -172,7 +172,7 @@ class ValidationRun:
             )
             for name, spec in self.contract.fields.items()
         }
-        # a batch converted by a mapping (gate/staging.py) says why a value did not convert
+        # a batch converted by a mapping (engines/inputs/staging.py) says why a value did not convert
         for name in getattr(self.source, "conversion_reasons", ()):
             self.columns[name] = with_conversion_reason(self.columns[name])
         self.series = self.contract.series_column
@@ -299,7 +299,7 @@ class ValidationRun:
             selects.append(f"{col.type_reason or 'NULL'} AS {ident('__why_' + name)}")
             selects.append(f"{col.utc_fail or 'FALSE'} AS {ident('__utc_' + name)}")
             selects.append(f"{col.precision_fail or 'FALSE'} AS {ident('__prec_' + name)}")
-        if self.source.malformed:  # why a row is malformed, and its text (engines/sources.py)
+        if self.source.malformed:  # why a row is malformed, and its text (engines/inputs/sources.py)
             selects += [f"s.{MALFORMED} AS {MALFORMED}", f"s.{RECORD} AS {RECORD}"]
         joins = ""
         if self.series and self.columns[self.series].present:
@@ -806,7 +806,7 @@ def validate_mapped(
     coverage: Coverage | None = None,
 ) -> ValidationReport:
     """Raw ``data`` converted by ``mapping`` exactly as the ingest gate converts it, then validated."""
-    from tscontract.gate.staging import stage_source
+    from tscontract.engines.inputs.staging import stage_source
 
     con = connect()
     try:
@@ -861,7 +861,7 @@ def profile(
 ) -> Bounds:
     """Per series robust quantiles and typical magnitude of each measurement field of ``data``.
 
-    ``mapping`` (a :class:`tscontract.gate.mapping.Mapping`): ``data`` is raw, converted as ingest does.
+    ``mapping`` (a :class:`tscontract.engines.inputs.mapping.Mapping`): ``data`` is raw, converted as ingest does.
     """
     series = contract.series_column
     if series is None:
@@ -873,7 +873,7 @@ def profile(
     con = connect()
     try:
         if mapping is not None:
-            from tscontract.gate.staging import stage_source
+            from tscontract.engines.inputs.staging import stage_source
 
             data, _ = stage_source(con, data, contract, catalog, mapping)
         run = ValidationRun(build_plan(contract, catalog), data, None, 0, None, con=con)

@@ -17,7 +17,7 @@ from tscontract.contract.loader import load_contract
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.duckdb import ValidationRun, connect, measurement_fields
 from tscontract.engines.duckdb_time import TimeChecks
-from tscontract.engines.sources import open_source
+from tscontract.engines.inputs.sources import open_source
 from tscontract.plan.bounds import load_bounds
 from tscontract.plan.checks import build_plan
 from tscontract.plan.result import ValidationReport
@@ -66,7 +66,7 @@ def series_data(
     con = connect()
     try:
         if mapping is not None:
-            from tscontract.gate.staging import stage_source
+            from tscontract.engines.inputs.staging import stage_source
 
             src, _ = stage_source(con, data_path, contract, catalog, mapping)
         else:

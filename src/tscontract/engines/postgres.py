@@ -29,9 +29,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import sqlglot.expressions as exp
 
+from tscontract.engines.inputs.sources import SOURCE_VIEW, Source
 from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
 from tscontract.engines.sandbox import contract_sql_timeout_s
-from tscontract.engines.sources import SOURCE_VIEW, Source
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan

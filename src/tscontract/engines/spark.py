@@ -31,10 +31,9 @@ from typing import Any
 
 import sqlglot.expressions as exp
 
-from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
-from tscontract.engines.csv_source import LINES_TABLE, CsvLayout
-from tscontract.engines.sandbox import stopped_after_timeout
-from tscontract.engines.sources import (
+from tscontract.engines.inputs.csv_dialect import DEFAULT_DIALECT, CsvDialect
+from tscontract.engines.inputs.csv_source import LINES_TABLE, CsvLayout
+from tscontract.engines.inputs.sources import (
     SOURCE_VIEW,
     Source,
     duplicated_keys,
@@ -43,6 +42,7 @@ from tscontract.engines.sources import (
     number_pattern,
     paths_of,
 )
+from tscontract.engines.sandbox import stopped_after_timeout
 from tscontract.engines.spark_sql import to_spark
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
@@ -322,7 +322,7 @@ _LINE_TEXT = "CASE WHEN __row = 1 AND startswith(__t, '\ufeff') THEN substring(_
 
 
 def _read_csv(con: SparkConnection, paths: list[Path], shown: list[str], dialect: CsvDialect) -> Source:
-    """CSV as the embedded engine reads it: the files' lines, then the same statements (engines/csv_source.py)."""
+    """CSV as the embedded engine reads it: the files' lines, then the same statements (inputs/csv_source.py)."""
     spark = con.spark
     layout = CsvLayout(dialect, paths, con, spark=True)
     frames = []

@@ -17,7 +17,7 @@ import sqlglot
 import sqlglot.expressions as exp
 
 if TYPE_CHECKING:
-    from tscontract.engines.sources import Source
+    from tscontract.engines.inputs.sources import Source
     from tscontract.plan.checks import CheckPlan
     from tscontract.plan.result import ValidationReport
 

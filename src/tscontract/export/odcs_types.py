@@ -155,8 +155,8 @@ def make_choices(
     allow_loss: bool = False,
 ) -> Choices:
     """:class:`Choices` from the command line's texts, or a one-line :class:`InputError`."""
+    from tscontract.contract.zones import zone_name
     from tscontract.errors import InputError
-    from tscontract.gate.local_time import zone_name
 
     if timezone is not None:
         try:

@@ -17,7 +17,7 @@ import duckdb
 
 from tscontract.contract.model import Contract
 from tscontract.engines.duckdb import ValidationRun
-from tscontract.engines.sources import SOURCE_VIEW
+from tscontract.engines.inputs.sources import SOURCE_VIEW
 from tscontract.plan.result import ValidationReport
 from tscontract.sql.columns import sql_string
 

@@ -37,15 +37,15 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines import checked_coverage
 from tscontract.engines.duckdb import Coverage, ValidationRun, connect
+from tscontract.engines.inputs.mapping import Mapping
+from tscontract.engines.inputs.sources import MALFORMED, RECORD, Source, fetch_arrow
+from tscontract.engines.inputs.staging import Conversion, Provenance, source_of, stage
 from tscontract.engines.relations import register
-from tscontract.engines.sources import MALFORMED, RECORD, Source, fetch_arrow
 from tscontract.errors import InputError, display_path
 from tscontract.gate.duplicates import CHECK_ID as DUPLICATES
 from tscontract.gate.duplicates import clause as duplicates_clause
 from tscontract.gate.duplicates import mark_superseded
-from tscontract.gate.mapping import Mapping
 from tscontract.gate.revisions import REVISION_TABLE, check_revisions, rule_clauses
-from tscontract.gate.staging import Conversion, Provenance, source_of, stage
 from tscontract.gate.store import Batch, PriorRun, Store, dumps
 from tscontract.plan.checks import Check, build_plan
 from tscontract.plan.result import CheckResult, ValidationReport
@@ -291,7 +291,7 @@ class _Gate:
             for r in con.execute("DESCRIBE __tsc_raw").fetchall()
             if r[0] != "__row" and not str(r[0]).startswith("__jt_")
         ]
-        # a malformed input row (engines/sources.py) has no values: its record is its text as written
+        # a malformed input row (engines/inputs/sources.py) has no values: its record is its text as written
         # ({"_text": ...}), and its reason stands for the clause of source.rows
         malformed = MALFORMED in raw_columns
         raw_columns = [c for c in raw_columns if c not in (MALFORMED, RECORD)]

@@ -26,8 +26,8 @@ from tscontract.contract.model import Contract
 from tscontract.contract.weekly import WeeklyCalendar
 from tscontract.engines import calendars
 from tscontract.engines.duckdb_time import calendar_sql
+from tscontract.engines.inputs.sources import fetch_arrow
 from tscontract.engines.relations import register, small_table
-from tscontract.engines.sources import fetch_arrow
 from tscontract.gate.store import Store
 from tscontract.sql.columns import ident, sql_string
 

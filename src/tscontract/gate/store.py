@@ -42,8 +42,8 @@ import pyarrow.csv as pacsv
 
 from tscontract.contract.model import Contract
 from tscontract.contract.types import DataType
+from tscontract.engines.inputs.sources import fetch_arrow
 from tscontract.engines.relations import register
-from tscontract.engines.sources import fetch_arrow
 from tscontract.errors import InputError
 from tscontract.shown import MESSAGE_CHARS, cut, engine_message
 from tscontract.sql.columns import json_field, sql_string

@@ -40,8 +40,8 @@ from typing import Any
 
 from tscontract.contract.units import UnitError, check_unit
 from tscontract.engines.duckdb import connect
+from tscontract.engines.inputs.sources import SOURCE_VIEW, open_source
 from tscontract.engines.sandbox import lock
-from tscontract.engines.sources import SOURCE_VIEW, open_source
 from tscontract.errors import InputError
 from tscontract.sql.columns import ident, is_instant_type, is_nanosecond_type
 

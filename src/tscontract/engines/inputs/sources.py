@@ -9,7 +9,7 @@ physical types, which the engine checks against the contract.
 
 CSV is read with an explicit dialect (:class:`CsvDialect`, RFC 4180 unless told
 otherwise), never sniffed: the files' lines are read as they are and split by
-engines/csv_source.py. A malformed row -- the wrong number of fields, a quote never
+engines/inputs/csv_source.py. A malformed row -- the wrong number of fields, a quote never
 closed; in JSON lines, a key given twice -- stays a row: ``__tsc_malformed`` says why
 (NULL where the row is well formed), ``__tsc_record`` holds its text, and it fails
 the check ``source.rows``.
@@ -28,8 +28,8 @@ from typing import Any
 
 import duckdb
 
-from tscontract.engines.csv_dialect import DEFAULT_DIALECT, CsvDialect
-from tscontract.engines.csv_source import BUFFER_LINE_BYTES, MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
+from tscontract.engines.inputs.csv_dialect import DEFAULT_DIALECT, CsvDialect
+from tscontract.engines.inputs.csv_source import BUFFER_LINE_BYTES, MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
 from tscontract.engines.relations import register
 from tscontract.errors import InputError, display_path
 from tscontract.shown import engine_message

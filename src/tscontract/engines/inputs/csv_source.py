@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tscontract.engines.csv_dialect import CsvDialect, CsvGrammar
+from tscontract.engines.inputs.csv_dialect import CsvDialect, CsvGrammar
 from tscontract.errors import InputError, display_path
 from tscontract.shown import cut
 

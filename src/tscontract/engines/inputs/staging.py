@@ -25,11 +25,11 @@ import duckdb
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
+from tscontract.engines.inputs.mapping import FILES_TABLE, Mapping, apply_mapping, filter_sql
+from tscontract.engines.inputs.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, file_kind, open_source, paths_of
 from tscontract.engines.relations import small_table
 from tscontract.engines.sandbox import lock
-from tscontract.engines.sources import MALFORMED, RECORD, SOURCE_VIEW, Source, file_kind, open_source, paths_of
 from tscontract.errors import InputError, display_path
-from tscontract.gate.mapping import FILES_TABLE, Mapping, apply_mapping, filter_sql
 from tscontract.shown import engine_message
 from tscontract.sql.columns import REASON_PREFIX, ident, sql_string
 

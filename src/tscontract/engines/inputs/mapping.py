@@ -50,10 +50,11 @@ from tscontract.contract.regex import check_backtracking
 from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
 from tscontract.contract.text_files import read_text
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
-from tscontract.engines.csv_dialect import CsvDialect
+from tscontract.contract.zones import offset_minutes, zone_name
+from tscontract.engines.inputs.csv_dialect import CsvDialect
+from tscontract.engines.inputs.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, resolve_local
 from tscontract.engines.relations import small_table
 from tscontract.errors import ContractError, InputError, display_path
-from tscontract.gate.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, offset_minutes, resolve_local, zone_name
 from tscontract.sql.columns import (
     EPOCH_PLAUSIBLE,
     REASON_PREFIX,
@@ -619,7 +620,7 @@ def apply_mapping(
 
     Returns the fields with a reason column ``__mr_<field>`` (NULL where the value converted).
     With file-name columns, ``__tsc_files`` (``__first``, ``__last`` row and a column per
-    such field) must be on ``con`` (:func:`tscontract.gate.staging.stage` makes it).
+    such field) must be on ``con`` (:func:`tscontract.engines.inputs.staging.stage` makes it).
     """
     columns = {str(r[0]): str(r[1]) for r in con.execute(f"DESCRIBE {raw}").fetchall()}
     return _Converter(con, raw, mapping, contract, catalog, columns).build(out)

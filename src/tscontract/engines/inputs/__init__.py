@@ -1,0 +1,1 @@
+"""Inputs into DuckDB: sources (files, frames, tables), CSV dialects and lines, mappings, staging, local time."""
