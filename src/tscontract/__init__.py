@@ -31,6 +31,7 @@ _WHERE = {
     "parse_contract": "tscontract.contract.loader",
     "Contract": "tscontract.contract.model",
     "validate": "tscontract.engines",
+    "export": "tscontract.interop.exports",
     "CatalogError": "tscontract.errors",
     "ContractError": "tscontract.errors",
     "InputError": "tscontract.errors",
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from tscontract.contract.model import Contract
     from tscontract.engines import validate
     from tscontract.errors import CatalogError, ContractError, InputError, TscontractError
+    from tscontract.interop.exports import export
 
 __all__ = [
     "Catalog",
@@ -54,6 +56,7 @@ __all__ = [
     "LintReport",
     "TscontractError",
     "__version__",
+    "export",
     "lint",
     "load_catalog",
     "load_contract",

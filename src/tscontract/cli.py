@@ -460,7 +460,7 @@ def export_command(
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
     from tscontract.errors import InputError, display_path
-    from tscontract.export import export as run_export
+    from tscontract.interop.exports import export as run_export
 
     options: dict[str, Any] = {"dbt_tests": dbt_tests} if target == "dbt" else {}
     if target == "confluent":
@@ -534,8 +534,8 @@ def import_command(
     contracts; list what has no place."""
     from tscontract.contract.text_files import read_text
     from tscontract.errors import InputError
-    from tscontract.export.imports import FORMATS, import_file
-    from tscontract.export.odcs_import import import_document, write_imported
+    from tscontract.interop.imports import FORMATS, import_file
+    from tscontract.interop.odcs.read import import_document, write_imported
 
     if source_format != "odcs" and source_format not in FORMATS:
         raise InputError(f"unknown import format {source_format!r}; available: odcs, {', '.join(FORMATS)}")
@@ -544,7 +544,7 @@ def import_command(
     keys = [k.strip() for k in key.split(",") if k.strip()] if key else None
     refused: list[tuple[str, str]] = []  # objects of a several-object document written to a directory
     if source_format == "odcs":
-        from tscontract.export.odcs_types import make_choices
+        from tscontract.interop.odcs.types import make_choices
 
         choices = make_choices(timezone, decimal, drop, types, allow_loss)
         text = read_text(document, "ODCS document")

@@ -345,7 +345,7 @@ def test_full_compatibility_needs_defaults_both_ways():
 def _exported_avsc() -> dict:
     from tests.conftest import EXAMPLES
     from tscontract import load_contract
-    from tscontract.export import export
+    from tscontract.interop.exports import export
 
     return json.loads(export("avro", load_contract(EXAMPLES / "ohlcv_1m" / "contract.yaml")).artifacts[0].content)
 

@@ -13,7 +13,7 @@ from tests.conftest import EXAMPLES
 from tscontract import load_contract
 from tscontract.evolution import check
 from tscontract.evolution.json_compat import check_read
-from tscontract.export import export
+from tscontract.interop.exports import export
 
 DECIMAL_18_4 = r"^[+-]?0*[0-9]{1,14}(\.[0-9]{1,4}0*)?$"
 DECIMAL_18_2 = r"^[+-]?0*[0-9]{1,16}(\.[0-9]{1,2}0*)?$"

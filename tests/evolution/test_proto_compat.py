@@ -218,7 +218,7 @@ def test_dropped_reservation_is_a_warning():
 def test_exported_proto_is_fully_compatible_with_itself():
     from tests.conftest import EXAMPLES
     from tscontract import load_contract
-    from tscontract.export import export
+    from tscontract.interop.exports import export
 
     text = export("protobuf", load_contract(EXAMPLES / "ohlcv_1m" / "contract.yaml")).artifacts[0].content
     result = check("FULL_TRANSITIVE", text, [text, text], "protobuf")

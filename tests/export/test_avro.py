@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import EXAMPLES
 from tscontract import load_contract, parse_contract
-from tscontract.export import export
-from tscontract.export._records import python_record, read_csv_rows
+from tscontract.interop.exports import export
+from tscontract.interop.exports._records import python_record, read_csv_rows
 from tscontract.plan.checks import build_plan
 
 OHLCV = EXAMPLES / "ohlcv_1m"

@@ -24,9 +24,9 @@ from confluent_kafka.serialization import MessageField, SerializationContext, Se
 from tests.conftest import EXAMPLES, run_cli
 from tests.registry.conftest import Registry
 from tscontract.contract.loader import load_contract
-from tscontract.export import export
-from tscontract.export._records import python_record, read_csv_rows
-from tscontract.export.confluent import type_predicate
+from tscontract.interop.exports import export
+from tscontract.interop.exports._records import python_record, read_csv_rows
+from tscontract.interop.exports.confluent import type_predicate
 
 OHLCV = EXAMPLES / "ohlcv_1m"
 TOPIC = "bars"

@@ -22,8 +22,8 @@ from tests.conftest import EXAMPLES, ROOT
 from tests.export._tools import freshness_contract, freshness_data
 from tscontract import load_catalog, load_contract, validate
 from tscontract.errors import InputError
-from tscontract.export import export
-from tscontract.export.dbt import MACROS_PATH, column_type
+from tscontract.interop.exports import export
+from tscontract.interop.exports.dbt import MACROS_PATH, column_type
 
 OHLCV = EXAMPLES / "ohlcv_1m"
 SENSOR = EXAMPLES / "plant_sensor"

@@ -26,8 +26,8 @@ from tests.export._tools import (
     write_parity,
 )
 from tscontract import load_catalog, load_contract, validate
-from tscontract.export import export
-from tscontract.export import gx as gx_export
+from tscontract.interop.exports import export
+from tscontract.interop.exports import gx as gx_export
 from tscontract.plan.checks import build_plan
 
 # the example files, and good.csv with an unknown column (schema.strict)

@@ -11,8 +11,8 @@ import pytest
 from tests.conftest import run_cli
 from tscontract import parse_contract
 from tscontract.contract.loader import load_contract
-from tscontract.export import export
-from tscontract.export.imports import import_file
+from tscontract.interop.exports import export
+from tscontract.interop.imports import import_file
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = [ROOT / "examples" / "ohlcv_1m" / "contract.yaml", ROOT / "examples" / "plant_sensor" / "contract.yaml"]

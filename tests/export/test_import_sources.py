@@ -15,8 +15,8 @@ import pytest
 from tests.conftest import run_cli
 from tscontract import parse_contract
 from tscontract.errors import InputError
-from tscontract.export.imports import import_file
-from tscontract.export.odcs_import import Imported
+from tscontract.interop.imports import import_file
+from tscontract.interop.odcs.read import Imported
 
 FIXTURES = Path(__file__).parent / "import_fixtures"
 PROTO = str(FIXTURES / "market_quote.proto")

@@ -13,9 +13,9 @@ from jsonschema import Draft202012Validator, FormatChecker
 
 from tests.conftest import EXAMPLES, ROOT
 from tscontract import load_catalog, load_contract, validate
-from tscontract.export import export
-from tscontract.export._records import json_record, read_csv_rows
-from tscontract.export.jsonschema import TAG
+from tscontract.interop.exports import export
+from tscontract.interop.exports._records import json_record, read_csv_rows
+from tscontract.interop.exports.jsonschema import TAG
 from tscontract.plan.checks import build_plan
 
 OHLCV = EXAMPLES / "ohlcv_1m"

@@ -16,8 +16,8 @@ from ruamel.yaml import YAML
 from tests.conftest import EXAMPLES
 from tscontract import load_catalog, load_contract, parse_contract
 from tscontract.contract.serialize import contract_to_json
-from tscontract.export import export
-from tscontract.export.odcs import import_odcs
+from tscontract.interop.exports import export
+from tscontract.interop.odcs.export import import_odcs
 from tscontract.plan.checks import build_plan
 from tscontract.sql.columns import sql_type
 
@@ -453,7 +453,7 @@ def test_rules_round_trip():
     """Issue 14's rules in their ODCS forms (pattern, unique, rowCount, a share in percent, sql rules with
     {object}, severity) come back from import odcs as the clauses written, nothing listed as lost."""
     from tests.engines.test_rules import TRADES
-    from tscontract.export.odcs_import import import_document
+    from tscontract.interop.odcs.read import import_document
 
     original = parse_contract(TRADES)
     text = export("odcs", original).artifacts[0].content
@@ -477,7 +477,7 @@ def test_rules_round_trip():
 def test_a_calendar_declared_by_its_hours_round_trips():
     """A weekly-hours calendar travels in customProperties and comes back as declared, with nothing lost."""
     from tests.engines.callcentre import CONTRACT
-    from tscontract.export.odcs_import import import_document
+    from tscontract.interop.odcs.read import import_document
 
     original = parse_contract(
         CONTRACT.replace("holidays: [", "holidays: {country: GB, dates: [").replace("25]", "25]}")

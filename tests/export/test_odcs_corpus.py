@@ -36,8 +36,8 @@ from tscontract import parse_contract
 from tscontract.contract.lint import lint
 from tscontract.engines.inputs.mapping import load_mapping
 from tscontract.errors import InputError
-from tscontract.export.odcs_import import Imported, import_document, import_tree, load_document, object_names
-from tscontract.export.odcs_types import Choices
+from tscontract.interop.odcs.read import Imported, import_document, import_tree, load_document, object_names
+from tscontract.interop.odcs.types import Choices
 
 CORPUS = Path(__file__).parent / "odcs_corpus"
 DOCUMENTS = sorted(CORPUS.glob("*.odcs.yaml"))

@@ -32,8 +32,8 @@ from ruamel.yaml import YAML
 from tests.conftest import EXAMPLES, ROOT, SEED
 from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
 from tscontract import load_catalog, load_contract, validate
-from tscontract.export import export
-from tscontract.export.odcs import quality_id
+from tscontract.interop.exports import export
+from tscontract.interop.odcs.export import quality_id
 from tscontract.plan.checks import build_plan
 
 VENV = ROOT / ".venvs" / "datacontract"

@@ -8,9 +8,9 @@ import pytest
 from tests.conftest import run_cli
 from tscontract import parse_contract
 from tscontract.errors import InputError
-from tscontract.export.odcs import import_odcs
-from tscontract.export.odcs_import import identifier, import_document
-from tscontract.export.odcs_types import Choices, field_type
+from tscontract.interop.odcs.export import import_odcs
+from tscontract.interop.odcs.read import identifier, import_document
+from tscontract.interop.odcs.types import Choices, field_type
 
 UTC = Choices(timezone="UTC")  # FOREIGN's txn_ts is a timestamp without time zone: its values are UTC
 
@@ -274,7 +274,7 @@ def test_what_a_document_leaves_open_is_stated_then_validated(tmp_path):
 
 
 def test_a_custom_server_is_read_by_its_custom_type():
-    from tscontract.export.odcs_rules import server_dialect
+    from tscontract.interop.odcs.rules import server_dialect
 
     custom = [{"server": "p", "type": "custom", "customProperties": [{"property": "customType", "value": "mssql"}]}]
     assert server_dialect(custom) == "tsql"
@@ -282,7 +282,7 @@ def test_a_custom_server_is_read_by_its_custom_type():
     assert server_dialect(custom) == "spark"
     # the decimal defaults follow it too: SQL Server's decimal is decimal(18,0)
     custom[0]["customProperties"][0]["value"] = "mssql"
-    from tscontract.export.odcs_types import server_type
+    from tscontract.interop.odcs.types import server_type
 
     assert field_type({"physicalType": "decimal"}, Choices(), server_type(custom)).type == "decimal(18,0)"
     assert server_dialect([{"type": "custom"}]) is None

@@ -13,9 +13,9 @@ from ruamel.yaml import YAML
 from tscontract import parse_contract
 from tscontract.engines import validate
 from tscontract.engines.inputs.mapping import load_mapping
-from tscontract.export import odcs_rules
-from tscontract.export.odcs_import import Imported, import_document
-from tscontract.export.odcs_types import Choices
+from tscontract.interop.odcs import rules as odcs_rules
+from tscontract.interop.odcs.read import Imported, import_document
+from tscontract.interop.odcs.types import Choices
 
 TRADES = """\
 apiVersion: v3.1.0
@@ -322,7 +322,7 @@ def test_a_document_this_package_exported_gives_its_rules_back():
     """matches, unique, a tolerated share, row_count and SQL checks (names, queries as written, severity)
     written to ODCS by `export odcs` and read back: the same clauses, nothing listed."""
     from tests.engines.test_rules import TRADES as RULES
-    from tscontract.export import export
+    from tscontract.interop.exports import export
 
     original = parse_contract(RULES)
     (result,) = import_document(export("odcs", original).artifacts[0].content)

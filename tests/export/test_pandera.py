@@ -32,8 +32,8 @@ from tests.export._tools import (
     write_parity,
 )
 from tscontract import load_catalog, load_contract, validate
-from tscontract.export import export, pandera_runtime
-from tscontract.export import pandera as pandera_export
+from tscontract.interop.exports import export, pandera_runtime
+from tscontract.interop.exports import pandera as pandera_export
 from tscontract.plan.checks import build_plan
 
 # the example files, and good.csv with an unknown column (schema.strict)

@@ -14,7 +14,7 @@ from tests.export._tools import compare, disagreements, run_in_venv
 from tests.export.test_gx import SCRIPT as GX_SCRIPT
 from tests.export.test_soda import check_ids, checks_yaml, load_sql, run_soda
 from tscontract import load_contract, validate
-from tscontract.export import export
+from tscontract.interop.exports import export
 from tscontract.plan.checks import build_plan
 
 NEW_RULES = ("field.symbol.constraint", "field.trade_id.unique", "batch.row_count", "invariants[1]", "series.pattern")

@@ -31,10 +31,10 @@ from tests.export._tools import run_in_venv
 from tests.export.test_dbt import _RUNNER, DBT_PYTHON
 from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
-from tscontract.export import export, pandera_runtime
-from tscontract.export import pandera as pandera_export
-from tscontract.export.cel import CelUnsupported, compile_predicate
-from tscontract.export.dbt import column_type, holds_sql, range_bounds
+from tscontract.interop.exports import export, pandera_runtime
+from tscontract.interop.exports import pandera as pandera_export
+from tscontract.interop.exports.cel import CelUnsupported, compile_predicate
+from tscontract.interop.exports.dbt import column_type, holds_sql, range_bounds
 from tscontract.plan.checks import build_plan
 
 DEEP = os.environ.get("TSCONTRACT_CLAUSE_PROFILE") == "deep"

@@ -22,7 +22,7 @@ from tests.contract.test_semantics_differential import expected_failures
 from tests.export._tools import run_in_venv
 from tests.export.test_semantics_exports import CASES, DEEP, generated_cases
 from tscontract import parse_contract
-from tscontract.export import gx as gx_export
+from tscontract.interop.exports import gx as gx_export
 from tscontract.plan.checks import build_plan
 
 SCRIPT = """

@@ -20,7 +20,7 @@ from tests.contract.test_semantics_differential import expected_failures
 from tests.export.test_semantics_exports import DEEP, generated_cases
 from tests.export.test_soda import check_ids, run_soda
 from tscontract import parse_contract
-from tscontract.export import export
+from tscontract.interop.exports import export
 from tscontract.plan.checks import build_plan
 
 NOW = datetime(2026, 3, 30, tzinfo=UTC)

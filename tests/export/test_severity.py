@@ -21,8 +21,8 @@ from tests.export.test_soda import load_sql, run_soda
 from tests.gate.bars import AFTER_CLOSE, OHLCV, bar_at, contract_text, session_bars, write_bars
 from tscontract import load_catalog, load_contract, validate
 from tscontract.contract.loader import parse_contract
-from tscontract.export import export
-from tscontract.export.odcs import import_odcs
+from tscontract.interop.exports import export
+from tscontract.interop.odcs.export import import_odcs
 
 SPIKE = "{clause: volume < 1000000, severity: warning}"
 CHECK = "invariants[3]"

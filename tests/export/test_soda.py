@@ -22,9 +22,9 @@ from tests.conftest import EXAMPLES, ROOT
 from tests.export._tools import freshness_contract, freshness_data
 from tscontract import load_catalog, load_contract, validate
 from tscontract.errors import InputError
-from tscontract.export import export
-from tscontract.export.dbt import column_type
-from tscontract.export.soda import soda_duration
+from tscontract.interop.exports import export
+from tscontract.interop.exports.dbt import column_type
+from tscontract.interop.exports.soda import soda_duration
 from tscontract.plan.checks import build_plan
 
 OHLCV = EXAMPLES / "ohlcv_1m"

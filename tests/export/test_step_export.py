@@ -7,7 +7,7 @@ import pytest
 
 from tests.engines.test_step import CONTRACT
 from tscontract.contract.loader import parse_contract
-from tscontract.export import FORMATS, export
+from tscontract.interop.exports import FORMATS, export
 
 CARRIED = {"dbt", "soda", "pandera"}  # each run in its tool: tests/export/test_step_{dbt,soda,pandera}.py
 

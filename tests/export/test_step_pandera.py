@@ -11,7 +11,7 @@ from tests.engines.test_step import CONTRACT, readings
 from tests.export._tools import run_in_venv
 from tests.export.test_pandera import SCRIPT
 from tscontract import load_contract, validate
-from tscontract.export import pandera as pandera_export
+from tscontract.interop.exports import pandera as pandera_export
 from tscontract.plan.checks import build_plan
 
 CASES = {

@@ -9,7 +9,7 @@ from tests.conftest import write
 from tests.engines.test_step import CONTRACT, readings
 from tests.export.test_soda import checks_yaml, load_sql, run_soda
 from tscontract import load_contract, validate
-from tscontract.export import export
+from tscontract.interop.exports import export
 
 CASES = {
     "abs": "{max_abs: 10}",

@@ -9,8 +9,8 @@ import fastavro
 from tests.conftest import run_cli, write
 from tests.engines.conftest import NOW, OHLCV, OHLCV_CLI_OPTIONS
 from tscontract import load_contract, parse_contract
-from tscontract.export import export
-from tscontract.export._records import python_record, read_csv_rows
+from tscontract.interop.exports import export
+from tscontract.interop.exports._records import python_record, read_csv_rows
 from tscontract.interop.replay import replay
 
 TRADES = "  trade_count: {type: int64, nullable: true}"

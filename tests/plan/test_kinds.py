@@ -10,7 +10,6 @@ artifact or a named reason: never an exporter's catch-all for a kind it did not 
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from tests.export.test_rules_export import SERIES
 from tscontract import load_catalog, load_contract
 from tscontract.engines import validate
 from tscontract.engines.duckdb import profile
-from tscontract.export import FORMATS, ExportResult
+from tscontract.interop.exports import FORMATS, export_plan
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.plan.kinds import CheckKind
 
@@ -62,11 +61,6 @@ def test_a_kind_the_enum_does_not_name_cannot_be_built() -> None:
     with pytest.raises(ValueError, match="'invarient' is not a valid CheckKind"):
         Check("x", "invarient", "invariants", "a < b", "invariants[0]", "row")  # type: ignore[arg-type]
     assert Check("x", "invariant", "invariants", "a < b", "invariants[0]", "row").kind is CheckKind.INVARIANT
-
-
-def export_plan(fmt: str, plan: CheckPlan) -> ExportResult:
-    """The plan as built (bounds included), exported as ``tscontract export`` exports it."""
-    return importlib.import_module(f"tscontract.export.{fmt}").export(plan)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -30,12 +30,26 @@ def checked_coverage(
     return coverage
 
 
+def checked_now(now: datetime | str | None) -> datetime | None:
+    """``now`` as an aware datetime: RFC 3339 text is read as ``--now`` reads it; a naive one is refused."""
+    if isinstance(now, str):
+        from tscontract.contract.catalog import parse_instant
+
+        try:
+            return parse_instant(now)
+        except ValueError as exc:
+            raise InputError(f"now: {exc}") from None
+    if now is not None and (not isinstance(now, datetime) or now.utcoffset() is None):
+        raise InputError(f"now: a timezone-aware datetime or RFC 3339 text, not {now!r}")
+    return now
+
+
 def validate(
     contract: Contract | str | Path,
     data: Any,
     *,
     catalog: Catalog | str | Path | None = None,
-    now: datetime | None = None,
+    now: datetime | str | None = None,
     engine: str = "duckdb",
     examples: int = 5,
     bounds: Any = None,
@@ -51,7 +65,8 @@ def validate(
     ``data`` is a path or list of paths (Parquet, CSV, JSON lines), a
     ``db.duckdb::table`` reference, or a pandas / polars DataFrame (a polars LazyFrame is
     collected once) or Arrow table.
-    ``now`` is the instant freshness is judged at (default: the current time).
+    ``now`` is the instant freshness is judged at (default: the current time): a timezone-aware
+    datetime or RFC 3339 text (as ``--now``).
     ``engine="spark"`` runs the same plan on Spark (``spark_master``, default ``local[*]``;
     ``spark_conf`` settings for the session); ``data`` may then also be ``spark:TABLE`` or
     a pyspark DataFrame.
@@ -67,6 +82,7 @@ def validate(
     one with no point fails freshness as never arrived.
     """
     checked_coverage(coverage)
+    now = checked_now(now)
     if not isinstance(contract, Contract):
         contract = load_contract(contract)
     if catalog is not None and not isinstance(catalog, Catalog):

@@ -20,8 +20,8 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines import validate
 from tscontract.errors import InputError, display_path
-from tscontract.export import export
 from tscontract.gate.store import arrow_type
+from tscontract.interop.exports import export
 from tscontract.plan.result import ValidationReport
 
 

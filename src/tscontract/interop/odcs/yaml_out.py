@@ -1,6 +1,6 @@
 """YAML as tscontract writes it for ODCS documents and for contracts drafted by an import.
 
-Shared by the ODCS export and every importer (``export/odcs.py`` and ``export/odcs_import.py``
+Shared by the ODCS export and every importer (``interop/odcs/export.py`` and ``interop/odcs/read.py``
 imported each other for it).
 """
 

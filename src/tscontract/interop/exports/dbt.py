@@ -43,8 +43,8 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
-from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import FROM_HISTORY, RAW_INPUT, tolerance_reason
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports._records import TABLE_REASONS, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.sql.columns import ident, sql_string, sql_type
 from tscontract.sql.semantics import lowered
@@ -428,14 +428,8 @@ class _DbtExport:
             self.step(check)
         elif kind == "freshness":
             self.freshness(check)
-        elif kind == "session":
-            result.skip(check, "needs the venue's exchange sessions (calendar, holidays, half days)")
-        elif kind == "completeness":
-            result.skip(check, "counts expected points per window, cadence and session; no dbt test expresses it")
-        elif kind == "well_formed":
-            result.skip(check, RAW_INPUT)
-        elif kind in ("plausibility", "scale_shift"):
-            result.skip(check, FROM_HISTORY)
+        elif kind in TABLE_REASONS:
+            result.skip(check, TABLE_REASONS[kind])
         elif kind == "row_count":
             result.skip(check, "dbt has no built-in test of a table's row count")
         elif kind == "sql_check":

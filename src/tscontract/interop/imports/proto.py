@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tscontract.errors import InputError
-from tscontract.export.import_schema import (
+from tscontract.interop.imports.base import (
     SchemaDraft,
     contract_name,
     finish,
@@ -35,7 +35,7 @@ from tscontract.export.import_schema import (
     restore_field_doc,
     restore_record_lines,
 )
-from tscontract.export.odcs_import import Imported
+from tscontract.interop.odcs.read import Imported
 
 _TOKEN = re.compile(
     r"(?P<ws>\s+)|(?P<line>//[^\n]*)|(?P<block>/\*.*?\*/)|(?P<string>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"

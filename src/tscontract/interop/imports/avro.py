@@ -22,7 +22,7 @@ from typing import Any
 
 from tscontract.contract.json_text import load_json
 from tscontract.errors import InputError
-from tscontract.export.import_schema import (
+from tscontract.interop.imports.base import (
     SchemaDraft,
     contract_name,
     finish,
@@ -30,7 +30,7 @@ from tscontract.export.import_schema import (
     restore_field_doc,
     restore_record_lines,
 )
-from tscontract.export.odcs_import import Imported
+from tscontract.interop.odcs.read import Imported
 
 _PRIMITIVE = {
     "boolean": "bool",

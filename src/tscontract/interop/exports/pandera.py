@@ -53,9 +53,9 @@ import sqlglot.expressions as exp
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.regex import python_pattern
 from tscontract.contract.types import DataType
-from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import tolerance_reason
-from tscontract.export.pandera_runtime import POLARS_RUNTIME, RUNTIME, STEP_FUNCTION
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports._records import tolerance_reason
+from tscontract.interop.exports.pandera_runtime import POLARS_RUNTIME, RUNTIME, STEP_FUNCTION
 from tscontract.plan.checks import Check, CheckPlan
 
 WINDOW_REASONS = {

@@ -25,8 +25,8 @@ from typing import Any
 
 from tscontract.contract.model import Contract, FieldSpec
 from tscontract.errors import InputError
-from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import batch_reason, camel, field_doc_parts, identifier, record_doc_lines
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports._records import batch_reason, camel, field_doc_parts, identifier, record_doc_lines
 from tscontract.plan.checks import CheckPlan
 
 _SCALARS = {"string": "string", "bool": "bool", "bytes": "bytes", "decimal": "string", "date": "string"}

@@ -12,7 +12,7 @@ One contract per schema object (:func:`import_document`). What maps to what:
   ``logicalType`` (``timestamp``, v3.1; ``date`` with a time format). Nothing is read as a nearby
   type: what the document leaves open (a timestamp's zone, a decimal's precision, a type it defines,
   a nested column) refuses the object in one line naming the option that states it
-  (:class:`~tscontract.export.odcs_types.Choices`: ``--timezone``, ``--decimal``, ``--type``, ``--drop``).
+  (:class:`~tscontract.interop.odcs.types.Choices`: ``--timezone``, ``--decimal``, ``--type``, ``--drop``).
 - ``required`` → ``nullable``; ``primaryKey``/``primaryKeyPosition`` → ``key`` (``--key`` when
   there is none); the time column is the key's instant, or the only instant (``--time-column``).
 - logicalTypeOptions ``minimum``/``maximum``/``exclusive*`` → a field ``constraint`` (or an
@@ -20,7 +20,7 @@ One contract per schema object (:func:`import_document`). What maps to what:
   invariants, ``pattern`` → ``matches``; ``unique: true`` → the key or the field's ``unique``.
 - quality rules (library, sql, dqx, Soda/GX row counts) → nullable, key, ``unique``, invariants (with severity,
   ``max_failing``, description, dimension as note), ``row_count``, ``sql_checks``; how each is read
-  and when it is refused is in :mod:`tscontract.export.odcs_rules`.
+  and when it is refused is in :mod:`tscontract.interop.odcs.rules`.
 - slaProperties ``latency``/``freshness`` on an instant of the object → ``freshness``.
 - elements that describe rather than check — tags, links (authoritativeDefinitions), customProperties,
   servers, team, roles, support, price, status, the other SLA properties, classification, examples,
@@ -43,8 +43,8 @@ from typing import Any
 from tscontract.contract.model import IDENTIFIER, SEMVER
 from tscontract.contract.source import load_yaml
 from tscontract.errors import InputError, SourceError, TscontractError
-from tscontract.export import odcs_rules
-from tscontract.export.odcs_types import Choices, Read, field_type, nested, server_type
+from tscontract.interop.odcs import rules as odcs_rules
+from tscontract.interop.odcs.types import Choices, Read, field_type, nested, server_type
 from tscontract.interop.odcs.yaml_out import CONTRACT_ORDER, dump
 
 _TEXT_SHOWN = 200

@@ -6,15 +6,15 @@ from importlib import import_module
 from typing import Any
 
 from tscontract.errors import InputError
-from tscontract.export.odcs_import import Imported
+from tscontract.interop.odcs.read import Imported
 
 # format -> (module, function); every function takes (text, origin, object_name, key, time_column)
 FORMATS: dict[str, tuple[str, str]] = {
-    "avro": ("tscontract.export.import_avro", "import_avro"),
-    "protobuf": ("tscontract.export.import_proto", "import_proto"),
-    "jsonschema": ("tscontract.export.import_jsonschema", "import_jsonschema"),
-    "dbt": ("tscontract.export.import_dbt", "import_dbt"),
-    "ddl": ("tscontract.export.import_ddl", "import_ddl"),
+    "avro": ("tscontract.interop.imports.avro", "import_avro"),
+    "protobuf": ("tscontract.interop.imports.proto", "import_proto"),
+    "jsonschema": ("tscontract.interop.imports.jsonschema", "import_jsonschema"),
+    "dbt": ("tscontract.interop.imports.dbt", "import_dbt"),
+    "ddl": ("tscontract.interop.imports.ddl", "import_ddl"),
 }
 
 

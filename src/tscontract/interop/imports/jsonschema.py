@@ -21,7 +21,7 @@ from typing import Any
 
 from tscontract.contract.json_text import load_json
 from tscontract.errors import InputError
-from tscontract.export.import_schema import (
+from tscontract.interop.imports.base import (
     SchemaDraft,
     contract_name,
     finish,
@@ -30,7 +30,7 @@ from tscontract.export.import_schema import (
     restore_field_doc,
     restore_record_lines,
 )
-from tscontract.export.odcs_import import Imported
+from tscontract.interop.odcs.read import Imported
 
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
@@ -232,7 +232,7 @@ def _restore_checks(draft: SchemaDraft, path: str, prop: dict[str, Any]) -> None
 
 
 def _indexed(draft: SchemaDraft, path: str, clause: str, index: int) -> Any:
-    from tscontract.export.odcs_import import _Clause
+    from tscontract.interop.odcs.read import _Clause
 
     found = _Clause(path, clause, clause)
     found.written = str(index)

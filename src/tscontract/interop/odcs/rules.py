@@ -75,7 +75,7 @@ SERVER_DIALECTS = {
 
 def server_dialect(servers: Any) -> str | None:
     """The one SQL dialect (sqlglot's name) the document's servers query in, if not DuckDB's."""
-    from tscontract.export.odcs_types import server_types
+    from tscontract.interop.odcs.types import server_types
 
     dialects = {SERVER_DIALECTS.get(t) for t in server_types(servers)}
     return next(iter(dialects)) if len(dialects) == 1 else None

@@ -30,9 +30,9 @@ from typing import Any
 from tscontract.contract.model import SqlCheck
 from tscontract.contract.sql_checks import bound_to
 from tscontract.contract.types import DataType
-from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import FROM_HISTORY, RAW_INPUT, tolerance_reason
-from tscontract.export.dbt import (
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports._records import TABLE_REASONS, tolerance_reason
+from tscontract.interop.exports.dbt import (
     cadence_failures_sql,
     cadence_skip_reason,
     check_options,
@@ -192,14 +192,8 @@ class _SodaExport:
             self.failed_rows(check, **{"fail query": literal_block(step_failures_sql(plan, check, self.table))})
         elif kind == "freshness":
             self.freshness(check)
-        elif kind == "session":
-            result.skip(check, "needs the venue's exchange sessions (calendar, holidays, half days)")
-        elif kind == "completeness":
-            result.skip(check, "counts expected points per window, cadence and session; no SodaCL check expresses it")
-        elif kind == "well_formed":
-            result.skip(check, RAW_INPUT)
-        elif kind in ("plausibility", "scale_shift"):
-            result.skip(check, FROM_HISTORY)
+        elif kind in TABLE_REASONS:
+            result.skip(check, TABLE_REASONS[kind])
         else:
             result.skip(check, f"no SodaCL check expresses a {kind} check")
 

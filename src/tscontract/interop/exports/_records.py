@@ -107,6 +107,14 @@ def json_record(contract: Contract, row: dict[str, str | None]) -> dict[str, Any
 # what the dataset exports (dbt, Soda, GX) say of checks no table-level test states
 RAW_INPUT = "judged on the input as read (a malformed line), before there is a table"
 FROM_HISTORY = "history-derived bounds change with every profile; run tscontract validate --bounds"
+# kinds no test over one table states (dbt, Soda)
+TABLE_REASONS = {
+    "session": "needs the venue's exchange sessions (calendar, holidays, half days)",
+    "completeness": "counts expected points per window, cadence and session; no test over one table expresses it",
+    "well_formed": RAW_INPUT,
+    "plausibility": FROM_HISTORY,
+    "scale_shift": FROM_HISTORY,
+}
 
 _BATCH_REASONS = {
     "unique_key": "uniqueness relates records to one another; a record schema describes one record at a time",

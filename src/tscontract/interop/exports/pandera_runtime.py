@@ -1,6 +1,6 @@
 """The code every generated pandera module carries: SQL semantics over pandas, no dependency on tscontract.
 
-``RUNTIME`` is the row-clause runtime and the column checks (:mod:`tscontract.export.pandera`
+``RUNTIME`` is the row-clause runtime and the column checks (:mod:`tscontract.interop.exports.pandera`
 pastes it into each module); ``STEP_FUNCTION`` the step clause, added where a contract has one;
 ``POLARS_RUNTIME`` runs the same checks under pandera's polars backend. The texts are the
 definition the generated module executes: tests exec them directly against the reference

@@ -22,7 +22,7 @@ from typing import Any
 
 from tscontract.contract.source import load_yaml
 from tscontract.errors import InputError, TscontractError
-from tscontract.export.import_schema import (
+from tscontract.interop.imports.base import (
     SchemaDraft,
     contract_name,
     finish,
@@ -31,7 +31,7 @@ from tscontract.export.import_schema import (
     sql_clause,
     sql_type,
 )
-from tscontract.export.odcs_import import Imported, _Clause
+from tscontract.interop.odcs.read import Imported, _Clause
 
 _MODEL_TAKEN = ("name", "description", "columns", "tests", "data_tests", "constraints", "config", "meta")
 _MODEL_TAKEN += ("freshness", "loaded_at_field")  # a source table's (or its source's) freshness

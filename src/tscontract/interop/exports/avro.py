@@ -22,8 +22,8 @@ from typing import Any
 
 from tscontract.contract.model import FieldSpec
 from tscontract.errors import InputError
-from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import batch_reason, camel, field_doc_parts, identifier, record_doc_lines
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports._records import batch_reason, camel, field_doc_parts, identifier, record_doc_lines
 from tscontract.plan.checks import CheckPlan
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -32,7 +32,7 @@ dimensions, the time rules, revision policy, completeness, freshness, evolution,
 is in ``customProperties``, as written, so :func:`import_odcs` gives the contract back.
 
 Import: :func:`import_odcs` (one schema object) and
-:mod:`tscontract.export.odcs_import` (every object, the mapping of physical names, the
+:mod:`tscontract.interop.odcs.read` (every object, the mapping of physical names, the
 list of what was not carried). A document this module wrote comes back clause for clause.
 """
 
@@ -50,8 +50,8 @@ from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
 from tscontract.contract.model import Contract, SqlCheck
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
-from tscontract.export import Artifact, ExportResult
-from tscontract.export.dbt import holds_sql
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports.dbt import holds_sql
 from tscontract.interop.odcs.yaml_out import dump
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.sql.columns import sql_string
@@ -442,8 +442,8 @@ def _custom_properties(items: list[tuple[str, Any]], keep_values: bool = False) 
 
 
 def import_odcs(text: str) -> str:
-    """Contract YAML for an ODCS v3 document of one schema object (see :mod:`tscontract.export.odcs_import`)."""
-    from tscontract.export.odcs_import import import_document, load_document, object_names
+    """Contract YAML for an ODCS v3 document of one schema object (see :mod:`tscontract.interop.odcs.read`)."""
+    from tscontract.interop.odcs.read import import_document, load_document, object_names
 
     names = object_names(load_document(text))
     if len(names) != 1:

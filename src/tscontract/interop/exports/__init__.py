@@ -1,6 +1,6 @@
 """Exports: the contract's clauses, verbatim, in the tool each layer already runs.
 
-Every exporter is one module in this package with a function
+Every exporter is one module (``EXPORTERS``: this package, and ``interop/odcs/export.py``) with a function
 ``export(plan: CheckPlan, **options) -> ExportResult``; it consumes the CheckPlan
 and never re-reads the contract file. A clause the target cannot express is
 listed in ``not_exported`` with the reason (and in a comment or header of the
@@ -19,7 +19,19 @@ from tscontract.contract.model import Contract
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 
-FORMATS = ("pandera", "gx", "dbt", "soda", "avro", "protobuf", "jsonschema", "odcs", "confluent")
+# format -> the module whose export(plan, **options) writes it, imported on first use
+EXPORTERS: dict[str, str] = {
+    "pandera": "tscontract.interop.exports.pandera",
+    "gx": "tscontract.interop.exports.gx",
+    "dbt": "tscontract.interop.exports.dbt",
+    "soda": "tscontract.interop.exports.soda",
+    "avro": "tscontract.interop.exports.avro",
+    "protobuf": "tscontract.interop.exports.protobuf",
+    "jsonschema": "tscontract.interop.exports.jsonschema",
+    "odcs": "tscontract.interop.odcs.export",
+    "confluent": "tscontract.interop.exports.confluent",
+}
+FORMATS = tuple(EXPORTERS)
 
 
 @dataclass(frozen=True)
@@ -84,11 +96,17 @@ def export(fmt: str, contract: Contract, catalog: Catalog | None = None, **optio
     """Export ``contract`` (compiled with ``catalog``) to ``fmt``."""
     if fmt not in FORMATS:
         raise InputError(f"unknown export format {fmt!r}; available: {', '.join(FORMATS)}")
+    plan: CheckPlan = build_plan(contract, catalog)
+    return export_plan(fmt, plan, **options)
+
+
+def export_plan(fmt: str, plan: CheckPlan, **options: Any) -> ExportResult:
+    """Export a built ``plan`` (bounds included) to ``fmt``."""
     try:
-        module = importlib.import_module(f"tscontract.export.{fmt}")
+        module = importlib.import_module(EXPORTERS[fmt])
     except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("tscontract.export"):
+        if exc.name and exc.name.startswith("tscontract.interop"):
             raise InputError(f"the {fmt} exporter is not available in this build") from None
         raise
-    plan: CheckPlan = build_plan(contract, catalog)
-    return module.export(plan, **options)
+    result: ExportResult = module.export(plan, **options)
+    return result

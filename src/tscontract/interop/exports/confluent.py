@@ -10,7 +10,7 @@ contract's Avro schema, as ``export avro`` writes it), ``metadata`` and ``ruleSe
   values, integer widths and enum members Avro does not state), named after the check id,
   with the clause verbatim as ``doc`` and the check id in ``params``; mode ``WRITE`` (option
   ``rule_mode``: ``WRITEREAD`` checks on read too), ``onFailure: ERROR``. The CEL keeps SQL's
-  rule that a null operand does not break a clause (see :mod:`tscontract.export.cel`).
+  rule that a null operand does not break a clause (see :mod:`tscontract.interop.exports.cel`).
 - ``ruleSet.migrationRules`` (option ``previous``, the contract before a major change; the CLI's
   ``--from OLD``): CEL ``TRANSFORM`` rules, ``UPGRADE`` (an old record as the new schema) and
   ``DOWNGRADE`` (a new record as the old one), where every field of the other side has a
@@ -35,9 +35,9 @@ from tscontract.contract.model import Contract
 from tscontract.contract.types import DataType
 from tscontract.contract.units import UnitError, affine
 from tscontract.errors import InputError
-from tscontract.export import Artifact, ExportResult, avro
-from tscontract.export._records import batch_reason, record_doc_lines, tolerance_reason
-from tscontract.export.cel import CelUnsupported, compile_predicate, field_ref, present
+from tscontract.interop.exports import Artifact, ExportResult, avro
+from tscontract.interop.exports._records import batch_reason, record_doc_lines, tolerance_reason
+from tscontract.interop.exports.cel import CelUnsupported, compile_predicate, field_ref, present
 from tscontract.plan.checks import Check, CheckPlan
 
 _OPTIONS = ("namespace", "rule_mode", "previous")

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from tscontract.errors import InputError
-from tscontract.export.import_schema import SchemaDraft, contract_name, finish, sql_clause, sql_type
-from tscontract.export.odcs_import import Imported, number_text
+from tscontract.interop.imports.base import SchemaDraft, contract_name, finish, sql_clause, sql_type
+from tscontract.interop.odcs.read import Imported, number_text
 
 _DIALECTS = ("postgres", "mysql", "snowflake", "bigquery", "tsql", None)
 # MySQL's unsigned integers (as sqlglot names them): the next wider type, with >= 0

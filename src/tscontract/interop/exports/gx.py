@@ -44,8 +44,8 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.regex import python_anchored
-from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import RAW_INPUT
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports._records import RAW_INPUT
 from tscontract.plan.checks import Check, CheckPlan
 
 _RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?"

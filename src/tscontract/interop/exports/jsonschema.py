@@ -37,8 +37,8 @@ from tscontract.contract.model import Contract, FieldSpec
 from tscontract.contract.regex import ecma_pattern
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
-from tscontract.export import Artifact, ExportResult
-from tscontract.export._records import batch_reason, field_doc_parts, tolerance_reason
+from tscontract.interop.exports import Artifact, ExportResult
+from tscontract.interop.exports._records import batch_reason, field_doc_parts, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
