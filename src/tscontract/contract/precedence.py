@@ -29,7 +29,7 @@ _COMPARISON = 3
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
 
 
-def rank(node: exp.Expression) -> int:
+def rank(node: exp.Expr) -> int:
     """How tightly ``node``'s operator binds (0 loosest); atoms bind tightest."""
     for level, kinds in enumerate(_RANKS):
         if isinstance(node, kinds):
@@ -37,7 +37,7 @@ def rank(node: exp.Expression) -> int:
     return _ATOM
 
 
-def _operands(node: exp.Expression) -> list[tuple[str, exp.Expression, bool]]:
+def _operands(node: exp.Expr) -> list[tuple[str, exp.Expression, bool]]:
     """The operands an operator's rank applies to: (arg name, child, is the right operand)."""
     if isinstance(node, exp.Binary):
         return [("this", node.this, False), ("expression", node.expression, True)]
@@ -50,7 +50,7 @@ def _operands(node: exp.Expression) -> list[tuple[str, exp.Expression, bool]]:
     return []
 
 
-def _needs_bracket(parent: exp.Expression, child: exp.Expression, right: bool) -> bool:
+def _needs_bracket(parent: exp.Expr, child: exp.Expression, right: bool) -> bool:
     if isinstance(child, exp.Paren) or rank(child) == _ATOM:
         return False
     if isinstance(parent, exp.Neg):  # -(a + b), -(a * b), -(-a)

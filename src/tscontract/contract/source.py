@@ -181,12 +181,12 @@ def protect_type_calls(text: str) -> tuple[str, _ColumnMap]:
             if depth:
                 starts_scalar = prev in ("{", "[", ",", ":") and (i == 0 or line[i - 1] in " \t{[,")
                 match = _CALL_START.match(line, i) if starts_scalar else None
-                end = _balanced_end(line, match.end() - 1) if match else None
-                if end is not None:
-                    buf.append('"' + line[i:end] + '"')
+                closing = _balanced_end(line, match.end() - 1) if match else None
+                if closing is not None:
+                    buf.append('"' + line[i:closing] + '"')
                     columns.record(lineno, i)
-                    columns.record(lineno, end)
-                    prev, i = '"', end
+                    columns.record(lineno, closing)
+                    prev, i = '"', closing
                     continue
                 if c in "{[":
                     depth += 1

@@ -84,7 +84,7 @@ def parse_type(text: str) -> DataType:
     tree = parse("type_expr", text)
     written = text.strip()
     if tree.data == "decimal_type":
-        precision, scale = (int(tok) for tok in tree.children[1:3])
+        precision, scale = (int(str(tok)) for tok in tree.children[1:3])
         if not 1 <= precision <= MAX_DECIMAL_PRECISION:
             raise ClauseSyntaxError(f"decimal precision {precision} out of range 1..{MAX_DECIMAL_PRECISION}")
         if scale > precision:

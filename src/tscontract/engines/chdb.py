@@ -174,7 +174,7 @@ class ChdbConnection(TranslatedConnection):
         typed = ", ".join(f"CAST({ident(c)} AS Nullable(String)) AS {ident(c)}" for c in untyped)
         return f"SELECT * REPLACE ({typed}) FROM ({sql})"
 
-    def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
+    def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
         return self.run(to_clickhouse(tree, self.columns))
 
     def register(self, name: str, table: Any) -> None:

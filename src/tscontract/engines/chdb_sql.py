@@ -289,7 +289,7 @@ def clickhouse_time_format(strftime: str) -> str:
     return "".join(out)
 
 
-def to_clickhouse(sql: str | exp.Expression, columns: Mapping[str, str] | None = None) -> str:
+def to_clickhouse(sql: str | exp.Expr, columns: Mapping[str, str] | None = None) -> str:
     """DuckDB SQL (text, or a tree already parsed from it) generated as ClickHouse SQL.
 
     ``columns``: the source's columns and their (DuckDB) types: a decimal or a float is written

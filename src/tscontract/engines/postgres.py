@@ -158,7 +158,7 @@ class PostgresConnection(TranslatedConnection):
         self.run(f"DROP {kind} IF EXISTS {ident(name)}")
         self.run(f"CREATE TEMP {kind} {ident(name)} AS {to_postgres(query, self.columns)}")
 
-    def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
+    def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
         return self.run(to_postgres(tree, self.columns))
 
     def register(self, name: str, table: Any) -> None:

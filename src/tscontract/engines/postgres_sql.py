@@ -285,7 +285,7 @@ class _Rewriter:
         return node
 
 
-def to_postgres(sql: str | exp.Expression, columns: Mapping[str, str] | None = None) -> str:
+def to_postgres(sql: str | exp.Expr, columns: Mapping[str, str] | None = None) -> str:
     """DuckDB SQL (text, or a tree already parsed from it) generated as PostgreSQL SQL.
 
     ``columns``: the source's columns and their (DuckDB) types: a TRY_CAST of a number to a

@@ -169,7 +169,7 @@ class SparkConnection(TranslatedConnection):
         else:
             self.table(name, self.spark.sql(to_spark(query)))
 
-    def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
+    def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
         return self._collect(self.spark.sql(to_spark(tree)))
 
     def untrusted(self, sql: str) -> list[tuple[Any, ...]]:

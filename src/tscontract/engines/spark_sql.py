@@ -110,7 +110,7 @@ def spark_time_format(strftime: str) -> str:
     return "".join(out)
 
 
-def to_spark(sql: str | exp.Expression) -> str:
+def to_spark(sql: str | exp.Expr) -> str:
     """DuckDB SQL (text, or a tree already parsed from it) generated as Spark SQL."""
     tree = sqlglot.parse_one(sql, read="duckdb") if isinstance(sql, str) else sql.copy()
     return tree.transform(_rewrite, copy=False).sql(dialect="spark")

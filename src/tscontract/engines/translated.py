@@ -41,7 +41,7 @@ class TranslatedConnection:
         """``CREATE TEMP {kind} name AS query`` (``kind`` is TABLE or VIEW), replacing one of that name."""
         raise NotImplementedError
 
-    def query(self, tree: exp.Expression) -> list[tuple[Any, ...]]:
+    def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
         """The rows of a query (DuckDB's syntax tree)."""
         raise NotImplementedError
 

@@ -166,7 +166,7 @@ def _float_binary(compare: type[exp.Expression], left: Side, right: Side) -> exp
     for (value, kind), (other, _) in ((left, right), (right, left)):
         if kind != FLOAT or _is_literal(value):
             continue
-        guard: exp.Expression = exp.not_(exp.IsNan(this=value.copy()))
+        guard: exp.Expr = exp.not_(exp.IsNan(this=value.copy()))
         if not _is_literal(other):
             guard = exp.or_(guard, exp.Is(this=other.copy(), expression=exp.Null()))
         guards.append(exp.Paren(this=guard))

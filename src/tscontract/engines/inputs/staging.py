@@ -195,7 +195,8 @@ def stage(
     set_aside = set(control) | {f"__jt_{c}" for c in control}
     keep = ", ".join(ident(c) for c in ["__row", *[c for c in raw_columns if c not in set_aside]])
     con.execute(f"CREATE OR REPLACE TEMP TABLE {INPUT_TABLE} AS SELECT {keep} FROM {RAW_TABLE}")
-    text, json_types, reasons = source.text, source.json_types, ()
+    text, json_types = source.text, source.json_types
+    reasons: tuple[str, ...] = ()
     if mapping is not None:
         reasons = tuple(apply_mapping(con, INPUT_TABLE, BATCH_TABLE, mapping, contract, catalog))
         text, json_types = True, False
