@@ -1,6 +1,6 @@
 """Print the clause x export-target parity matrix from the export proofs' results.
 
-The export tests (tests/export/test_*.py) run each generated artifact in the real tool
+The export tests (tests/interop/test_*.py) run each generated artifact in the real tool
 on the example fixtures and write, per target, out/parity/<target>.json:
 {check_id: {"good": "passed"|"failed", "bad": "passed"|"failed", "agrees": bool}}.
 This script joins them into the markdown table the README shows:

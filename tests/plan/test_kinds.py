@@ -19,7 +19,7 @@ from tests.engines.conftest import NOW, OHLCV, SENSOR
 from tests.engines.test_rules import trades_contract, trades_csv
 from tests.engines.test_step import CONTRACT as STEP_CONTRACT
 from tests.engines.test_step import readings
-from tests.export.test_rules_export import SERIES
+from tests.interop.test_rules_export import SERIES
 from tscontract import load_catalog, load_contract
 from tscontract.engines import validate
 from tscontract.engines.duckdb import profile

@@ -4,7 +4,7 @@
 pastes it into each module); ``STEP_FUNCTION`` the step clause, added where a contract has one;
 ``POLARS_RUNTIME`` runs the same checks under pandera's polars backend. The texts are the
 definition the generated module executes: tests exec them directly against the reference
-evaluator (tests/export/test_semantics_exports.py).
+evaluator (tests/interop/test_semantics_exports.py).
 """
 
 STEP_FUNCTION = r'''

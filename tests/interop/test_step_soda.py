@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from tests.conftest import write
 from tests.engines.test_step import CONTRACT, readings
-from tests.export.test_soda import checks_yaml, load_sql, run_soda
+from tests.interop.test_soda import checks_yaml, load_sql, run_soda
 from tscontract import load_contract, validate
 from tscontract.interop.exports import export
 

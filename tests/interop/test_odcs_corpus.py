@@ -1,4 +1,4 @@
-"""Real ODCS v3 documents (tests/export/odcs_corpus/, see its NOTICE): all 119, every ODCS v3 document of
+"""Real ODCS v3 documents (tests/interop/odcs_corpus/, see its NOTICE): all 119, every ODCS v3 document of
 bitol-io/open-data-contract-standard docs/examples (18) and every v3 fixture of datacontract/datacontract-cli
 tests (101). Each schema object either imports with nothing lost — the contract loads and lints, its
 mapping loads, each descriptive element (tags, links, servers, team ...) is in a note as written — or is

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from tests.contract.clause_strategies import COLUMNS, EXACT, _literal, contract_text, reference_row, rows
 from tests.contract.test_semantics_differential import expected_failures
-from tests.export._tools import run_in_venv
-from tests.export.test_semantics_exports import CASES, DEEP, generated_cases
+from tests.interop._tools import run_in_venv
+from tests.interop.test_semantics_exports import CASES, DEEP, generated_cases
 from tscontract import parse_contract
 from tscontract.interop.exports import gx as gx_export
 from tscontract.plan.checks import build_plan

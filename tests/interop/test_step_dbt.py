@@ -7,7 +7,7 @@ import re
 
 from tests.conftest import write
 from tests.engines.test_step import CONTRACT, readings
-from tests.export.test_dbt import make_project, run_dbt
+from tests.interop.test_dbt import make_project, run_dbt
 from tscontract import load_contract, validate
 from tscontract.interop.exports import export
 

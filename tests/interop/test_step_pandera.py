@@ -8,8 +8,8 @@ import pytest
 
 from tests.conftest import write
 from tests.engines.test_step import CONTRACT, readings
-from tests.export._tools import run_in_venv
-from tests.export.test_pandera import SCRIPT
+from tests.interop._tools import run_in_venv
+from tests.interop.test_pandera import SCRIPT
 from tscontract import load_contract, validate
 from tscontract.interop.exports import pandera as pandera_export
 from tscontract.plan.checks import build_plan

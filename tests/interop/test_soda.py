@@ -19,7 +19,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.conftest import EXAMPLES, ROOT
-from tests.export._tools import freshness_contract, freshness_data
+from tests.interop._tools import freshness_contract, freshness_data
 from tscontract import load_catalog, load_contract, validate
 from tscontract.errors import InputError
 from tscontract.interop.exports import export

@@ -1,6 +1,6 @@
 """The Soda export run by a real soda-core scan on generated clauses fails exactly where the reference fails (#25).
 
-``tests/export/test_semantics_exports.py`` runs the SQL the Soda export carries in DuckDB; this runs the
+``tests/interop/test_semantics_exports.py`` runs the SQL the Soda export carries in DuckDB; this runs the
 checks file itself in soda-core (the tool venv), where SodaCL decides what a check means: a bound
 becomes ``min(x) > 0`` (Soda skips nulls), a clause a failed-rows check. Each generated case (clauses and
 rows, as in the other differential tests) is one scan, all scans in one soda-core process; for each
@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 
 from tests.contract.clause_strategies import contract_text, table
 from tests.contract.test_semantics_differential import expected_failures
-from tests.export.test_semantics_exports import DEEP, generated_cases
-from tests.export.test_soda import check_ids, run_soda
+from tests.interop.test_semantics_exports import DEEP, generated_cases
+from tests.interop.test_soda import check_ids, run_soda
 from tscontract import parse_contract
 from tscontract.interop.exports import export
 from tscontract.plan.checks import build_plan

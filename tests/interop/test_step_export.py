@@ -9,7 +9,7 @@ from tests.engines.test_step import CONTRACT
 from tscontract.contract.loader import parse_contract
 from tscontract.interop.exports import FORMATS, export
 
-CARRIED = {"dbt", "soda", "pandera"}  # each run in its tool: tests/export/test_step_{dbt,soda,pandera}.py
+CARRIED = {"dbt", "soda", "pandera"}  # each run in its tool: tests/interop/test_step_{dbt,soda,pandera}.py
 
 
 @pytest.mark.parametrize("fmt", sorted(set(FORMATS) - CARRIED))

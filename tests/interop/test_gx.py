@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import write
 from tests.engines.conftest import NOW, OHLCV, SENSOR
-from tests.export._tools import (
+from tests.interop._tools import (
     add_column,
     compare,
     disagreements,

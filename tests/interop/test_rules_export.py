@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 from tests.engines.test_rules import GOOD_ROWS, TRADES, bad_rows, trades_contract, trades_csv
-from tests.export._tools import compare, disagreements, run_in_venv
-from tests.export.test_gx import SCRIPT as GX_SCRIPT
-from tests.export.test_soda import check_ids, checks_yaml, load_sql, run_soda
+from tests.interop._tools import compare, disagreements, run_in_venv
+from tests.interop.test_gx import SCRIPT as GX_SCRIPT
+from tests.interop.test_soda import check_ids, checks_yaml, load_sql, run_soda
 from tscontract import load_contract, validate
 from tscontract.interop.exports import export
 from tscontract.plan.checks import build_plan
@@ -138,7 +138,7 @@ def test_soda_agrees_on_unique_row_count_and_sql_checks(tmp_path):
 
 
 def test_pandera_agrees_on_regex_and_unique(tmp_path):
-    from tests.export.test_pandera import SCRIPT as PANDERA_SCRIPT
+    from tests.interop.test_pandera import SCRIPT as PANDERA_SCRIPT
 
     contract_path = trades_contract(tmp_path, SERIES)
     contract = load_contract(contract_path)
@@ -166,7 +166,7 @@ def test_pandera_agrees_on_regex_and_unique(tmp_path):
 
 
 def test_dbt_build_agrees_on_regex_and_unique(tmp_path):
-    from tests.export.test_dbt import make_project, run_dbt
+    from tests.interop.test_dbt import make_project, run_dbt
 
     contract_path = trades_contract(tmp_path, SERIES)
     contract = load_contract(contract_path)

@@ -16,9 +16,9 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.conftest import write
-from tests.export._tools import run_in_venv
-from tests.export.test_soda import load_sql, run_soda
 from tests.gate.bars import AFTER_CLOSE, OHLCV, bar_at, contract_text, session_bars, write_bars
+from tests.interop._tools import run_in_venv
+from tests.interop.test_soda import load_sql, run_soda
 from tscontract import load_catalog, load_contract, validate
 from tscontract.contract.loader import parse_contract
 from tscontract.interop.exports import export

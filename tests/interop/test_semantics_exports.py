@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
 from tests.contract.test_semantics_differential import TYPES, assert_agrees, expected_failures, runnable
-from tests.export._tools import run_in_venv
-from tests.export.test_dbt import _RUNNER, DBT_PYTHON
+from tests.interop._tools import run_in_venv
+from tests.interop.test_dbt import _RUNNER, DBT_PYTHON
 from tscontract import parse_contract
 from tscontract.contract.clauses import parse_invariant, resolve_columns
 from tscontract.interop.exports import export, pandera_runtime
