@@ -226,12 +226,13 @@ _OUTSIDE = {
 _INSIDE = {"d": "0-9", "w": _WORD, "s": _SPACE}
 
 
-def python_pattern(pattern: str) -> str:
+def python_pattern(pattern: str, dot: str = ".") -> str:
     """``pattern`` for Python's ``re`` as the engines read it: ``\\d \\w \\s`` (and their negations, ``\\b``,
     ``\\B``) are ASCII classes, as in RE2 and Java; everything else, ``(?i)`` included, stays Unicode.
 
     ``re.ASCII`` would also make ``(?i)`` ASCII-only (``(?i)é`` would not match ``É``, which RE2 and Java
     match). Inside a character class ``\\D \\W \\S`` keep Python's Unicode reading (rare; not rewritten).
+    ``dot``: what an unescaped ``.`` outside a class becomes (``[^\\n]`` where a ``.`` would take ``\\n``).
     """
     out: list[str] = []
     i, in_class = 0, False
@@ -243,7 +244,7 @@ def python_pattern(pattern: str) -> str:
             out.append(table.get(escaped, char + escaped))
             i += 2
             continue
-        out.append(char)
+        out.append(dot if char == "." and not in_class else char)
         i += 1
         if char == "[" and not in_class:
             in_class = True
@@ -257,38 +258,13 @@ def python_pattern(pattern: str) -> str:
 
 
 _LEADING_FLAGS = re.compile(r"^\(\?([a-zA-Z]+)\)")
+NOT_NEWLINE = "[^\\n]"  # RE2's '.' where an engine's own '.' also takes '\n' (PostgreSQL) or refuses '\r' (ECMA)
 
 
 def leading_flags(pattern: str) -> tuple[str, str]:
     """(the letters of ``pattern``'s leading flag group, the rest): ``(?is)a.b`` -> ``("is", "a.b")``."""
     found = _LEADING_FLAGS.match(pattern)
     return (found[1], pattern[found.end() :]) if found else ("", pattern)
-
-
-def dot_not_newline(pattern: str) -> str:
-    """Every ``.`` outside a character class and not escaped as ``[^\\n]``."""
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if char == "[" and not in_class:
-            in_class = True
-            out.append(char)
-            i += 1
-            for literal in ("^", "]"):  # '[^]...]' and '[]...]': the first ']' is a member
-                if pattern.startswith(literal, i):
-                    out.append(literal)
-                    i += 1
-            continue
-        if char == "]" and in_class:
-            in_class = False
-        out.append("[^\\n]" if char == "." and not in_class else char)
-        i += 1
-    return "".join(out)
 
 
 def ecma_pattern(pattern: str) -> str:
@@ -302,7 +278,7 @@ def ecma_pattern(pattern: str) -> str:
     letters, body = leading_flags(pattern)
     if letters:
         raise ValueError(f"uses the inline flag (?{letters}); ECMA-262 patterns (JSON Schema) have none")
-    return f"^(?:{dot_not_newline(python_pattern(body))})(?![\\s\\S])"
+    return f"^(?:{python_pattern(body, dot=NOT_NEWLINE)})(?![\\s\\S])"
 
 
 def python_anchored(pattern: str) -> str:

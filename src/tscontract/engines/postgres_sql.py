@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import sqlglot
 import sqlglot.expressions as exp
 
-from tscontract.contract.regex import dot_not_newline, leading_flags, python_pattern
+from tscontract.contract.regex import NOT_NEWLINE, leading_flags, python_pattern
 from tscontract.sql.semantics import ieee_division, lowered_division, lowered_float_arithmetic, one_to_one_case
 
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
@@ -305,9 +305,7 @@ def postgres_pattern(pattern: str) -> str:
     whole-text anchors are ``\\A \\Z``.
     """
     letters, body = leading_flags(pattern)
-    body = python_pattern(body)
-    if "s" not in letters:
-        body = dot_not_newline(body)
+    body = python_pattern(body, dot="." if "s" in letters else NOT_NEWLINE)
     letters = letters.replace("s", "").replace("m", "w")
     options = f"(?{letters})" if letters else ""
     return f"{options}\\A(?:{body})\\Z"
