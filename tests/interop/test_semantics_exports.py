@@ -436,6 +436,40 @@ def test_pandera_polars_counter_examples(tmp_path: Path, text: str, batch: list[
     assert sorted(ran["case"]["failed"].get("invariants[0]", [])) == failing
 
 
+_NOT_NULL_SCRIPT = """
+import importlib.util
+
+
+def main(job):
+    import pandera.polars as pa
+    import polars as pl
+
+    spec = importlib.util.spec_from_file_location("not_null", job["module"])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        module.polars_schema.validate(pl.read_parquet(job["rows"]), lazy=True)
+        return []
+    except pa.errors.SchemaErrors as errors:
+        columns = module.polars_schema.columns  # a named check's number names it; pandera's own, its check
+        return [
+            [columns[c["column"]].checks[c["check_number"]].name if c["check_number"] is not None else c["check"],
+             c["index"] + 1]
+            for c in errors.failure_cases.to_dicts()
+        ]
+"""
+
+
+def test_pandera_polars_fails_a_null_float_not_a_nan(tmp_path: Path) -> None:
+    """A non-nullable float column in polars: the null fails field.f.nullable, NaN is a value."""
+    required = "f: {type: float64, nullable: false}"
+    text = contract_text(["i is null or i >= 0"]).replace("f: {type: 'float64', nullable: true}", required)
+    (module,) = export("pandera", parse_contract(text)).write(tmp_path)
+    pq.write_table(table([row(f=NAN), row(f=None), row(f=1.0)]), tmp_path / "rows.parquet")
+    found = run_in_venv("pandera", _NOT_NULL_SCRIPT, {"module": str(module), "rows": str(tmp_path / "rows.parquet")})
+    assert found == [["field.f.nullable", 2]]
+
+
 # ---------------------------------------------------------------- JSON Schema (the jsonschema validator)
 
 

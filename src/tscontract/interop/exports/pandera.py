@@ -202,7 +202,6 @@ class _ModuleWriter:
         self.catalog_series: list[str] = []
         self.builtin: dict[str, Any] = {"not_nullable": {}, "dtype": {}}
         self.unique: list[str] | None = None
-        self.not_null_labels: dict[str, str] = {}
 
     # ------------------------------------------------------------ checks
     def render(self) -> str:
@@ -227,10 +226,9 @@ class _ModuleWriter:
             column = check.columns[0]
             self.columns[column]["nullable"] = False
             self.builtin["not_nullable"][column] = check.id
-            self.not_null_labels[column] = self.label(check)
         elif kind == "fixed_value":
             value = _python_literal(check.predicate.expression)  # type: ignore[union-attr]
-            self.column_check(check.columns[0], f"eq({value}", self.label(check), builtin=True)
+            self.column_check(check.columns[0], "eq", self.label(check), argument=value)
         elif check.params.get("max_failing") is not None:
             return tolerance_reason(check, "a pandera check fails on any failing row")
         elif kind in ("invariant", "constraint", "series_pattern"):
@@ -251,7 +249,7 @@ class _ModuleWriter:
             if self.plan.catalog is None or not check.columns:
                 return _NO_CATALOG
             series_ids = sorted(self.plan.catalog.series)
-            self.column_check(check.columns[0], f"isin({series_ids!r}", self.label(check), builtin=True)
+            self.column_check(check.columns[0], "isin", self.label(check), argument=repr(series_ids))
         elif kind == "calibration_in_force":
             return self.add_calibration(check)
         elif kind == "step":
@@ -273,7 +271,7 @@ class _ModuleWriter:
         if kind in ("string", "enum", "bool", "float"):
             self.column_check(column, f"_logical({kind if kind != 'enum' else 'string'!r})", label)
             if kind == "enum":
-                self.column_check(column, f"isin({list(dtype.members)!r}", label, builtin=True)
+                self.column_check(column, "isin", label, argument=repr(list(dtype.members)))
         elif kind == "int":
             self.column_check(column, f"_logical('int', {dtype.bits or 64})", label)
         elif kind == "decimal":
@@ -346,8 +344,8 @@ class _ModuleWriter:
         function = f"lambda df: _step_holds(df, {args})"
         self.frame_checks.append(_Code(function, self.label(check), reads=tuple(c for c in reads if c)))
 
-    def column_check(self, column: str, function: str, label: str, builtin: bool = False) -> None:
-        self.columns[column]["checks"].append(_Code(function, label, builtin=builtin))
+    def column_check(self, column: str, function: str, label: str, argument: str | None = None) -> None:
+        self.columns[column]["checks"].append(_Code(function, label, argument=argument))
 
     @staticmethod
     def label(check: Check) -> str:
@@ -429,7 +427,8 @@ class _ModuleWriter:
             nullable, checks = spec["nullable"], list(spec["checks"])
             if polars and not nullable and contract.fields[name].type.kind == "float":
                 # pandera's nullable=False on polars fails NaN too; in the contract NaN is a value
-                nullable, checks = True, [_Code("_present", self.not_null_labels[name]), *checks]
+                not_null = self.plan.by_id(self.builtin["not_nullable"][name])
+                nullable, checks = True, [_Code("_present", self.label(not_null)), *checks]
             args = ["None", f"nullable={nullable}", "required=True", "coerce=False"]
             if checks:
                 text = "".join(f"            {c.render(polars, column=True)},\n" for c in checks)
@@ -454,19 +453,19 @@ class _ModuleWriter:
 
 @dataclass(frozen=True)
 class _Code:
-    """One check of the generated schema: a check function of the module (or pandera's built-in
-    ``isin(...`` / ``eq(...``, ``builtin``) with its name and error; ``reads``: the columns a
-    frame check reads."""
+    """One check of the generated schema: a check function of the module, or pandera's built-in check
+    ``function`` (``isin``, ``eq``) called with ``argument``; ``label``: its name and error; ``reads``:
+    the columns a frame check reads."""
 
     function: str
     label: str
-    builtin: bool = False
+    argument: str | None = None
     reads: tuple[str, ...] = ()
 
     def render(self, polars: bool, column: bool = False) -> str:
         module = "pap" if polars else "pa"
-        if self.builtin:
-            return f"{module}.Check.{self.function}, {self.label})"
+        if self.argument is not None:
+            return f"{module}.Check.{self.function}({self.argument}, {self.label})"
         if not polars:
             return f"pa.Check({self.function}, {self.label})"
         where = "column=True" if column else f"reads={self.reads!r}"

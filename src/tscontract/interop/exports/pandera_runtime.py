@@ -252,6 +252,16 @@ class _Sql:
         return self._reflected(other, _divide)
 
 
+def _missing(column):
+    """The null rows of ``column``. NaN is a value, not a null, where the backing tells them apart (Arrow,
+    masked Float64, object columns of Python values); a numpy float column writes its nulls as NaN, as
+    pandas does."""
+    missing = column.isna().to_numpy(dtype=bool, copy=True)
+    if column.dtype == object:
+        missing &= ~np.array([_is_nan(v) for v in column.to_numpy(dtype=object)], dtype=bool)
+    return missing
+
+
 class _Rows:
     """The frame's columns as ``_Sql`` values, and the clause functions."""
 
@@ -267,13 +277,9 @@ class _Rows:
         return _Sql(values, np.full(n, value is not None))
 
     def __getitem__(self, name):
-        # NaN is a value, not a null, where the backing tells them apart (Arrow, masked Float64, object
-        # columns of Python values); a numpy float column writes its nulls as NaN, as pandas does
         column = self.df[name]
         raw = column.to_numpy(dtype=object)
-        missing = column.isna().to_numpy(dtype=bool, copy=True)
-        if column.dtype == object:
-            missing &= ~np.array([_is_nan(v) for v in raw], dtype=bool)
+        missing = _missing(column)
         values = np.empty(self.n, dtype=object)
         values[:] = [_python(v) for v in raw]
         values[missing] = None
@@ -576,11 +582,7 @@ def _on_polars(check, column=False, reads=None):
 
 
 def _present(series):
-    """Not null; NaN is a value (pandera's own nullable=False on polars also fails NaN)."""
-    return series.notna().to_numpy(dtype=bool) | _nan_mask(series)
-
-
-def _nan_mask(series):
-    values = series.to_numpy(dtype=object)
-    return np.array([_is_nan(v) for v in values], dtype=bool)
+    """Not null, as the clauses read a null; NaN is a value (pandera's own nullable=False on polars also
+    fails NaN)."""
+    return ~_missing(series)
 '''
