@@ -32,7 +32,8 @@ from tscontract.contract.located import LocatedErrors, load_located, validate_lo
 from tscontract.contract.model import Contract, DurationText, _Section
 from tscontract.contract.source import NodeInfo, PositionIndex
 from tscontract.contract.units import UnitError, check_unit
-from tscontract.contract.weekly import Calendars, WeeklyCalendar, iana_zone
+from tscontract.contract.weekly import Calendars, WeeklyCalendar
+from tscontract.contract.zones import iana_zone
 from tscontract.errors import CatalogError, InputError, Location, display_path
 
 CSV_COLUMNS = (

@@ -31,9 +31,10 @@ from __future__ import annotations
 import re
 from datetime import date
 from typing import Annotated
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, field_validator, model_validator
+
+from tscontract.contract.zones import iana_zone
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 DAY_MINUTES = 24 * 60
@@ -245,13 +246,3 @@ def _shown(start: int, end: int | None = None) -> str:
         return f"{WEEKDAYS[day % 7]} {rest // 60:02d}:{rest % 60:02d}"
 
     return clock(start) if end is None else f"{clock(start)} to {clock(end)}"
-
-
-def iana_zone(value: str | None) -> str | None:
-    """``value`` if it names an IANA time zone (``Europe/Berlin``)."""
-    if value is not None:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
-    return value

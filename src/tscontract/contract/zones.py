@@ -8,6 +8,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 _OFFSET = re.compile(r"^(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2})$")
 
 
+def iana_zone(value: str | None) -> str | None:
+    """``value`` if it names an IANA time zone (``Europe/Berlin``)."""
+    if value is not None:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
+    return value
+
+
 def offset_minutes(zone: str) -> int | None:
     """Minutes east of UTC for a fixed offset (``+01:00``, ``+0100``, ``-05:00``); None for a zone name."""
     match = _OFFSET.match(zone)
@@ -25,8 +35,8 @@ def zone_name(value: str, *also: str) -> str:
     if offset_minutes(value) is not None:
         return value
     try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
+        iana_zone(value)
+    except ValueError:
         accepted = ["an IANA time zone (Europe/Rome)", "a UTC offset (+01:00)", *also]
         raise ValueError(f"{value!r} is not {', '.join(accepted[:-1])} or {accepted[-1]}") from None
     return value
