@@ -178,13 +178,9 @@ def lint(
 def _parse_now(text: str | None, option: str = "--now") -> Any:
     if text is None:
         return None
-    from tscontract.contract.catalog import parse_instant
-    from tscontract.errors import InputError
+    from tscontract.contract.catalog import instant_option
 
-    try:
-        return parse_instant(text)
-    except ValueError as exc:
-        raise InputError(f"{option}: {exc}") from None
+    return instant_option(text, option)
 
 
 # --from/--to of validate, ingest and check-store: one meaning (engines.validate's ``coverage``)

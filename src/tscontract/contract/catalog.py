@@ -84,6 +84,17 @@ def parse_instant(value: object) -> datetime:
     return parsed.astimezone(UTC)
 
 
+def instant_option(value: object, option: str) -> datetime | None:
+    """``value`` (None, an aware datetime or RFC 3339 text: ``--now``, ``--from``, ``validate(now=...)``) as
+    a UTC instant; anything else one InputError naming ``option``."""
+    if value is None:
+        return None
+    try:
+        return parse_instant(value)
+    except ValueError as exc:
+        raise InputError(f"{option}: {exc}") from None
+
+
 Instant = Annotated[datetime, PlainValidator(parse_instant)]
 
 

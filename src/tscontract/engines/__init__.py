@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tscontract.contract.catalog import Catalog, load_catalog
+from tscontract.contract.catalog import Catalog, instant_option, load_catalog
 from tscontract.contract.loader import load_contract
 from tscontract.contract.model import Contract
 from tscontract.errors import InputError
@@ -28,20 +28,6 @@ def checked_coverage(
         if start is not None and end is not None and start >= end:
             raise InputError("coverage: --from must be before --to")
     return coverage
-
-
-def checked_now(now: datetime | str | None) -> datetime | None:
-    """``now`` as an aware datetime: RFC 3339 text is read as ``--now`` reads it; a naive one is refused."""
-    if isinstance(now, str):
-        from tscontract.contract.catalog import parse_instant
-
-        try:
-            return parse_instant(now)
-        except ValueError as exc:
-            raise InputError(f"now: {exc}") from None
-    if now is not None and (not isinstance(now, datetime) or now.utcoffset() is None):
-        raise InputError(f"now: a timezone-aware datetime or RFC 3339 text, not {now!r}")
-    return now
 
 
 def validate(
@@ -82,7 +68,7 @@ def validate(
     one with no point fails freshness as never arrived.
     """
     checked_coverage(coverage)
-    now = checked_now(now)
+    now = instant_option(now, "now")
     if not isinstance(contract, Contract):
         contract = load_contract(contract)
     if catalog is not None and not isinstance(catalog, Catalog):
