@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from tscontract.contract.model import Contract
 from tscontract.engines.inputs.sources import Source
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.result import Status
 from tscontract.sql.columns import ColumnSQL
 
 TYPED_VIEW = "__tsc_typed"  # the batch as the contract types it: the view every check reads
@@ -41,7 +42,7 @@ class Run(Protocol):
     def result(
         self,
         check: Check,
-        status: str,
+        status: Status,
         failed: int = 0,
         examples: list[dict[str, Any]] | None = None,
         message: str | None = None,
@@ -53,6 +54,7 @@ class Run(Protocol):
 
     def fetch(self, sql: str) -> list[tuple[Any, ...]]: ...
 
+    @property
     def catalog_joined(self) -> bool: ...
 
     def create_typed_view(self, view: str = ..., numbered: bool = False) -> None: ...

@@ -26,7 +26,7 @@ import sqlglot
 import sqlglot.expressions as exp
 
 from tscontract.engines.chdb_sql import to_clickhouse
-from tscontract.engines.duckdb import memory_limit
+from tscontract.engines.connection import memory_limit
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.sandbox import SqlTimeout, contract_sql_timeout_s
 from tscontract.engines.translated import TranslatedConnection
