@@ -6,16 +6,17 @@ profile in engines/profile.py; their names stay importable from here.
 
 from __future__ import annotations
 
-from datetime import datetime
+from contextlib import AbstractContextManager
 from typing import Any
 
 import duckdb
 
-from tscontract.engines.base import Coverage, Progress
+from tscontract.engines.base import Coverage, Progress, SharedRun
 from tscontract.engines.connection import MEMORY_LIMIT_ENV, connect, memory_limit, out_of_memory
-from tscontract.engines.inputs.sources import reading_errors
+from tscontract.engines.inputs.sources import Source, open_source, reading_errors
 from tscontract.engines.profile import measurement_fields, profile
 from tscontract.engines.run import ValidationRun
+from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
 from tscontract.plan.result import ValidationReport
 
@@ -29,51 +30,43 @@ __all__ = [
     "memory_limit",
     "out_of_memory",
     "profile",
-    "validate_mapped",
 ]
 
 
-def validate_mapped(
-    plan: CheckPlan,
-    data: Any,
-    mapping: Any,
-    *,
-    now: datetime | None = None,
-    examples: int = 5,
-    progress: Progress | None = None,
-    coverage: Coverage | None = None,
-) -> ValidationReport:
-    """Raw ``data`` converted by ``mapping`` exactly as the ingest gate converts it, then validated."""
-    from tscontract.engines.inputs.staging import stage_source
+class DuckDBEngine(SharedRun):
+    """Executes a :class:`CheckPlan` on an embedded DuckDB connection.
 
-    con = connect()
-    try:
-        source, conversion = stage_source(con, data, plan.contract, plan.catalog, mapping)
-        with reading_errors(data):
-            report = ValidationRun(plan, source, now, examples, progress, con=con, coverage=coverage).run()
-    finally:
-        con.close()
-    report.conversion = conversion.to_json()
-    return report
-
-
-class DuckDBEngine:
-    """Executes a :class:`CheckPlan` on an embedded DuckDB connection."""
+    ``mapping`` (a :class:`tscontract.engines.inputs.mapping.Mapping`): the data is raw (a vendor's file),
+    converted exactly as ``ingest --mapping`` converts it, and the report says what the conversion did.
+    """
 
     name = "duckdb"
+    OPTIONS = ("mapping",)
 
-    def run(
-        self,
-        plan: CheckPlan,
-        data: Any,
-        *,
-        now: datetime | None = None,
-        examples: int = 5,
-        progress: Progress | None = None,
-        coverage: Coverage | None = None,
-    ) -> ValidationReport:
-        try:
-            with reading_errors(data):  # a corrupt Parquet page met by a check: an input error
-                return ValidationRun(plan, data, now, examples, progress, coverage=coverage).run()
-        except duckdb.OutOfMemoryException as exc:
-            raise out_of_memory(exc) from None
+    def __init__(self, mapping: Any = None) -> None:
+        self.mapping = mapping
+        self.conversion: Any = None
+
+    def connect(self, data: Any, progress: Progress) -> duckdb.DuckDBPyConnection:
+        return connect()
+
+    def open(self, con: duckdb.DuckDBPyConnection, data: Any, plan: CheckPlan) -> Source:
+        if self.mapping is None:
+            return open_source(con, data)
+        from tscontract.engines.inputs.staging import stage_source
+
+        source, self.conversion = stage_source(con, data, plan.contract, plan.catalog, self.mapping)
+        return source
+
+    def execute(self, con: Any, plan: CheckPlan, source: Source, **run: Any) -> ValidationReport:
+        now, examples, progress, coverage = run["now"], run["examples"], run["progress"], run["coverage"]
+        report = ValidationRun(plan, source, now, examples, progress, con=con, coverage=coverage).run()
+        if self.conversion is not None:
+            report.conversion = self.conversion.to_json()
+        return report
+
+    def reading(self, data: Any) -> AbstractContextManager[object]:
+        return reading_errors(data)  # a corrupt Parquet page met by a check: an input error
+
+    def refused(self, exc: Exception, data: Any) -> InputError | None:
+        return out_of_memory(exc) if isinstance(exc, duckdb.OutOfMemoryException) else None
