@@ -5,12 +5,19 @@ plans below (the worked examples with their catalogs and profiled bounds, the tr
 its unique field, row count, SQL check and series pattern, the step contract) hold every kind
 between them, so a kind added to the enum without a contract that builds it fails here first. Each
 check then gets a verdict from DuckDB and, from each of the nine exports, either a place in the
-artifact or a named reason: never an exporter's catch-all for a kind it did not expect.
+artifact or a named reason.
+
+Each engine and each export declares, per kind, that it handles it (``HANDLERS``) or why it cannot
+(``UNSUPPORTED``); together they name every kind, and what they declare is what they do: a kind
+added to the enum fails here, naming each engine and export that has not said what it does with it.
 """
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,19 +28,16 @@ from tests.engines.test_step import CONTRACT as STEP_CONTRACT
 from tests.engines.test_step import readings
 from tests.interop.test_rules_export import SERIES
 from tscontract import load_catalog, load_contract
-from tscontract.engines import validate
+from tscontract.engines import ENGINES, engine_class, validate
 from tscontract.engines.duckdb import profile
-from tscontract.interop.exports import FORMATS, export_plan
+from tscontract.interop.exports import EXPORTERS, FORMATS, export_plan
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.plan.kinds import CheckKind
 
-# what an exporter says of a kind it has no branch for: a new kind must get its own answer
-CATCH_ALLS = (
-    "no pandera translation for",
-    "no expectation for",
-    "no dbt test expresses a",
-    "no SodaCL check expresses a",
-)
+
+def declared(name: str) -> Any:
+    """The module of an export or the class of an engine: what holds its HANDLERS and UNSUPPORTED."""
+    return import_module(EXPORTERS[name]) if name in EXPORTERS else engine_class(name)
 
 
 def plans(tmp_path: Path) -> list[tuple[CheckPlan, Path]]:
@@ -70,11 +74,42 @@ def test_every_export_places_or_names_each_check(tmp_path: Path, fmt: str) -> No
         reasons = {n.check_id: n.reason for n in result.not_exported}
         for check in plan.checks:
             assert (check.id in result.exported) != (check.id in reasons), (fmt, check.id)
-            reason = reasons.get(check.id, "")
-            assert not any(reason.startswith(c) for c in CATCH_ALLS), (fmt, check.kind, reason)
+
+
+@pytest.mark.parametrize("name", [*FORMATS, *ENGINES])
+def test_each_export_and_engine_declares_every_kind(name: str) -> None:
+    owner = declared(name)
+    handled, unsupported = set(owner.HANDLERS), set(owner.UNSUPPORTED)
+    assert not handled & unsupported, (name, handled & unsupported)
+    assert handled | unsupported == set(CheckKind), (name, "says nothing of", set(CheckKind) - handled - unsupported)
+    assert all(isinstance(k, CheckKind) for k in handled | unsupported), name
+    assert all(reason.strip() for reason in owner.UNSUPPORTED.values()), name
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_export_does_what_it_declares(tmp_path: Path, fmt: str) -> None:
+    """A handled kind is exported for some check of the plans; an unsupported one never is, and its
+    declared reason is what the export says (a check may also be refused for a reason of its own)."""
+    owner = declared(fmt)
+    exported: Counter[CheckKind] = Counter()
+    said: defaultdict[CheckKind, set[str]] = defaultdict(set)
+    for plan, _ in plans(tmp_path):
+        result = export_plan(fmt, plan)
+        reasons = {n.check_id: n.reason for n in result.not_exported}
+        for check in plan.checks:
+            if check.id in result.exported:
+                exported[check.kind] += 1
+            else:
+                said[check.kind].add(reasons[check.id])
+    for kind in owner.HANDLERS:
+        assert exported[kind], (fmt, kind, "declared handled but never exported", said[kind])
+    for kind, reason in owner.UNSUPPORTED.items():
+        assert not exported[kind], (fmt, kind, "declared unsupported but exported")
+        assert reason in said[kind], (fmt, kind, said[kind])
 
 
 def test_duckdb_gives_every_check_a_verdict(tmp_path: Path) -> None:
+    assert not engine_class("duckdb").UNSUPPORTED
     for plan, data in plans(tmp_path):
         report = validate(plan.contract, data, catalog=plan.catalog, bounds=plan.bounds, now=NOW)
         for check in plan.checks:

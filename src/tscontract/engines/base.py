@@ -73,7 +73,8 @@ class Engine(Protocol):
     """What ``validate()`` asks of an engine: a name, its options, the kinds it refuses, and a run."""
 
     name: ClassVar[str]
-    OPTIONS: ClassVar[tuple[str, ...]]  # the keyword options its constructor takes (``validate(options=...)``)
+    OPTIONS: ClassVar[tuple[str, ...]]  # the keyword options its constructor takes
+    HANDLERS: ClassVar[Mapping[CheckKind, str]]  # kind -> the pass of the run that judges it
     UNSUPPORTED: ClassVar[Mapping[CheckKind, str]]  # kinds it gives no verdict for, with the reason
 
     def run(
@@ -99,6 +100,7 @@ class SharedRun:
 
     name: ClassVar[str]
     OPTIONS: ClassVar[tuple[str, ...]] = ()
+    HANDLERS: ClassVar[Mapping[CheckKind, str]] = {}
     UNSUPPORTED: ClassVar[Mapping[CheckKind, str]] = {}
 
     def connect(self, data: Any, progress: Progress) -> Any:

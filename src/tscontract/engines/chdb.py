@@ -27,6 +27,7 @@ from tscontract.engines.base import Progress, SharedRun, shown_data
 from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.connection import memory_limit
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
+from tscontract.engines.run import HANDLERS
 from tscontract.engines.sandbox import SqlTimeout, contract_sql_timeout_s
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
@@ -269,6 +270,7 @@ class ChdbEngine(SharedRun):
     """Executes a :class:`CheckPlan` on in-process ClickHouse through the embedded engine's validation run."""
 
     name = "chdb"
+    HANDLERS = HANDLERS  # the validation run judges every kind (engines/run/)
 
     def run(self, plan: CheckPlan, data: Any, **options: Any) -> ValidationReport:
         with tempfile.TemporaryDirectory(prefix="tscontract-chdb-") as tmp:  # a frame is written as Parquet here

@@ -15,7 +15,7 @@ from tscontract.engines.base import Coverage, Progress, SharedRun
 from tscontract.engines.connection import MEMORY_LIMIT_ENV, connect, memory_limit, out_of_memory
 from tscontract.engines.inputs.sources import Source, open_source, reading_errors
 from tscontract.engines.profile import measurement_fields, profile
-from tscontract.engines.run import ValidationRun
+from tscontract.engines.run import HANDLERS, ValidationRun
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
 from tscontract.plan.result import ValidationReport
@@ -41,6 +41,7 @@ class DuckDBEngine(SharedRun):
     """
 
     name = "duckdb"
+    HANDLERS = HANDLERS  # the validation run judges every kind (engines/run/)
     OPTIONS = ("mapping",)
 
     def __init__(self, mapping: Any = None) -> None:

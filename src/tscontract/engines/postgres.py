@@ -30,6 +30,7 @@ import sqlglot.expressions as exp
 from tscontract.engines.base import Progress, SharedRun
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source
 from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
+from tscontract.engines.run import HANDLERS
 from tscontract.engines.sandbox import contract_sql_timeout_s
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError
@@ -249,6 +250,7 @@ class PostgresEngine(SharedRun):
     """Executes a :class:`CheckPlan` inside PostgreSQL through the embedded engine's validation run."""
 
     name = "postgres"
+    HANDLERS = HANDLERS  # the validation run judges every kind (engines/run/)
 
     def connect(self, data: Any, progress: Progress) -> PostgresConnection:
         conninfo, _, _ = split_url(_table(data))

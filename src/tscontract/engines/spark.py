@@ -41,6 +41,7 @@ from tscontract.engines.inputs.sources import (
     number_pattern,
     paths_of,
 )
+from tscontract.engines.run import HANDLERS
 from tscontract.engines.sandbox import stopped_after_timeout
 from tscontract.engines.spark_sql import to_spark
 from tscontract.engines.translated import TranslatedConnection
@@ -394,6 +395,7 @@ class SparkEngine(SharedRun):
     """
 
     name = "spark"
+    HANDLERS = HANDLERS  # the validation run judges every kind (engines/run/)
     OPTIONS = ("master", "conf")
 
     def __init__(self, master: str | None = None, conf: dict[str, str] | None = None) -> None:

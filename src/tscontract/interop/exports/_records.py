@@ -22,6 +22,7 @@ from typing import Any
 from tscontract.contract.catalog import parse_instant
 from tscontract.contract.model import Contract, FieldSpec
 from tscontract.plan.checks import Check
+from tscontract.plan.kinds import CheckKind
 
 _INTEGER = re.compile(r"^[+-]?[0-9]+$")
 _DECIMAL = re.compile(r"^[+-]?[0-9]+(\.[0-9]+)?$")
@@ -108,29 +109,33 @@ def json_record(contract: Contract, row: dict[str, str | None]) -> dict[str, Any
 RAW_INPUT = "judged on the input as read (a malformed line), before there is a table"
 FROM_HISTORY = "history-derived bounds change with every profile; run tscontract validate --bounds"
 # kinds no test over one table states (dbt, Soda)
-TABLE_REASONS = {
-    "session": "needs the venue's exchange sessions (calendar, holidays, half days)",
-    "completeness": "counts expected points per window, cadence and session; no test over one table expresses it",
-    "well_formed": RAW_INPUT,
-    "plausibility": FROM_HISTORY,
-    "scale_shift": FROM_HISTORY,
+TABLE_REASONS: dict[CheckKind, str] = {
+    CheckKind.SESSION: "needs the venue's exchange sessions (calendar, holidays, half days)",
+    CheckKind.COMPLETENESS: "counts expected points per window, cadence and session; "
+    "no test over one table expresses it",
+    CheckKind.WELL_FORMED: RAW_INPUT,
+    CheckKind.PLAUSIBILITY: FROM_HISTORY,
+    CheckKind.SCALE_SHIFT: FROM_HISTORY,
 }
 
-_BATCH_REASONS = {
-    "unique_key": "uniqueness relates records to one another; a record schema describes one record at a time",
-    "cadence": "the spacing of points per series is a property of the batch, not of one record",
-    "session": "sessions come from the series' calendar (exchange or weekly hours), which a schema cannot consult",
-    "completeness": "expected point counts per window are a property of the batch, not of one record",
-    "freshness": "the age of the newest point is judged against the clock at the consumer boundary",
-    "catalog_series": "needs the series catalog, which a schema does not carry",
-    "calibration_in_force": "needs the catalog's calibration records and the event time",
-    "plausibility": "bounds derived from history are not part of the contract's schema",
-    "scale_shift": "a shift of typical magnitude is judged over a batch against history",
-    "unique": "uniqueness relates records to one another; a record schema describes one record at a time",
-    "row_count": "the number of rows is a property of the batch, not of one record",
-    "step": "a jump is judged against the neighbouring points of the series, not within one record",
-    "sql_check": "a query over the whole batch; a record schema describes one record at a time",
-    "well_formed": "judged on the input as read (a malformed line, a JSON key given twice), before there is a record",
+# kinds no record schema states (Avro, Protobuf, JSON Schema, Confluent): each is a property of many records
+RECORD_UNSUPPORTED: dict[CheckKind, str] = {
+    CheckKind.UNIQUE_KEY: "uniqueness relates records to one another; a record schema describes one record at a time",
+    CheckKind.CADENCE: "the spacing of points per series is a property of the batch, not of one record",
+    CheckKind.SESSION: "sessions come from the series' calendar (exchange or weekly hours), "
+    "which a schema cannot consult",
+    CheckKind.COMPLETENESS: "expected point counts per window are a property of the batch, not of one record",
+    CheckKind.FRESHNESS: "the age of the newest point is judged against the clock at the consumer boundary",
+    CheckKind.CATALOG_SERIES: "needs the series catalog, which a schema does not carry",
+    CheckKind.CALIBRATION_IN_FORCE: "needs the catalog's calibration records and the event time",
+    CheckKind.PLAUSIBILITY: "bounds derived from history are not part of the contract's schema",
+    CheckKind.SCALE_SHIFT: "a shift of typical magnitude is judged over a batch against history",
+    CheckKind.UNIQUE: "uniqueness relates records to one another; a record schema describes one record at a time",
+    CheckKind.ROW_COUNT: "the number of rows is a property of the batch, not of one record",
+    CheckKind.STEP: "a jump is judged against the neighbouring points of the series, not within one record",
+    CheckKind.SQL_CHECK: "a query over the whole batch; a record schema describes one record at a time",
+    CheckKind.WELL_FORMED: "judged on the input as read (a malformed line, a JSON key given twice), "
+    "before there is a record",
 }
 
 
@@ -146,7 +151,7 @@ def batch_reason(check: Check) -> str | None:
         catalog = check.params.get("catalog")
         what = f"catalog {catalog.attribute} for {catalog.key}" if catalog is not None else "the series catalog"
         return f"looks up {what}; a schema would freeze today's catalog into the contract's schema"
-    return _BATCH_REASONS.get(check.kind)
+    return RECORD_UNSUPPORTED.get(check.kind)
 
 
 # ---------------------------------------------------------------- naming

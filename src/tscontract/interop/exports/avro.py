@@ -23,8 +23,36 @@ from typing import Any
 from tscontract.contract.model import FieldSpec
 from tscontract.errors import InputError
 from tscontract.interop.exports import Artifact, ExportResult
-from tscontract.interop.exports._records import batch_reason, camel, field_doc_parts, identifier, record_doc_lines
+from tscontract.interop.exports._records import (
+    RECORD_UNSUPPORTED,
+    batch_reason,
+    camel,
+    field_doc_parts,
+    identifier,
+    record_doc_lines,
+)
 from tscontract.plan.checks import CheckPlan
+from tscontract.plan.kinds import CheckKind
+
+# what the Avro schema states of each kind of check, and why it states none of the others
+HANDLERS = frozenset(
+    {
+        CheckKind.REQUIRED_COLUMNS,
+        CheckKind.UNKNOWN_COLUMNS,
+        CheckKind.NOT_NULL,
+        CheckKind.UTC_INSTANT,
+        CheckKind.TYPE,
+        CheckKind.TIME_PRECISION,
+    }
+)
+_NO_CONSTRAINTS = "Avro types carry no value constraints or relations between fields"
+UNSUPPORTED: dict[CheckKind, str] = {
+    **RECORD_UNSUPPORTED,
+    CheckKind.FIXED_VALUE: "Avro has no constant values",
+    CheckKind.INVARIANT: _NO_CONSTRAINTS,
+    CheckKind.CONSTRAINT: _NO_CONSTRAINTS,
+    CheckKind.SERIES_PATTERN: _NO_CONSTRAINTS,
+}
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TIMESTAMP = {"s": "timestamp-millis", "ms": "timestamp-millis", "us": "timestamp-micros", "ns": "timestamp-nanos"}
@@ -81,10 +109,8 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
                 result.exported.append(check.id)
             else:
                 result.skip(check, "Avro has no timestamp-seconds; timestamp-millis can hold a finer fraction")
-        elif check.kind == "fixed_value":
-            result.skip(check, "Avro has no constant values")
         else:
-            result.skip(check, "Avro types carry no value constraints or relations between fields")
+            result.skip(check, UNSUPPORTED[check.kind])
 
     doc = [contract.description] if contract.description else []
     doc += [*record_doc_lines(contract), *result.header_lines()]

@@ -36,9 +36,14 @@ from tscontract.contract.types import DataType
 from tscontract.contract.units import UnitError, affine
 from tscontract.errors import InputError
 from tscontract.interop.exports import Artifact, ExportResult, avro
-from tscontract.interop.exports._records import batch_reason, record_doc_lines, tolerance_reason
+from tscontract.interop.exports._records import RECORD_UNSUPPORTED, batch_reason, record_doc_lines, tolerance_reason
 from tscontract.interop.exports.cel import CelUnsupported, compile_predicate, field_ref, present
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.kinds import CheckKind
+
+# what the schema and its CEL rules state of each kind of check, and why they state none of the others
+HANDLERS = avro.HANDLERS | {CheckKind.FIXED_VALUE, CheckKind.INVARIANT, CheckKind.CONSTRAINT, CheckKind.SERIES_PATTERN}
+UNSUPPORTED: dict[CheckKind, str] = dict(RECORD_UNSUPPORTED)
 
 _OPTIONS = ("namespace", "rule_mode", "previous")
 _RULE_MODES = ("WRITE", "WRITEREAD")

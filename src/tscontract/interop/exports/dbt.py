@@ -46,6 +46,7 @@ from tscontract.errors import InputError
 from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import TABLE_REASONS, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.kinds import CheckKind
 from tscontract.sql.columns import ident, sql_string, sql_type
 from tscontract.sql.semantics import lowered
 from tscontract.sql.step import StepSql
@@ -325,6 +326,15 @@ _TIMEZONE_REASON = (
     "(data_type timestamptz is enforced)"
 )
 
+# what the dbt tests state of each kind of check (HANDLERS), and why they state none of the others
+UNSUPPORTED: dict[CheckKind, str] = {
+    **TABLE_REASONS,
+    CheckKind.UTC_INSTANT: _TIMEZONE_REASON,
+    CheckKind.ROW_COUNT: "dbt has no built-in test of a table's row count",
+    CheckKind.SQL_CHECK: "dbt has no built-in test of a query's value against a threshold",
+}
+HANDLERS = frozenset(CheckKind) - set(UNSUPPORTED)
+
 
 class _DbtExport:
     def __init__(self, plan: CheckPlan, model: str, dbt_tests: str) -> None:
@@ -392,8 +402,6 @@ class _DbtExport:
         elif kind == "not_null":
             self.not_null.add(check.columns[0])
             self.column_tests[check.columns[0]].append(self.test("not_null", check))
-        elif kind == "utc_instant":
-            result.skip(check, _TIMEZONE_REASON)
         elif kind == "time_precision" and check.params["unit"] == "us":
             self.enforced(check)  # timestamptz holds microseconds, nothing finer
         elif kind == "time_precision" and check.params["unit"] == "ns":
@@ -428,14 +436,8 @@ class _DbtExport:
             self.step(check)
         elif kind == "freshness":
             self.freshness(check)
-        elif kind in TABLE_REASONS:
-            result.skip(check, TABLE_REASONS[kind])
-        elif kind == "row_count":
-            result.skip(check, "dbt has no built-in test of a table's row count")
-        elif kind == "sql_check":
-            result.skip(check, "dbt has no built-in test of a query's value against a threshold")
         else:
-            result.skip(check, f"no dbt test expresses a {kind} check")
+            result.skip(check, UNSUPPORTED[kind])
 
     def enforced(self, check: Check) -> None:
         self.by_contract.append(check.id)

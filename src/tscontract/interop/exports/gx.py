@@ -47,22 +47,50 @@ from tscontract.contract.regex import python_anchored
 from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import RAW_INPUT
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.kinds import CheckKind
+
+HANDLERS = frozenset(
+    {
+        CheckKind.REQUIRED_COLUMNS,
+        CheckKind.UNKNOWN_COLUMNS,
+        CheckKind.TYPE,
+        CheckKind.NOT_NULL,
+        CheckKind.FIXED_VALUE,
+        CheckKind.INVARIANT,
+        CheckKind.CONSTRAINT,
+        CheckKind.SERIES_PATTERN,
+        CheckKind.UTC_INSTANT,
+        CheckKind.TIME_PRECISION,
+        CheckKind.UNIQUE_KEY,
+        CheckKind.UNIQUE,
+        CheckKind.ROW_COUNT,
+        CheckKind.CATALOG_SERIES,
+    }
+)
 
 _RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?"
 # a value that reads as an RFC 3339 instant must be written at UTC; anything else is the type's business
 UTC_REGEX = rf"^(?!{_RFC3339}$)|([Zz]|[+-]00:00)$"
 _FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
-WINDOW_REASONS = {
-    "well_formed": RAW_INPUT,
-    "cadence": "needs a window over each series' sorted instants (the gap between points); "
+# what the suite states of each kind of check (HANDLERS), and why it states none of the others
+_CALIBRATION = (
+    "needs the calibration record in force at each row's instant (an interval lookup per series); "
+    "GX expectations compare a column with constants or with one other column"
+)
+UNSUPPORTED: dict[CheckKind, str] = {
+    CheckKind.CALIBRATION_IN_FORCE: _CALIBRATION,
+    CheckKind.WELL_FORMED: RAW_INPUT,
+    CheckKind.CADENCE: "needs a window over each series' sorted instants (the gap between points); "
     "GX expectations judge rows or whole columns, not consecutive points",
-    "session": "needs the series' session calendar (an exchange's or declared weekly hours, with holidays)",
-    "completeness": "counts expected points per window on the cadence and calendar",
-    "freshness": "judged against the wall clock at validation time (--now), not the batch",
-    "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",
-    "scale_shift": "compares the batch's typical magnitude with history; run tscontract validate --bounds",
-    "step": "compares each point with its neighbours in its series; GX expectations judge rows or whole columns",
+    CheckKind.SESSION: "needs the series' session calendar (an exchange's or declared weekly hours, with holidays)",
+    CheckKind.COMPLETENESS: "counts expected points per window on the cadence and calendar",
+    CheckKind.FRESHNESS: "judged against the wall clock at validation time (--now), not the batch",
+    CheckKind.PLAUSIBILITY: "history-derived bounds change with every profile; run tscontract validate --bounds",
+    CheckKind.SCALE_SHIFT: "compares the batch's typical magnitude with history; run tscontract validate --bounds",
+    CheckKind.STEP: "compares each point with its neighbours in its series; "
+    "GX expectations judge rows or whole columns",
+    CheckKind.SQL_CHECK: "a query over the batch compared with a number; no stable expectation runs SQL",
 }
 _TYPE_REASONS = {
     "decimal": "GX has no expectation for decimal precision and scale (ExpectColumnValuesToBeOfType sees only "
@@ -75,10 +103,6 @@ _TYPE_REASON = (
     "(object, str, string[pyarrow]; int64, Int64, int64[pyarrow]), not the contract's type"
 )
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
-_CALIBRATION = (
-    "needs the calibration record in force at each row's instant (an interval lookup per series); "
-    "GX expectations compare a column with constants or with one other column"
-)
 _COMPARISONS = (exp.LT, exp.LTE, exp.GT, exp.GTE, exp.EQ)
 _FLIPPED = {exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE, exp.EQ: exp.EQ}
 _NEGATED = {exp.LT: ">=", exp.LTE: ">", exp.GT: "<=", exp.GTE: "<", exp.EQ: "!="}
@@ -170,17 +194,13 @@ def _expectations(check: Check, plan: CheckPlan) -> list[Expectation]:
         bounds = plan.contract.row_count
         assert bounds is not None
         return [("expect_table_row_count_to_be_between", {"min_value": bounds.min, "max_value": bounds.max})]
-    if kind == "sql_check":
-        raise Unsupported("a query over the batch compared with a number; no stable expectation runs SQL")
     if kind == "catalog_series":
         if plan.catalog is None or not check.columns:
             raise Unsupported(_NO_CATALOG)
         return [_in_set(check.columns[0], sorted(plan.catalog.series))]
-    if kind == "calibration_in_force":
-        raise Unsupported(_CALIBRATION if plan.catalog is not None else _NO_CATALOG)
-    if kind in WINDOW_REASONS:
-        raise Unsupported(WINDOW_REASONS[kind])
-    raise Unsupported(f"no expectation for {kind} checks")
+    if kind == "calibration_in_force" and plan.catalog is None:
+        raise Unsupported(_NO_CATALOG)
+    raise Unsupported(UNSUPPORTED[kind])
 
 
 _FLOAT_REASON = (

@@ -38,8 +38,28 @@ from tscontract.contract.regex import ecma_pattern
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
 from tscontract.interop.exports import Artifact, ExportResult
-from tscontract.interop.exports._records import batch_reason, field_doc_parts, tolerance_reason
+from tscontract.interop.exports._records import RECORD_UNSUPPORTED, batch_reason, field_doc_parts, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.kinds import CheckKind
+
+# what the schema states of each kind of check, and why it states none of the others
+HANDLERS = frozenset(
+    {
+        CheckKind.TYPE,
+        CheckKind.NOT_NULL,
+        CheckKind.UNKNOWN_COLUMNS,
+        CheckKind.UTC_INSTANT,
+        CheckKind.TIME_PRECISION,
+        CheckKind.SERIES_PATTERN,
+        CheckKind.FIXED_VALUE,
+        CheckKind.INVARIANT,
+        CheckKind.CONSTRAINT,
+    }
+)
+UNSUPPORTED: dict[CheckKind, str] = {
+    **RECORD_UNSUPPORTED,
+    CheckKind.REQUIRED_COLUMNS: "a record may omit a nullable field (absent is null); required lists the others",
+}
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 TAG = "tscontract check "
@@ -142,8 +162,8 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
             result.skip(check, reason)
         elif check.kind in ("type", "not_null", "unknown_columns"):
             result.exported.append(check.id)  # the property schemas, required, additionalProperties
-        elif check.kind == "required_columns":
-            result.skip(check, "a record may omit a nullable field (absent is null); required lists the others")
+        elif check.kind in UNSUPPORTED:
+            result.skip(check, UNSUPPORTED[check.kind])
         elif check.kind in ("utc_instant", "time_precision"):
             for name in check.columns:
                 then = (
@@ -179,7 +199,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
                 record_clauses.append(_tagged(check, schema))
             result.exported.append(check.id)
         else:
-            result.skip(check, "JSON Schema has no way to state this clause")
+            result.skip(check, UNSUPPORTED[check.kind])
 
     description = [contract.description] if contract.description else []
     description.append(

@@ -57,18 +57,40 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import tolerance_reason
 from tscontract.interop.exports.pandera_runtime import POLARS_RUNTIME, RUNTIME, STEP_FUNCTION
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.kinds import CheckKind
 
-WINDOW_REASONS = {
-    "cadence": "needs a window over each series' sorted instants (gaps, revisions sharing an instant); "
+HANDLERS = frozenset(
+    {
+        CheckKind.REQUIRED_COLUMNS,
+        CheckKind.UNKNOWN_COLUMNS,
+        CheckKind.TYPE,
+        CheckKind.NOT_NULL,
+        CheckKind.FIXED_VALUE,
+        CheckKind.INVARIANT,
+        CheckKind.CONSTRAINT,
+        CheckKind.SERIES_PATTERN,
+        CheckKind.UTC_INSTANT,
+        CheckKind.TIME_PRECISION,
+        CheckKind.UNIQUE_KEY,
+        CheckKind.UNIQUE,
+        CheckKind.CATALOG_SERIES,
+        CheckKind.CALIBRATION_IN_FORCE,
+        CheckKind.STEP,
+    }
+)
+
+# what the schema states of each kind of check (HANDLERS), and why it states none of the others
+UNSUPPORTED: dict[CheckKind, str] = {
+    CheckKind.CADENCE: "needs a window over each series' sorted instants (gaps, revisions sharing an instant); "
     "pandera checks rows, not the steps between them",
-    "session": "needs the series' session calendar (an exchange's or declared weekly hours, with holidays)",
-    "completeness": "counts expected points per window on the cadence and calendar; not a row check",
-    "freshness": "judged against the wall clock at validation time (--now), not the frame",
-    "plausibility": "history-derived bounds change with every profile; run tscontract validate --bounds",
-    "scale_shift": "compares the batch's typical magnitude with history; run tscontract validate --bounds",
-    "well_formed": "judged on the input as read (a malformed line), before there is a frame",
-    "row_count": "the number of rows is the batch's; a pandera schema judges the frame it is given",
-    "sql_check": "a SQL query over the batch; a pandera schema runs Python checks over a frame",
+    CheckKind.SESSION: "needs the series' session calendar (an exchange's or declared weekly hours, with holidays)",
+    CheckKind.COMPLETENESS: "counts expected points per window on the cadence and calendar; not a row check",
+    CheckKind.FRESHNESS: "judged against the wall clock at validation time (--now), not the frame",
+    CheckKind.PLAUSIBILITY: "history-derived bounds change with every profile; run tscontract validate --bounds",
+    CheckKind.SCALE_SHIFT: "compares the batch's typical magnitude with history; run tscontract validate --bounds",
+    CheckKind.WELL_FORMED: "judged on the input as read (a malformed line), before there is a frame",
+    CheckKind.ROW_COUNT: "the number of rows is the batch's; a pandera schema judges the frame it is given",
+    CheckKind.SQL_CHECK: "a SQL query over the batch; a pandera schema runs Python checks over a frame",
 }
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
 _COMPARE = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
@@ -254,10 +276,8 @@ class _ModuleWriter:
             return self.add_calibration(check)
         elif kind == "step":
             self.add_step(check)
-        elif kind in WINDOW_REASONS:
-            return WINDOW_REASONS[kind]
         else:
-            return f"no pandera translation for {kind} checks"
+            return UNSUPPORTED[kind]
         return None
 
     def add_type(self, check: Check) -> None:

@@ -26,8 +26,31 @@ from typing import Any
 from tscontract.contract.model import Contract, FieldSpec
 from tscontract.errors import InputError
 from tscontract.interop.exports import Artifact, ExportResult
-from tscontract.interop.exports._records import batch_reason, camel, field_doc_parts, identifier, record_doc_lines
+from tscontract.interop.exports._records import (
+    RECORD_UNSUPPORTED,
+    batch_reason,
+    camel,
+    field_doc_parts,
+    identifier,
+    record_doc_lines,
+)
 from tscontract.plan.checks import CheckPlan
+from tscontract.plan.kinds import CheckKind
+
+# what the .proto states of each kind of check, and why it states none of the others
+HANDLERS = frozenset({CheckKind.TYPE, CheckKind.UTC_INSTANT})
+_NO_CONSTRAINTS = "protobuf types carry no value constraints or relations between fields"
+UNSUPPORTED: dict[CheckKind, str] = {
+    **RECORD_UNSUPPORTED,
+    CheckKind.TIME_PRECISION: "google.protobuf.Timestamp carries nanoseconds: a finer fraction is representable",
+    CheckKind.NOT_NULL: "proto3 has no required fields; the field is optional, so absence is visible (HasField)",
+    CheckKind.REQUIRED_COLUMNS: "an absent field is simply not on the wire; proto3 cannot require one",
+    CheckKind.UNKNOWN_COLUMNS: "protobuf parsers keep unknown fields instead of rejecting them",
+    CheckKind.FIXED_VALUE: _NO_CONSTRAINTS,
+    CheckKind.INVARIANT: _NO_CONSTRAINTS,
+    CheckKind.CONSTRAINT: _NO_CONSTRAINTS,
+    CheckKind.SERIES_PATTERN: _NO_CONSTRAINTS,
+}
 
 _SCALARS = {"string": "string", "bool": "bool", "bytes": "bytes", "decimal": "string", "date": "string"}
 _FIRST_RESERVED, _LAST_RESERVED = 19000, 19999  # numbers protobuf keeps for itself
@@ -65,16 +88,8 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
                 result.exported.append(check.id)
         elif check.kind == "utc_instant":
             result.exported.append(check.id)  # google.protobuf.Timestamp is a UTC instant by definition
-        elif check.kind == "time_precision":
-            result.skip(check, "google.protobuf.Timestamp carries nanoseconds: a finer fraction is representable")
-        elif check.kind == "not_null":
-            result.skip(check, "proto3 has no required fields; the field is optional, so absence is visible (HasField)")
-        elif check.kind == "required_columns":
-            result.skip(check, "an absent field is simply not on the wire; proto3 cannot require one")
-        elif check.kind == "unknown_columns":
-            result.skip(check, "protobuf parsers keep unknown fields instead of rejecting them")
         else:
-            result.skip(check, "protobuf types carry no value constraints or relations between fields")
+            result.skip(check, UNSUPPORTED[check.kind])
 
     package = options.get("package") or f"tscontract.{identifier(contract.contract).lower()}.v{_major(contract)}"
     text = _render(contract, result, message, package, lock)

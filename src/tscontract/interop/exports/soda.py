@@ -46,11 +46,18 @@ from tscontract.interop.exports.dbt import (
     relation_name,
 )
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.kinds import CheckKind
 from tscontract.sql.columns import ident, sql_string
 from tscontract.sql.step import StepSql
 
 _TYPE_NAMES = {"timestamptz": "timestamp with time zone"}  # as DuckDB's information_schema spells it
 _RAW_INPUT = "a check of the raw input: values are typed when the table is loaded, before Soda sees them"
+# what the SodaCL checks state of each kind of check (HANDLERS), and why they state none of the others
+UNSUPPORTED: dict[CheckKind, str] = {
+    **TABLE_REASONS,
+    CheckKind.UTC_INSTANT: f"{_RAW_INPUT} (the schema check enforces timestamp with time zone)",
+}
+HANDLERS = frozenset(CheckKind) - set(UNSUPPORTED)
 
 
 def soda_type(dtype: DataType) -> str:
@@ -143,8 +150,6 @@ class _SodaExport:
                 result.skip(check, f"{_RAW_INPUT} (the schema check enforces {soda_type(dtype)})")
         elif kind == "not_null":
             self.emit(f"missing_count({check.columns[0]}) = 0", check)
-        elif kind == "utc_instant":
-            result.skip(check, f"{_RAW_INPUT} (the schema check enforces timestamp with time zone)")
         elif kind == "time_precision" and check.params["unit"] == "us":
             self.schema_ids.append(check.id)  # timestamp with time zone holds microseconds, nothing finer
         elif kind == "time_precision" and check.params["unit"] == "ns":
@@ -192,10 +197,8 @@ class _SodaExport:
             self.failed_rows(check, **{"fail query": literal_block(step_failures_sql(plan, check, self.table))})
         elif kind == "freshness":
             self.freshness(check)
-        elif kind in TABLE_REASONS:
-            result.skip(check, TABLE_REASONS[kind])
         else:
-            result.skip(check, f"no SodaCL check expresses a {kind} check")
+            result.skip(check, UNSUPPORTED[kind])
 
     def metric(self, check: Check, metric: str, expected: tuple[str, str], **config: Any) -> None:
         """``metric <op> <value>``; a warning is ``metric: {warn: when not <op> <value>}``."""

@@ -54,6 +54,7 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports.dbt import holds_sql
 from tscontract.interop.odcs.yaml_out import dump
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.plan.kinds import CheckKind
 from tscontract.sql.columns import sql_string
 
 API_VERSION = "v3.1.0"
@@ -116,6 +117,24 @@ _FIELD_PROPERTIES = {
 # stated by the properties: present, typed, required; an instant's zone and precision by the type
 _BY_PROPERTIES = ("required_columns", "type", "not_null", "utc_instant", "time_precision")
 _CUSTOM_REASON = "carried for tscontract (quality type custom, customProperties); ODCS tools do not run it"
+# what ODCS states of each kind of check (HANDLERS); the others are carried as custom quality for tscontract
+UNSUPPORTED: dict[CheckKind, str] = {
+    CheckKind.UNKNOWN_COLUMNS: "ODCS lists the properties but has no way to close the schema to others",
+    **dict.fromkeys(
+        (
+            CheckKind.WELL_FORMED,
+            CheckKind.CADENCE,
+            CheckKind.SESSION,
+            CheckKind.COMPLETENESS,
+            CheckKind.FRESHNESS,
+            CheckKind.STEP,
+            CheckKind.PLAUSIBILITY,
+            CheckKind.SCALE_SHIFT,
+        ),
+        _CUSTOM_REASON,
+    ),
+}
+HANDLERS = frozenset(CheckKind) - set(UNSUPPORTED)
 
 
 # ---------------------------------------------------------------- export
@@ -147,7 +166,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
             else:
                 result.exported.append(check.id)
         elif kind == "unknown_columns":
-            result.skip(check, "ODCS lists the properties but has no way to close the schema to others")
+            result.skip(check, UNSUPPORTED[kind])
         elif kind == "unique_key":
             result.exported.append(check.id)  # primaryKey / primaryKeyPosition: the key's uniqueness
         elif kind == "unique":
