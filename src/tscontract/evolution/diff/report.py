@@ -94,6 +94,3 @@ def declared_bump(old: str, new: str) -> Level:
     if b[1] != a[1]:
         return "minor" if b[1] > a[1] else "none"
     return "patch" if b[2] > a[2] else "none"
-
-
-# ------------------------------------------------------------ how a change to one key counts

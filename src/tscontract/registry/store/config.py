@@ -85,7 +85,7 @@ class StoreConfig(StoreReads):
             conn.execute("DELETE FROM modes WHERE subject = ?", (subject,))
         return old
 
-    # -- writes ------------------------------------------------------------------------------
+    # -- compatibility groups ----------------------------------------------------------------
     @staticmethod
     def _group(conn: Any, subject: str | None) -> str | None:
         """The metadata property that splits the subject into compatibility groups (subject's, else global)."""

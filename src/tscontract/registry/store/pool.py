@@ -162,5 +162,3 @@ class StoreConnections:
                 self._pool.get_nowait().close()
             except queue.Empty:
                 return
-
-    # -- reads -------------------------------------------------------------------------------
