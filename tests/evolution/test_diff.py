@@ -408,7 +408,7 @@ def test_every_contract_key_is_classified_by_diff():
     missing = [k for k in keys if rule_for(k) is None]
     assert not missing, (
         f"contract keys not classified by tscontract diff: {missing}; "
-        "add one line each to CLASSIFICATION in src/tscontract/evolution/diff.py"
+        "add one line each to CLASSIFICATION in src/tscontract/evolution/diff/classification.py"
     )
     stale = [pattern for pattern in CLASSIFICATION if pattern not in keys]
     assert not stale, f"CLASSIFICATION names keys the contract model does not have: {stale}"

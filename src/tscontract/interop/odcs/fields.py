@@ -1,0 +1,271 @@
+"""An ODCS object's properties as fields: types, options left open, bounds, the key and the time column, nullability."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from tscontract.errors import InputError
+from tscontract.interop.odcs import rules as odcs_rules
+from tscontract.interop.odcs.draft import _Clause, identifier, number_text, own_type, time_and_key
+from tscontract.interop.odcs.types import Read, field_type, nested
+from tscontract.interop.odcs.walk import _ROUND_TRIP_FIELD, ObjectWalk
+
+
+def _spelled(prop: dict[str, Any], v3: str, v2: str) -> str | None:
+    """The key a property states a flag by: ODCS v3's (``required``, ``unique``), else v2's
+    (``isNullable``, ``isUnique``), which documents written for v2 still carry."""
+    return v3 if v3 in prop else v2 if v2 in prop else None
+
+
+class FieldReader(ObjectWalk):
+    """The object's properties, its key and time column."""
+
+    # ------------------------------------------------------------ fields
+    def properties(self, section: dict[str, Any]) -> None:
+        props = self.record.get("properties")
+        if not isinstance(props, list) or not props:
+            raise InputError("the schema object has no properties: a contract declares at least one field")
+        # not taken whole: what no field takes below it is listed (leftovers)
+        used: set[str] = set()
+        for i, prop in enumerate(props):
+            path = (*self.base, "properties", i)
+            if not isinstance(prop, dict) or not isinstance(prop.get("name") or prop.get("physicalName"), str):
+                self.lose(path, "a property without a name")
+                continue
+            written = str(prop.get("name") or prop.get("physicalName"))
+            self.take(*path, "name")
+            column = str(prop.get("physicalName") or written)
+            custom = self.round_trip(path, ("impliedBy", "type", *_ROUND_TRIP_FIELD))
+            if custom.get("impliedBy") == "provenance_required":
+                self.take(*path)
+                continue
+            if written in self.choices.drop or column in self.choices.drop:
+                self.take(*path)
+                self.drop.append(column)
+                self.field_notes.setdefault("", []).append(
+                    f"{self.render(path)}: not carried (--drop), the mapping drops column {column}"
+                )
+                continue
+            left_open = nested(prop, self.choices)
+            if left_open is not None:
+                self.take(*path)
+                self.open.setdefault(left_open, []).append(written)
+                continue
+            name = identifier(written)
+            while name in used:
+                name += "_"
+            used.add(name)
+            self.names[written] = name
+            if "physicalName" in prop:
+                self.take(*path, "physicalName")
+            if column != name:
+                self.columns[name] = column
+            self.fields[name] = self.field(prop, path, name, custom)
+
+    def field(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, custom: dict[str, Any]) -> dict[str, Any]:
+        read = field_type(prop, self.choices, self.server)
+        dtype, length = read.type, read.length
+        written_type = own_type(custom.get("type"))
+        if written_type is not None:  # the tscontract type this package's export kept (an enum)
+            dtype, length, read = written_type, None, Read(written_type)
+        self.take(*path, "physicalType")
+        self.take(*path, "logicalType")
+        typed = self.render((*path, "physicalType" if "physicalType" in prop else "logicalType"))
+        if read.open is not None:
+            self.open.setdefault(read.open, []).append(str(prop.get("name") or prop.get("physicalName")))
+        if read.note is not None:
+            self.field_notes.setdefault(name, []).append(f"{typed}: {read.note}")
+        if read.naive:
+            self.naive(prop, path, name, typed)
+        entry: dict[str, Any] = {"type": dtype}
+        for k in _ROUND_TRIP_FIELD:
+            if k in custom:
+                entry[k] = custom[k]
+        if isinstance(prop.get("description"), str):
+            self.take(*path, "description")
+            entry["description"] = prop["description"]
+        if isinstance(prop.get("businessName"), str) and "note" not in entry:
+            self.take(*path, "businessName")
+            entry["note"] = f"business name: {prop['businessName']}"
+        if length is not None:
+            self.clauses.append(
+                _Clause(
+                    self.render((*path, "physicalType")), str(prop.get("physicalType")), f"length({name}) <= {length}"
+                )
+            )
+        for i, quality in enumerate(prop.get("quality") or []):
+            if isinstance(quality, dict) and str(quality.get("name", "")) == f"field.{name}.constraint":
+                entry["constraint"] = quality.get("description")
+                self.take(*path, "quality", i)
+            elif written_type and isinstance(quality, dict) and quality.get("name") == f"field.{name}.type":
+                self.take(*path, "quality", i)  # the enum's members as invalidValues: the type itself
+        self.type_options(prop, path, name, dtype)
+        unique = _spelled(prop, "unique", "isUnique")
+        if unique is not None and prop[unique] is True:
+            self.unique.append((path, name, unique))
+        elif unique is not None and prop[unique] is False:
+            self.take(*path, unique)
+        return entry
+
+    def left_open(self) -> list[str]:
+        """What the document leaves open, one phrase per option to give, naming its columns."""
+        phrases = []
+        for text, columns in self.open.items():
+            names = ",".join(columns)
+            phrases.append(
+                text.format(columns=names) if "{columns}" in text else text.replace(": give", f" ({names}): give", 1)
+            )
+        return phrases
+
+    def naive(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, typed: str) -> None:
+        """A timestamp without time zone: read as local time in the zone stated (mapping ``zone``)."""
+        stated_options = prop.get("logicalTypeOptions")
+        options: dict[str, Any] = stated_options if isinstance(stated_options, dict) else {}
+        stated = options.get("defaultTimezone")
+        zone = self.choices.timezone
+        how = "--timezone"
+        if isinstance(stated, str) and stated.strip():
+            zone, how = stated.strip(), "its defaultTimezone"
+            self.take(*path, "logicalTypeOptions", "defaultTimezone")
+        if zone is None:
+            self.open.setdefault(
+                "timestamps without time zone: give --timezone ZONE, the zone their values are written in "
+                "(e.g. --timezone UTC)",
+                [],
+            ).append(str(prop.get("name") or prop.get("physicalName")))
+            return
+        self.zones[name] = zone
+        self.field_notes.setdefault(name, []).append(
+            f"{typed}: no time zone: values are local times in {zone} ({how}), made instants by the mapping"
+        )
+
+    def type_options(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, dtype: str) -> None:
+        options = prop.get("logicalTypeOptions")
+        if not isinstance(options, dict):
+            return
+        where = (*path, "logicalTypeOptions")
+        self.take(*where)
+        if self.own and dtype == str(prop.get("physicalType", "")).strip():  # the export restates the type
+            for k in ("minimum", "maximum", "multipleOf", "pattern"):
+                self.take(*where, k)
+        fmt = options.get("format")
+        if fmt is not None and (
+            fmt in ("i8", "i16", "i32", "i64", "f32", "f64", "yyyy-MM-dd")
+            or (dtype.startswith("timestamp") and "HH" in str(fmt))
+            or (dtype.startswith("timestamp") and dtype.endswith("_utc") and str(fmt).endswith("'Z'"))
+        ):
+            self.take(*where, "format")
+        if options.get("timezone") is not None and dtype.startswith("timestamp"):
+            self.take(*where, "timezone")
+        if str(options.get("defaultTimezone", "")).upper() in ("UTC", "Z", "ETC/UTC"):
+            self.take(*where, "defaultTimezone")
+        self.bounds(options, where, name)
+        for k, op in (("minLength", ">="), ("maxLength", "<=")):
+            n = options.get(k)
+            if (*where, k) not in self.consumed and isinstance(n, int) and not isinstance(n, bool):
+                self.take(*where, k)
+                self.clauses.append(_Clause(self.render((*where, k)), f"{k}: {n}", f"length({name}) {op} {n}"))
+        if (*where, "pattern") not in self.consumed and "pattern" in options:
+            try:
+                clause = odcs_rules.matches_clause(name, options["pattern"])
+            except odcs_rules.Refused as exc:
+                self.lose((*where, "pattern"), str(exc))
+            else:
+                self.take(*where, "pattern")
+                written = f"pattern: {options['pattern']}"
+                self.clauses.append(_Clause(self.render((*where, "pattern")), written, clause, column=name))
+
+    def bounds(self, options: dict[str, Any], where: tuple[Any, ...], name: str) -> None:
+        """minimum/maximum (exclusive as a flag, v3.0, or as the bound itself, v3.1) → comparisons."""
+        found: list[tuple[str, str, str]] = []  # (key, operator, literal)
+        for key, flag, inclusive, strict in (
+            ("minimum", "exclusiveMinimum", ">=", ">"),
+            ("maximum", "exclusiveMaximum", "<=", "<"),
+        ):
+            for k, op in ((key, inclusive), (flag, strict)):
+                if (*where, k) in self.consumed or k not in options:
+                    continue
+                value = options[k]
+                if isinstance(value, bool):
+                    if k == flag and isinstance(options.get(key), int | Decimal | str):
+                        self.take(*where, k)  # read with its bound
+                    elif value is False:
+                        self.take(*where, k)
+                    continue
+                literal = number_text(value)
+                if literal is None and isinstance(value, str):
+                    literal = "'" + value.replace("'", "''") + "'"
+                if literal is None:
+                    continue
+                exclusive = k == flag or options.get(flag) is True
+                found.append((k, strict if exclusive else op, literal))
+        for k, op, literal in found:
+            self.take(*where, k)
+            written = f"{k}: {options[k]}" + (f", {k.replace('imum', '')} exclusive" if op in ("<", ">") else "")
+            self.clauses.append(_Clause(self.render((*where, k)), written, f"{name} {op} {literal}", column=name))
+
+    # ------------------------------------------------------------ key and time
+    def resolve(self, written: str, option: str) -> str:
+        if written in self.fields:
+            return written
+        if written in self.names:
+            return self.names[written]
+        raise InputError(f"{option} {written!r} is not a property of the object; its fields: {', '.join(self.fields)}")
+
+    def key_and_time(self, section: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+        props = [p for p in self.record.get("properties") or [] if isinstance(p, dict)]
+        if self.key_option:
+            key = [self.resolve(k, "--key") for k in self.key_option]
+        elif section.get("key"):
+            key = list(section["key"])
+        else:
+            ranked = sorted(
+                (p for p in props if p.get("primaryKey") is True and str(p.get("name")) in self.names),
+                key=lambda p: (
+                    p["primaryKeyPosition"]
+                    if isinstance(p.get("primaryKeyPosition"), int) and p["primaryKeyPosition"] > 0
+                    else 10**6
+                ),
+            )
+            key = [self.names[str(p["name"])] for p in ranked]
+        for i, prop in enumerate(self.record.get("properties") or []):
+            if isinstance(prop, dict) and str(prop.get("name")) in self.names:  # the key, or --key instead
+                self.take(*self.base, "properties", i, "primaryKey")
+                self.take(*self.base, "properties", i, "primaryKeyPosition")
+        dates = [n for n, f in self.fields.items() if f["type"] == "date"]
+        hint = f" (date columns, not instants: {', '.join(dates)})" if dates else ""
+        return time_and_key(
+            self.fields,
+            key,
+            section["time"] if isinstance(section.get("time"), dict) else None,
+            (self.time_option, self.resolve(self.time_option, "--time-column")) if self.time_option else None,
+            "no time column: a tscontract contract describes a time series and the object has no "
+            f"timestamp property{hint}; give --time-column C",
+            "the primary key",
+        )
+
+    def nullability(self, key: list[str], time_column: str | None, provenance: list[str]) -> None:
+        for i, prop in enumerate(self.record.get("properties") or []):
+            name = self.names.get(str(prop.get("name"))) if isinstance(prop, dict) else None
+            spelled = _spelled(prop, "required", "isNullable") if isinstance(prop, dict) else None
+            if name not in self.fields or spelled is None:
+                continue
+            self.take(*self.base, "properties", i, spelled)
+            entry = self.fields[name]
+            if "nullable" in entry:
+                continue
+            required = bool(prop[spelled]) if spelled == "required" else not prop[spelled]
+            never_null = name in key or name == time_column or name in provenance
+            if required != never_null:
+                if never_null and prop.get("primaryKey") is True:
+                    continue  # a primary key column is never null (SQL's PRIMARY KEY): required: false adds nothing
+                if never_null:  # the key or time column chosen (--key, --time-column): never null
+                    role = "key" if name in key else "time" if name == time_column else "provenance"
+                    self.field_notes.setdefault(name, []).append(
+                        f"{self.render((*self.base, 'properties', i, spelled))}: "
+                        f"{str(prop[spelled]).lower()} in the document; "
+                        f"as a {role} column it is never null"
+                    )
+                else:
+                    entry["nullable"] = not required

@@ -1,0 +1,139 @@
+"""The store's configuration: compatibility levels (with their log), groups and modes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tscontract.registry.errors import RegistryError
+from tscontract.registry.store.reads import StoreReads
+from tscontract.registry.store.records import (
+    _GLOBAL,
+    COMPATIBILITY_LEVELS,
+    DEFAULT_COMPATIBILITY,
+    DEFAULT_MODE,
+    MODES,
+    _now,
+)
+from tscontract.registry.store.subjects import check_subject
+
+
+class StoreConfig(StoreReads):
+    """Compatibility levels, compatibility groups and modes, per subject or global."""
+
+    def compatibility(self, subject: str | None = None, default_to_global: bool = True) -> str | None:
+        """The subject's level (or the global one); None when the subject has none and no fallback asked."""
+        with self._connect() as conn:
+            return self._compatibility(conn, subject, default_to_global)
+
+    def _compatibility(self, conn: Any, subject: str | None, default_to_global: bool) -> str | None:
+        if subject:
+            row = conn.execute("SELECT compatibility FROM config WHERE subject = ?", (subject,)).fetchone()
+            if row is not None:
+                return row[0]
+            if not default_to_global:
+                return None
+        row = conn.execute("SELECT compatibility FROM config WHERE subject = ?", (_GLOBAL,)).fetchone()
+        return row[0] if row is not None else DEFAULT_COMPATIBILITY
+
+    def config_log(self, subject: str | None = None) -> list[dict]:
+        sql = "SELECT id, subject, who, changed_at, old, new, reason FROM config_log"
+        params: tuple = ()
+        if subject is not None:
+            sql, params = sql + " WHERE subject = ?", (subject,)
+        with self._connect() as conn:
+            rows = conn.execute(sql + " ORDER BY id", params).fetchall()
+        keys = ("id", "subject", "who", "changed_at", "old", "new", "reason")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    # -- modes -------------------------------------------------------------------------------
+
+    def mode(self, subject: str | None = None, default_to_global: bool = True) -> str | None:
+        """The subject's mode (or the global one, READWRITE by default); None when asked for the subject's own."""
+        with self._connect() as conn:
+            return self._mode(conn, subject, default_to_global)
+
+    @staticmethod
+    def _mode(conn: Any, subject: str | None, default_to_global: bool = True) -> str | None:
+        if subject:
+            row = conn.execute("SELECT mode FROM modes WHERE subject = ?", (subject,)).fetchone()
+            if row is not None:
+                return row[0]
+            if not default_to_global:
+                return None
+        row = conn.execute("SELECT mode FROM modes WHERE subject = ?", (_GLOBAL,)).fetchone()
+        return row[0] if row is not None else DEFAULT_MODE
+
+    def set_mode(self, subject: str | None, mode: str) -> str:
+        if subject:
+            check_subject(subject)
+        if mode not in MODES:
+            raise RegistryError(422, 42204, f"Invalid mode {mode!r}; one of {', '.join(MODES)}")
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO modes (subject, mode) VALUES (?, ?)"
+                " ON CONFLICT (subject) DO UPDATE SET mode = excluded.mode",
+                (subject or _GLOBAL, mode),
+            )
+        return mode
+
+    def delete_mode(self, subject: str) -> str:
+        """Remove the subject's own mode (the global one applies again); returns the mode removed."""
+        with self._write() as conn:
+            old = self._mode(conn, subject, False)
+            if old is None:
+                raise RegistryError(404, 40409, f"Subject '{subject}' does not have a subject-level mode configured")
+            conn.execute("DELETE FROM modes WHERE subject = ?", (subject,))
+        return old
+
+    # -- compatibility groups ----------------------------------------------------------------
+    @staticmethod
+    def _group(conn: Any, subject: str | None) -> str | None:
+        """The metadata property that splits the subject into compatibility groups (subject's, else global)."""
+        for key in ([subject] if subject else []) + [_GLOBAL]:
+            row = conn.execute("SELECT property FROM config_groups WHERE subject = ?", (key,)).fetchone()
+            if row is not None:
+                return row[0] or None
+        return None
+
+    def compatibility_group(self, subject: str | None = None) -> str | None:
+        with self._connect() as conn:
+            return self._group(conn, subject)
+
+    def set_compatibility_group(self, subject: str | None, prop: str) -> None:
+        """Check a new version only against versions with the same value of metadata property ``prop``
+        (Confluent's ``compatibilityGroup``, e.g. ``major_version``); '' turns grouping off."""
+        if subject:
+            check_subject(subject)
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO config_groups (subject, property) VALUES (?, ?)"
+                " ON CONFLICT (subject) DO UPDATE SET property = excluded.property",
+                (subject or _GLOBAL, prop),
+            )
+
+    def set_compatibility(self, subject: str | None, level: str, who: str, reason: str | None) -> str:
+        if subject:
+            check_subject(subject)
+        if level not in COMPATIBILITY_LEVELS:
+            raise RegistryError(
+                422, 42203, f"Invalid compatibility level '{level}'; one of {', '.join(COMPATIBILITY_LEVELS)}"
+            )
+        if level == "NONE" and not (reason and reason.strip()):
+            raise RegistryError(
+                422,
+                42203,
+                "Compatibility NONE turns off every evolution check; give a reason "
+                "(body field 'reason' or header X-Tscontract-Reason)",
+            )
+        with self._write() as conn:
+            old = self._compatibility(conn, subject, False) if subject else self._compatibility(conn, None, True)
+            conn.execute(
+                "INSERT INTO config (subject, compatibility) VALUES (?, ?)"
+                " ON CONFLICT (subject) DO UPDATE SET compatibility = excluded.compatibility",
+                (subject or _GLOBAL, level),
+            )
+            conn.execute(
+                "INSERT INTO config_log (subject, who, changed_at, old, new, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                (subject, who, _now(), old, level, reason),
+            )
+        return level

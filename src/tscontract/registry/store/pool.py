@@ -1,0 +1,164 @@
+"""The store's connections: a pool, the SQLite schema, and the write transaction (one writer at a time)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from tscontract.registry.errors import RegistryError
+from tscontract.registry.store.records import StoredSchema
+
+_IDLE_CONNECTIONS = 32
+_CHECK_SLOTS = max(2, min(4, os.cpu_count() or 1))  # compatibility checks running at once
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS schemas (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    schema_type TEXT NOT NULL,
+    schema_text TEXT NOT NULL,
+    refs TEXT NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '',
+    rule_set TEXT NOT NULL DEFAULT '',
+    UNIQUE (schema_type, schema_text, refs, metadata, rule_set)
+);
+CREATE TABLE IF NOT EXISTS subject_versions (
+    subject TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    schema_id INTEGER NOT NULL REFERENCES schemas (id),
+    deleted INTEGER NOT NULL DEFAULT 0,
+    registered_at TEXT NOT NULL,
+    PRIMARY KEY (subject, version)
+);
+CREATE INDEX IF NOT EXISTS subject_versions_schema ON subject_versions (schema_id, subject);
+CREATE TABLE IF NOT EXISTS config (
+    subject TEXT PRIMARY KEY,
+    compatibility TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS config_groups (
+    subject TEXT PRIMARY KEY,
+    property TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS config_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    subject TEXT,
+    who TEXT NOT NULL,
+    changed_at TEXT NOT NULL,
+    old TEXT,
+    new TEXT,
+    reason TEXT
+);
+CREATE INDEX IF NOT EXISTS config_log_subject ON config_log (subject, id);
+CREATE TABLE IF NOT EXISTS modes (
+    subject TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+);
+"""
+# a store written before schemas carried Confluent's metadata and ruleSet: rebuilt in one transaction
+# (SQLite's procedure for a changed constraint: new table, copy, drop, rename, foreign keys off)
+_MIGRATE_SCHEMAS = (
+    "CREATE TABLE schemas_with_rules (id INTEGER PRIMARY KEY AUTOINCREMENT, schema_type TEXT NOT NULL,"
+    " schema_text TEXT NOT NULL, refs TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '',"
+    " rule_set TEXT NOT NULL DEFAULT '', UNIQUE (schema_type, schema_text, refs, metadata, rule_set))",
+    "INSERT INTO schemas_with_rules (id, schema_type, schema_text, refs)"
+    " SELECT id, schema_type, schema_text, refs FROM schemas",
+    "DROP TABLE schemas",
+    "ALTER TABLE schemas_with_rules RENAME TO schemas",
+)
+
+
+class StoreConnections:
+    """Pooled connections to the registry's SQLite file (created on first use) and its write transaction."""
+
+    _find_schema_sql = (
+        "SELECT id FROM schemas WHERE schema_type = ? AND schema_text = ? AND refs = ?"
+        " AND metadata = ? AND rule_set = ?"
+    )
+    # an indexed read of a local SQLite file in WAL mode takes microseconds and never waits for a
+    # writer: the server answers it on its event loop instead of paying a thread hop
+    inline_reads = True
+
+    def __init__(self, db_path: str | Path) -> None:
+        self.db_path = str(db_path)
+        self.description = self.db_path
+        self._pool: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._schema_cache: OrderedDict[int, StoredSchema] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._init_locks()
+        conn = self._open()
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(schemas)").fetchall()}
+            if columns and "metadata" not in columns:
+                conn.execute("PRAGMA foreign_keys=OFF")
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in _MIGRATE_SCHEMAS:
+                    conn.execute(statement)
+                conn.execute("COMMIT")
+                conn.execute("PRAGMA foreign_keys=ON")
+            conn.executescript(_DDL)
+        finally:
+            conn.close()
+
+    def _init_locks(self) -> None:
+        # writers of this process queue here, in arrival order, rather than in SQLite's busy handler,
+        # which polls with growing sleeps and lets a late writer overtake one that has waited seconds
+        self._write_lock = threading.Lock()
+        # compatibility checks are pure Python: run in parallel they only contend for the GIL and
+        # starve the reads; a few at a time keep the server answering
+        self._check_slots = threading.BoundedSemaphore(_CHECK_SLOTS)
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def _open(self) -> Any:
+        conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=30000")  # a writer waits for the lock, never 'database is locked'
+        conn.execute("PRAGMA foreign_keys=ON")
+        return conn
+
+    @contextmanager
+    def _connect(self) -> Iterator[Any]:
+        try:
+            conn = self._pool.get_nowait()
+        except queue.Empty:
+            conn = self._open()
+        healthy = False
+        try:
+            yield conn
+            healthy = True
+        except RegistryError:
+            healthy = True
+            raise
+        finally:
+            if healthy and self._pool.qsize() < _IDLE_CONNECTIONS:
+                self._pool.put(conn)
+            else:
+                conn.close()
+
+    def _begin(self, conn: Any) -> None:
+        conn.execute("BEGIN IMMEDIATE")  # the write lock up front: no read-then-upgrade deadlock
+
+    @contextmanager
+    def _write(self) -> Iterator[Any]:
+        with self._write_lock, self._connect() as conn:
+            self._begin(conn)
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the pooled connections (a later call opens new ones)."""
+        while True:
+            try:
+                self._pool.get_nowait().close()
+            except queue.Empty:
+                return

@@ -1,0 +1,223 @@
+"""Registering, importing and deleting versions: ``RegistryStore``, the registry's state in SQLite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tscontract.registry.contract_fields import properties_match, property_value
+from tscontract.registry.errors import RegistryError, subject_not_found, version_not_found
+from tscontract.registry.store.config import StoreConfig
+from tscontract.registry.store.records import (
+    _GLOBAL,
+    DEFAULT_COMPATIBILITY,
+    MAX_ID,
+    CompatFn,
+    Identity,
+    _now,
+    _refs_key,
+    olds_for_mode,
+)
+from tscontract.registry.store.subjects import check_subject
+
+_OPTIMISTIC_TRIES = 3  # lost races before a registration checks inside the write lock
+
+
+class RegistryStore(StoreConfig):
+    """The registry's persistent state in one SQLite file (created on first use)."""
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def _subject_state(self, conn: Any, subject: str) -> tuple:
+        """What a compatibility decision depends on: last version number, live versions, the mode in force."""
+        # one statement: it also runs under the write lock, where every extra round trip waits for
+        # the interpreter lock while other writers queue behind it
+        last, live, own_mode, global_mode, own_group, global_group = conn.execute(
+            "SELECT coalesce(max(version), 0), coalesce(sum(1 - deleted), 0),"
+            " (SELECT compatibility FROM config WHERE subject = ?),"
+            " (SELECT compatibility FROM config WHERE subject = ?),"
+            " (SELECT property FROM config_groups WHERE subject = ?),"
+            " (SELECT property FROM config_groups WHERE subject = ?)"
+            " FROM subject_versions WHERE subject = ?",
+            (subject, _GLOBAL, subject, _GLOBAL, subject),
+        ).fetchone()
+        mode = own_mode or global_mode or DEFAULT_COMPATIBILITY
+        group = own_group if own_group is not None else global_group
+        return int(last), int(live), mode, group or None
+
+    def _decide(
+        self, conn: Any, subject: str, identity: Identity, compat: CompatFn, check_text: str | None = None
+    ) -> tuple[tuple, int | None]:
+        """(the subject's state, the id when this schema is already live there); raises 409 when incompatible."""
+        state = self._subject_state(conn, subject)
+        found = self._live_version_of(conn, subject, identity)
+        if found is not None:
+            return state, found[1]
+        mode, group = state[2], state[3]
+        schema_type, text = identity[0], identity[1]
+        transitive = mode.endswith("_TRANSITIVE")
+        if group:
+            wanted = {group: property_value(identity[3], group)}
+            rows = self._live_rows(conn, subject, None)
+            live = [(kind, old) for kind, old, metadata in rows if properties_match(metadata, wanted)]
+            live = live if transitive else live[:1]
+        else:
+            live = self._live_texts(conn, subject, None if transitive else 1)
+        if live and live[0][0] != schema_type and mode != "NONE":
+            raise RegistryError(409, 409, f"Schema type {schema_type} differs from the subject's {live[0][0]}")
+        olds = olds_for_mode(mode, [old for kind, old in live if kind == schema_type])
+        with self._check_slots:
+            ok, messages = compat(mode, schema_type, check_text or text, olds)
+        if not ok:
+            detail = "; ".join(messages) or "incompatible"
+            raise RegistryError(
+                409,
+                409,
+                f"Schema being registered is incompatible with an earlier schema for subject '{subject}' ({mode}): "
+                f"{detail}",
+            )
+        return state, None
+
+    def register(
+        self,
+        subject: str,
+        schema_type: str,
+        text: str,
+        references: list[dict] | None,
+        compat: CompatFn,
+        metadata: str = "",
+        rule_set: str = "",
+        check_text: str | None = None,
+    ) -> int:
+        """Register a schema under a subject and return its global id (``check_text``: the text the
+        compatibility check reads when it is not ``text``, e.g. with its references resolved).
+
+        The same schema already live under the subject returns its id without a new version; the
+        same schema under another subject reuses its global id. Otherwise the subject's mode is
+        checked against its live versions outside the write lock, and the insert happens only if
+        the subject did not change since (else the check runs again).
+        """
+        check_subject(subject)
+        identity = (schema_type, text, _refs_key(references), metadata, rule_set)
+        for _ in range(_OPTIMISTIC_TRIES):
+            with self._connect() as conn:
+                state, existing = self._decide(conn, subject, identity, compat, check_text)
+            if existing is not None:
+                return existing
+            with self._write() as conn:
+                if self._subject_state(conn, subject) == state:
+                    return self._insert(conn, subject, identity, state[0] + 1)
+        with self._write() as conn:  # lost every race: decide under the lock
+            state, existing = self._decide(conn, subject, identity, compat, check_text)
+            if existing is not None:
+                return existing
+            return self._insert(conn, subject, identity, state[0] + 1)
+
+    def import_schema(
+        self,
+        subject: str,
+        schema_type: str,
+        text: str,
+        references: list[dict] | None,
+        schema_id: int,
+        version: int | None = None,
+        metadata: str = "",
+        rule_set: str = "",
+    ) -> int:
+        """IMPORT mode: keep the id (and version) another registry gave the schema; no compatibility check.
+
+        Importing the same thing again answers the same id. An id held by another schema, a schema
+        held under another id, or a version of the subject held by another schema is refused (42205).
+        """
+        check_subject(subject)
+        identity = (schema_type, text, _refs_key(references), metadata, rule_set)
+        with self._write() as conn:
+            existing = self._find_schema(conn, identity)
+            if existing is not None and existing != schema_id:
+                raise RegistryError(
+                    422, 42205, f"Schema already registered with id {existing}; cannot import it as id {schema_id}"
+                )
+            if existing is None:
+                taken = conn.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone()
+                if taken is not None:
+                    raise RegistryError(
+                        422,
+                        42205,
+                        f"Overwrite new schema with id {schema_id} is not permitted: it holds another schema",
+                    )
+            number = version
+            if number is None:
+                row = conn.execute(
+                    "SELECT coalesce(max(version), 0) FROM subject_versions WHERE subject = ?", (subject,)
+                ).fetchone()
+                number = int(row[0]) + 1
+            held = conn.execute(
+                "SELECT schema_id FROM subject_versions WHERE subject = ? AND version = ?", (subject, number)
+            ).fetchone()
+            if held is not None:
+                if held[0] == schema_id:
+                    return schema_id
+                raise RegistryError(
+                    422, 42205, f"Version {number} of subject '{subject}' already holds schema id {held[0]}"
+                )
+            return self._insert(conn, subject, identity, number, schema_id)
+
+    def _insert(self, conn: Any, subject: str, identity: Identity, version: int, explicit_id: int | None = None) -> int:
+        schema_id = self._find_schema(conn, identity)
+        if schema_id is None:
+            schema_id = self._insert_schema(conn, identity, explicit_id)
+        conn.execute(
+            "INSERT INTO subject_versions (subject, version, schema_id, registered_at) VALUES (?, ?, ?, ?)",
+            (subject, version, schema_id, _now()),
+        )
+        return int(schema_id)
+
+    def _insert_schema(self, conn: Any, identity: Identity, explicit_id: int | None) -> int:
+        columns = "schema_type, schema_text, refs, metadata, rule_set"
+        if explicit_id is None:
+            sql = f"INSERT INTO schemas ({columns}) VALUES (?, ?, ?, ?, ?) RETURNING id"
+            return int(conn.execute(sql, identity).fetchone()[0])
+        conn.execute(f"INSERT INTO schemas (id, {columns}) VALUES (?, ?, ?, ?, ?, ?)", (explicit_id, *identity))
+        return explicit_id
+
+    def delete_subject(self, subject: str, permanent: bool = False) -> list[int]:
+        with self._write() as conn:
+            if permanent:
+                rows = conn.execute(
+                    "SELECT version, deleted FROM subject_versions WHERE subject = ? ORDER BY version", (subject,)
+                ).fetchall()
+                if not rows:
+                    raise subject_not_found(subject)
+                if any(deleted == 0 for _, deleted in rows):
+                    raise RegistryError(
+                        404, 40405, f"Subject '{subject}' was not deleted first before being permanently deleted"
+                    )
+                conn.execute("DELETE FROM subject_versions WHERE subject = ?", (subject,))
+                return [version for version, _ in rows]
+            rows = conn.execute(
+                "SELECT version FROM subject_versions WHERE subject = ? AND deleted = 0 ORDER BY version", (subject,)
+            ).fetchall()
+            if not rows:
+                raise subject_not_found(subject)
+            conn.execute("UPDATE subject_versions SET deleted = 1 WHERE subject = ?", (subject,))
+            return [row[0] for row in rows]
+
+    def delete_version(self, subject: str, version: int | str) -> int:
+        with self._write() as conn:
+            if version in ("latest", -1):
+                row = conn.execute(
+                    "SELECT max(version) FROM subject_versions WHERE subject = ? AND deleted = 0", (subject,)
+                ).fetchone()
+                number = row[0] if row else None
+            else:
+                number = version
+            changed = 0
+            if isinstance(number, int) and 1 <= number <= MAX_ID:
+                changed = conn.execute(
+                    "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ? AND deleted = 0",
+                    (subject, number),
+                ).rowcount
+            if not changed:
+                if not self._has_live(conn, subject):
+                    raise subject_not_found(subject)
+                raise version_not_found(subject, version)
+        return int(number)  # type: ignore[arg-type]
