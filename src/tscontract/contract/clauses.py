@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, cast
 
 import sqlglot.expressions as exp
 from lark import Token, Transformer, Tree, v_args
@@ -139,6 +139,12 @@ MAX_DURATION_DIGITS = 12  # digits of an amount: more is a mistake, or an overfl
 MAX_DURATION_S = Decimal(4_000_000_000)  # in nanoseconds, still within a 64-bit integer
 
 
+def _rule(node: Tree[Token] | Token) -> Tree[Token]:
+    """A child the grammar makes a rule (lark types every child as a rule or a token)."""
+    assert isinstance(node, Tree)
+    return node
+
+
 def _duration(node: Tree[Token], text: str, *, zero: bool = False) -> Duration:
     """The duration ``node`` spells; positive, or zero where ``zero`` allows it (a cadence tolerance)."""
     tokens = [str(t) for t in node.children]
@@ -157,7 +163,8 @@ def _duration(node: Tree[Token], text: str, *, zero: bool = False) -> Duration:
     if amount and not -9 <= amount.adjusted() <= MAX_DURATION_DIGITS:
         raise ClauseSyntaxError(f"a duration's amount is between 1e-9 and 1e{MAX_DURATION_DIGITS}")
     segment = text[node.meta.start_pos : node.meta.end_pos] if node.meta.start_pos is not None else text
-    duration = Duration(text=segment.strip(), amount=amount, unit=unit, calendar=calendar)  # type: ignore[arg-type]
+    kind = cast(CalendarKind | None, calendar)  # the grammar's CALENDAR_KIND words, lowered
+    duration = Duration(text=segment.strip(), amount=amount, unit=unit, calendar=kind)
     if duration.fixed and duration.unit in _UNIT_SECONDS and duration.seconds > MAX_DURATION_S:
         raise ClauseSyntaxError(f"a duration is at most {MAX_DURATION_S:.0f} seconds (about 126 years)")
     return duration
@@ -217,7 +224,7 @@ def parse_cadence(text: str) -> Cadence:
     base, *options = tree.children
     assert isinstance(base, Tree)
     if base.data == "fixed_cadence":
-        interval = _duration(base.children[0], text)
+        interval = _duration(_rule(base.children[0]), text)
         if interval.in_local_days:
             raise ClauseSyntaxError("a cadence is a fixed interval or '1 session', not local days")
         if interval.on_trading_calendar:
@@ -247,7 +254,8 @@ def parse_cadence(text: str) -> Cadence:
             if not cadence.per_session:
                 raise ClauseSyntaxError("only a '1 session' cadence is stamped at a session", option.meta.start_pos)
             point = str(option.children[0]).lower()
-            cadence = replace(cadence, stamp="date_utc" if len(option.children) > 1 else point)  # type: ignore[arg-type]
+            stamp = cast(Literal["open", "close", "date"], point)  # the grammar's STAMP_POINT words, lowered
+            cadence = replace(cadence, stamp="date_utc" if len(option.children) > 1 else stamp)
             if len(option.children) > 1 and point != "date":
                 raise ClauseSyntaxError("only the session date is stamped 'in UTC'", option.meta.start_pos)
         elif option.data == "tolerance_ratio":
@@ -256,7 +264,7 @@ def parse_cadence(text: str) -> Cadence:
                 raise ClauseSyntaxError("a cadence tolerance must be below 100% of the interval", option.meta.start_pos)
             cadence = replace(cadence, tolerance_ratio=ratio)
         else:
-            cadence = replace(cadence, tolerance=_duration(option.children[0], text, zero=True))
+            cadence = replace(cadence, tolerance=_duration(_rule(option.children[0]), text, zero=True))
     if cadence.source in ("irregular", "session") and (cadence.tolerance_ratio or cadence.tolerance):
         which = "an irregular" if cadence.source == "irregular" else "a session"
         raise ClauseSyntaxError(f"{which} cadence has no tolerance")
@@ -409,6 +417,12 @@ def _chain(connector: type[exp.Connector], left: exp.Expr, right: exp.Expr) -> e
     return connector(this=left, expression=right)
 
 
+def _operand(item: exp.Expr | Token) -> exp.Expression:
+    """A compared operand: lark passes a rule's built children and its tokens (the operators) alike."""
+    assert isinstance(item, exp.Expression)
+    return item
+
+
 @v_args(inline=True)
 class _RowTransformer(Transformer[Token, "exp.Expr"]):  # a string: older sqlglot releases have no Expr
     """Builds sqlglot predicates; ``subject`` is the implied column of a field constraint."""
@@ -467,10 +481,10 @@ class _RowTransformer(Transformer[Token, "exp.Expr"]):  # a string: older sqlglo
 
     # predicates
     def comparison(self, *items: exp.Expr | Token) -> exp.Expr:
-        operands = items[0::2]
+        operands = [_operand(item) for item in items[0::2]]
         ops = items[1::2]
         parts = [
-            _COMPARISONS[str(op)](this=left.copy(), expression=right.copy())  # type: ignore[union-attr]
+            _COMPARISONS[str(op)](this=left.copy(), expression=right.copy())
             for left, op, right in zip(operands, ops, operands[1:], strict=False)
         ]
         self.kind = "comparison" if self.kind == "expression" else self.kind
