@@ -1,10 +1,16 @@
-"""Engines execute a CheckPlan. ``duckdb`` is embedded and the default."""
+"""Engines execute a CheckPlan. ``duckdb`` is embedded and the default.
+
+``ENGINES`` maps each engine's name to its ``"module:Class"`` (an :class:`~tscontract.engines.base.Engine`),
+imported on first use: start-up stays small and an engine's dependencies (pyspark, psycopg, chdb) load
+only when it runs. An engine owns its options (``OPTIONS``); ``validate()`` hands them over by name.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
+from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tscontract.contract.catalog import Catalog, instant_option, load_catalog
 from tscontract.contract.loader import load_contract
@@ -13,7 +19,39 @@ from tscontract.errors import InputError
 from tscontract.plan.checks import build_plan
 from tscontract.plan.result import ValidationReport
 
-ENGINES = ("duckdb", "spark", "postgres", "chdb")
+if TYPE_CHECKING:
+    from tscontract.engines.base import Engine
+
+ENGINES: dict[str, str] = {
+    "duckdb": "tscontract.engines.duckdb:DuckDBEngine",
+    "spark": "tscontract.engines.spark:SparkEngine",
+    "postgres": "tscontract.engines.postgres:PostgresEngine",
+    "chdb": "tscontract.engines.chdb:ChdbEngine",
+}
+# the options validate() names for the CLI's sake -> the engine option each one is
+_OPTION_FLAGS = {"master": "--spark-master", "conf": "--spark-conf", "mapping": "--mapping"}
+
+
+def engine_class(name: str) -> type[Engine]:
+    """The engine called ``name``, imported now; an input error naming the engines for an unknown name."""
+    if name not in ENGINES:
+        raise InputError(f"unknown engine {name!r}; available: {', '.join(ENGINES)}")
+    module, attr = ENGINES[name].split(":")
+    found: type[Engine] = getattr(import_module(module), attr)
+    return found
+
+
+def make_engine(name: str, options: dict[str, Any]) -> Engine:
+    """The engine ``name`` with ``options`` (None: not given); an option it does not take is an input error."""
+    cls = engine_class(name)
+    given = {k: v for k, v in options.items() if v is not None}
+    for option in given:
+        if option not in cls.OPTIONS:
+            if option == "mapping":
+                raise InputError("a mapping converts raw files in DuckDB: validate them with --engine duckdb")
+            flag = _OPTION_FLAGS.get(option, option)
+            raise InputError(f"{flag} is an option of another engine; the {name} engine takes none such")
+    return cls(**given)
 
 
 def checked_coverage(
@@ -77,31 +115,11 @@ def validate(
 
     if engine == "duckdb" and is_postgres_url(data):  # the data lives in PostgreSQL: validate it there
         engine = "postgres"
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r}; available: {', '.join(ENGINES)}")
-    plan = build_plan(contract, catalog, bounds, all_series=all_series)
+    options = {"master": spark_master, "conf": spark_conf, "mapping": mapping}
     if mapping is not None:
-        from tscontract.engines.duckdb import validate_mapped
-        from tscontract.engines.inputs.mapping import Mapping, load_mapping
+        from tscontract.engines.inputs.mapping import Mapping, load_mapping  # pydantic models: loaded when used
 
-        if engine != "duckdb":
-            raise InputError("a mapping converts raw files in DuckDB: validate them with --engine duckdb")
-        loaded = mapping if isinstance(mapping, Mapping) else load_mapping(mapping)
-        return validate_mapped(plan, data, loaded, now=now, examples=examples, progress=progress, coverage=coverage)
-    if engine == "postgres":
-        from tscontract.engines.postgres import PostgresEngine
-
-        return PostgresEngine().run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)
-    if engine == "chdb":
-        from tscontract.engines.chdb import ChdbEngine
-
-        return ChdbEngine().run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)
-    if engine == "spark":
-        from tscontract.engines.spark import SparkEngine
-
-        return SparkEngine(spark_master, spark_conf).run(
-            plan, data, now=now, examples=examples, progress=progress, coverage=coverage
-        )
-    from tscontract.engines.duckdb import DuckDBEngine
-
-    return DuckDBEngine().run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)
+        options["mapping"] = mapping if isinstance(mapping, Mapping) else load_mapping(mapping)
+    runner = make_engine(engine, options)
+    plan = build_plan(contract, catalog, bounds, all_series=all_series)
+    return runner.run(plan, data, now=now, examples=examples, progress=progress, coverage=coverage)

@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import re
 import tempfile
-import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import sqlglot
 import sqlglot.expressions as exp
 
+from tscontract.engines.base import Progress, SharedRun, shown_data
 from tscontract.engines.chdb_sql import to_clickhouse
-from tscontract.engines.duckdb import memory_limit
+from tscontract.engines.connection import memory_limit
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.sandbox import SqlTimeout, contract_sql_timeout_s
 from tscontract.engines.translated import TranslatedConnection
@@ -266,35 +265,23 @@ def _file(path: Path) -> str:
 
 
 # ---------------------------------------------------------------------------- engine
-class ChdbEngine:
+class ChdbEngine(SharedRun):
     """Executes a :class:`CheckPlan` on in-process ClickHouse through the embedded engine's validation run."""
 
     name = "chdb"
 
-    def run(
-        self,
-        plan: CheckPlan,
-        data: Any,
-        *,
-        now: datetime | None = None,
-        examples: int = 5,
-        progress: Any = None,
-        coverage: Any = None,
-    ) -> ValidationReport:
-        started = time.perf_counter()
-        con = ChdbConnection()
-        try:
-            with tempfile.TemporaryDirectory(prefix="tscontract-chdb-") as tmp:
-                source = _open_data(con, data, Path(tmp))
-                report = con.validate(
-                    plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
-                )
-        except Exception as exc:
-            if not type(exc).__module__.startswith("chdb"):
-                raise
-            shown = ", ".join(str(d) for d in ([data] if isinstance(data, str | Path) else data))
-            raise InputError(f"chdb could not validate {shown}: {engine_message(exc)}") from None
-        finally:
-            con.close()
-        report.elapsed_s = time.perf_counter() - started
-        return report
+    def run(self, plan: CheckPlan, data: Any, **options: Any) -> ValidationReport:
+        with tempfile.TemporaryDirectory(prefix="tscontract-chdb-") as tmp:  # a frame is written as Parquet here
+            self.tmp = Path(tmp)
+            return super().run(plan, data, **options)
+
+    def connect(self, data: Any, progress: Progress) -> ChdbConnection:
+        return ChdbConnection()
+
+    def open(self, con: ChdbConnection, data: Any, plan: CheckPlan) -> Source:
+        return _open_data(con, data, self.tmp)
+
+    def refused(self, exc: Exception, data: Any) -> InputError | None:
+        if not type(exc).__module__.startswith("chdb"):
+            return None
+        return InputError(f"chdb could not validate {shown_data(data)}: {engine_message(exc)}")

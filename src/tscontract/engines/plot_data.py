@@ -16,8 +16,8 @@ from tscontract.contract.catalog import load_catalog
 from tscontract.contract.loader import load_contract
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.duckdb import ValidationRun, connect, measurement_fields
-from tscontract.engines.duckdb_time import TimeChecks
 from tscontract.engines.inputs.sources import Source, open_source
+from tscontract.engines.run.time import TimeChecks
 from tscontract.plan.bounds import load_bounds
 from tscontract.plan.checks import build_plan
 from tscontract.plan.result import ValidationReport

@@ -20,22 +20,20 @@ from __future__ import annotations
 
 import io
 import re
-import time
 from collections.abc import Sequence
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import sqlglot.expressions as exp
 
+from tscontract.engines.base import Progress, SharedRun
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source
 from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
 from tscontract.engines.sandbox import contract_sql_timeout_s
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
-from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident
 
@@ -247,40 +245,28 @@ def _literal(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------- engine
-class PostgresEngine:
+class PostgresEngine(SharedRun):
     """Executes a :class:`CheckPlan` inside PostgreSQL through the embedded engine's validation run."""
 
     name = "postgres"
 
-    def run(
-        self,
-        plan: CheckPlan,
-        data: Any,
-        *,
-        now: datetime | None = None,
-        examples: int = 5,
-        progress: Any = None,
-        coverage: Any = None,
-    ) -> ValidationReport:
-        url = table_url(data)
-        if url is None:
-            raise InputError("the PostgreSQL engine validates one table: postgresql://user@host:port/db#schema.table")
-        started = time.perf_counter()
-        conninfo, _, shown = split_url(url)
-        if progress:
-            progress("connecting to PostgreSQL")
-        con = PostgresConnection(conninfo)
-        try:
-            source = open_postgres_source(con, url, plan.contract.key)
-            report = con.validate(
-                plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
-            )
-        except Exception as exc:
-            if not type(exc).__module__.startswith("psycopg"):
-                raise
-            # the server refused (permissions, a value it cannot read, a lost connection): one line, exit 2
-            raise InputError(f"PostgreSQL could not validate {shown}: {engine_message(exc)}") from None
-        finally:
-            con.close()
-        report.elapsed_s = time.perf_counter() - started
-        return report
+    def connect(self, data: Any, progress: Progress) -> PostgresConnection:
+        conninfo, _, _ = split_url(_table(data))
+        progress("connecting to PostgreSQL")
+        return PostgresConnection(conninfo)
+
+    def open(self, con: PostgresConnection, data: Any, plan: CheckPlan) -> Source:
+        return open_postgres_source(con, _table(data), plan.contract.key)
+
+    def refused(self, exc: Exception, data: Any) -> InputError | None:
+        if not type(exc).__module__.startswith("psycopg"):
+            return None
+        # the server refused (permissions, a value it cannot read, a lost connection): one line, exit 2
+        return InputError(f"PostgreSQL could not validate {split_url(_table(data))[2]}: {engine_message(exc)}")
+
+
+def _table(data: Any) -> str:
+    url = table_url(data)
+    if url is None:
+        raise InputError("the PostgreSQL engine validates one table: postgresql://user@host:port/db#schema.table")
+    return url

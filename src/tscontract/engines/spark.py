@@ -21,16 +21,15 @@ import re
 import shutil
 import sys
 import tempfile
-import time
 import uuid
 import warnings
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import sqlglot.expressions as exp
 
+from tscontract.engines.base import Progress, SharedRun, shown_data
 from tscontract.engines.inputs.csv_dialect import DEFAULT_DIALECT, CsvDialect
 from tscontract.engines.inputs.csv_source import LINES_TABLE, CsvLayout
 from tscontract.engines.inputs.sources import (
@@ -47,7 +46,6 @@ from tscontract.engines.spark_sql import to_spark
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
-from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
 
 DEFAULT_MASTER = "local[*]"
@@ -389,43 +387,28 @@ def open_spark_source(con: SparkConnection, data: Any, *, csv: CsvDialect | None
 
 
 # ---------------------------------------------------------------------------- engine
-class SparkEngine:
-    """Executes a :class:`CheckPlan` on Spark through the embedded engine's validation run."""
+class SparkEngine(SharedRun):
+    """Executes a :class:`CheckPlan` on Spark through the embedded engine's validation run.
+
+    ``master`` (default ``local[*]``) and ``conf`` (settings for the session) are its options.
+    """
 
     name = "spark"
+    OPTIONS = ("master", "conf")
 
     def __init__(self, master: str | None = None, conf: dict[str, str] | None = None) -> None:
         self.master = master
         self.conf = conf
 
-    def run(
-        self,
-        plan: CheckPlan,
-        data: Any,
-        *,
-        now: datetime | None = None,
-        examples: int = 5,
-        progress: Any = None,
-        coverage: Any = None,
-    ) -> ValidationReport:
-        started = time.perf_counter()
-        if progress:
-            progress("starting Spark")
-        spark = spark_session(self.master, self.conf)
-        con = SparkConnection(spark)
-        try:
-            source = open_spark_source(con, data)
-            report = con.validate(
-                plan, source, engine=self.name, now=now, examples=examples, progress=progress, coverage=coverage
-            )
-        except Exception as exc:
-            if not type(exc).__module__.startswith(("pyspark", "py4j")):
-                raise
-            # a Spark job failed on the data (a malformed CSV line, an unreadable file): one line, exit 2
-            first = engine_message(exc)
-            shown = ", ".join(str(d) for d in ([data] if isinstance(data, str | Path) else data))
-            raise InputError(f"Spark could not validate {shown}: {first.strip()}") from None
-        finally:
-            con.close()
-        report.elapsed_s = time.perf_counter() - started
-        return report
+    def connect(self, data: Any, progress: Progress) -> SparkConnection:
+        progress("starting Spark")
+        return SparkConnection(spark_session(self.master, self.conf))
+
+    def open(self, con: SparkConnection, data: Any, plan: CheckPlan) -> Source:
+        return open_spark_source(con, data)
+
+    def refused(self, exc: Exception, data: Any) -> InputError | None:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            return None
+        # a Spark job failed on the data (a malformed CSV line, an unreadable file): one line, exit 2
+        return InputError(f"Spark could not validate {shown_data(data)}: {engine_message(exc).strip()}")

@@ -77,7 +77,7 @@ class TranslatedConnection:
         coverage: Any,
     ) -> ValidationReport:
         """The validation run of engines/duckdb.py, its statements issued to this connection."""
-        from tscontract.engines.duckdb import ValidationRun
+        from tscontract.engines.run import ValidationRun
 
-        run = ValidationRun(plan, source, now, examples, progress, con=self, engine=engine, coverage=coverage)  # type: ignore[arg-type]
+        run = ValidationRun(plan, source, now, examples, progress, con=self, engine=engine, coverage=coverage)
         return run.run()

@@ -25,9 +25,9 @@ from tscontract.contract.catalog import Catalog, declared_calendars
 from tscontract.contract.model import Contract
 from tscontract.contract.weekly import WeeklyCalendar
 from tscontract.engines import calendars
-from tscontract.engines.duckdb_time import calendar_sql
 from tscontract.engines.inputs.sources import fetch_arrow
 from tscontract.engines.relations import register, small_table
+from tscontract.engines.run.time import calendar_sql
 from tscontract.gate.store import Store
 from tscontract.sql.columns import ident, sql_string
 

@@ -1,7 +1,7 @@
 """The SQL of ``fields.<name>.step``: the failing points of one step check over a typed relation.
 
 The rule is stated on :class:`tscontract.contract.model.Step`; the validation run
-(``engines/step.py``) and the dbt and Soda exports state it with this one SELECT. Portable SQL
+(``engines/run/step.py``) and the dbt and Soda exports state it with this one SELECT. Portable SQL
 only: the run's statements are translated to PostgreSQL, ClickHouse and Spark, so the medians are
 computed by ranking the neighbours' values (no median window function, which PostgreSQL lacks),
 exact and interpolated as ``percentile_cont(0.5)``.

@@ -326,7 +326,7 @@ class _ModuleWriter:
         return None
 
     def add_step(self, check: Check) -> None:
-        """``fields.<name>.step`` as a frame-wide check: the rule of engines/step.py, series by series."""
+        """``fields.<name>.step`` as a frame-wide check: the rule of engines/run/step.py, series by series."""
         step = check.params["step"]
         if STEP_FUNCTION not in self.functions:
             self.functions.append(STEP_FUNCTION)

@@ -76,7 +76,7 @@ _NEGATED_THRESHOLD = {"=": "!=", "<": ">=", ">": "<=", ">=": "<", "<=": ">", "be
 
 
 def step_failures_sql(plan: CheckPlan, check: Check, table: str) -> str:
-    """``fields.<name>.step`` as tscontract states it (engines/step.py), rows numbered by the key."""
+    """``fields.<name>.step`` as tscontract states it (engines/run/step.py), rows numbered by the key."""
     key = ", ".join(ident(k) for k in plan.contract.key)
     numbered = f"(select row_number() over (order by {key}) as __row, * from {table})"
     return StepSql(check, plan.contract.time.column, numbered).failing() + "\n"

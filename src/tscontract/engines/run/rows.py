@@ -1,0 +1,253 @@
+"""Row checks in one scan, and the schema checks: every check judged row by row, or on the columns.
+
+Where input rows are numbered (Parquet, JSON lines, tables the gate stages), the scan keeps only the
+failing rows, with a flag per check and the text examples show; counts and examples are then read
+from that small table. Elsewhere (CSV, in-memory frames) one fused aggregate counts every check
+(``count(*) FILTER (WHERE ...)``) and a second scan numbers and keeps the failing rows only when
+something failed.
+
+``ROW_FAILURES`` holds the one condition per row kind that marks a row failing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import sqlglot.dialects.duckdb  # noqa: F401 -- every predicate is written in it: loaded with the engine
+import sqlglot.expressions as exp
+
+from tscontract.contract.clauses import CATALOG_TABLE
+from tscontract.engines.base import TYPED_VIEW
+from tscontract.engines.inputs.sources import MALFORMED, RECORD, SOURCE_VIEW
+from tscontract.engines.run.state import RunState
+from tscontract.plan.checks import Check
+from tscontract.plan.kinds import CheckKind
+from tscontract.sql.columns import ident, json_value, sql_string
+from tscontract.sql.semantics import lowered
+
+# types whose examples show the typed value (JSON numbers, booleans, RFC 3339 instants, exact decimal text)
+_TYPED_EXAMPLE = ("int", "float", "decimal", "bool", "timestamp", "date")
+
+
+def _flags(prefix: str) -> Callable[[RowChecks, Check], str | None]:
+    """A failure flag the typed view computes per column (UTC rule, precision), over the present columns."""
+
+    def condition(run: RowChecks, check: Check) -> str:
+        parts = [ident(prefix + c) for c in check.columns if run.columns[c].present]
+        return " OR ".join(parts) if parts else "FALSE"
+
+    return condition
+
+
+def _clause(run: RowChecks, check: Check) -> str | None:
+    if check.params.get("needs_catalog") and not run.catalog_joined:
+        return None
+    assert check.predicate is not None, check.id  # every clause kind is built with its predicate
+    return f"NOT COALESCE(({run.predicate_sql(check.predicate)}), TRUE)"
+
+
+def _catalog_series(run: RowChecks, check: Check) -> str | None:
+    return f"NOT {ident('__null_' + run.series)} AND __cat_series_id IS NULL" if run.series else None
+
+
+def _series_pattern(run: RowChecks, check: Check) -> str:  # the whole id matches (a series scheme), as re.fullmatch
+    column = run.columns[check.columns[0]].typed
+    return f"NOT regexp_full_match({column}, {sql_string(check.params['pattern'])})"
+
+
+def _calibration(run: RowChecks, check: Check) -> str:
+    return "calibration_id IS NOT NULL AND __cat_series_id IS NOT NULL AND calibration_id IS DISTINCT FROM __cal_id"
+
+
+def _plausibility(run: RowChecks, check: Check) -> str:
+    name = check.params["field"]
+    return f"{ident(name)} NOT BETWEEN {ident(f'__b_{name}_low')} AND {ident(f'__b_{name}_high')}"
+
+
+# kind -> the condition that marks a row failing a check of it (None: it cannot run on this input);
+# well_formed is the source's own (a malformed input row fails it and nothing else)
+ROW_FAILURES: dict[CheckKind, Callable[[RowChecks, Check], str | None]] = {
+    CheckKind.TYPE: lambda run, check: ident("__tf_" + check.columns[0]),
+    CheckKind.NOT_NULL: lambda run, check: ident("__null_" + check.columns[0]),
+    CheckKind.FIXED_VALUE: _clause,
+    CheckKind.INVARIANT: _clause,
+    CheckKind.CONSTRAINT: _clause,
+    CheckKind.UTC_INSTANT: _flags("__utc_"),
+    CheckKind.TIME_PRECISION: _flags("__prec_"),
+    CheckKind.CATALOG_SERIES: _catalog_series,
+    CheckKind.SERIES_PATTERN: _series_pattern,
+    CheckKind.CALIBRATION_IN_FORCE: _calibration,
+    CheckKind.PLAUSIBILITY: _plausibility,
+}
+ROW_KINDS = frozenset({CheckKind.WELL_FORMED, *ROW_FAILURES})
+SCHEMA_KINDS = frozenset({CheckKind.REQUIRED_COLUMNS, CheckKind.UNKNOWN_COLUMNS})
+
+
+class RowChecks(RunState):
+    """The row pass and the schema checks of a validation run."""
+
+    def predicate_sql(self, predicate: exp.Expression) -> str:
+        """The clause as DuckDB SQL that means what the reference says (:mod:`tscontract.sql.semantics`)."""
+        tree = lowered(predicate, {name: spec.type for name, spec in self.contract.fields.items()})
+        for column in list(tree.find_all(exp.Column)):
+            if column.table == CATALOG_TABLE:
+                column.replace(exp.column(f"__cat_{column.name}"))
+        return tree.sql(dialect="duckdb")
+
+    def failure_sql(self, check: Check) -> str | None:
+        """The row condition that marks a violation of ``check``; None when it cannot run.
+
+        A malformed input row fails ``source.rows`` and nothing else: its values are unknown (NULL).
+        """
+        if check.kind == CheckKind.WELL_FORMED:
+            return f"{MALFORMED} IS NOT NULL" if self.source.malformed else "FALSE"
+        sql = ROW_FAILURES[check.kind](self, check)
+        return f"({sql}) AND {MALFORMED} IS NULL" if sql is not None and self.source.malformed else sql
+
+    def row_checks(self) -> None:
+        runnable: list[tuple[Check, str]] = []
+        for check in self.plan.checks:
+            if check.kind not in ROW_KINDS:
+                continue
+            missing = self.missing(check)
+            if missing:
+                self.result(check, "error", message=f"column(s) {', '.join(missing)} missing; see schema.columns")
+                continue
+            if check.params.get("needs_catalog") and not self.catalog_joined:
+                why = "no catalog given (--catalog)" if self.plan.catalog is None else "the series column is missing"
+                self.result(check, "error", message=f"needs the series catalog: {why}")
+                continue
+            sql = self.failure_sql(check)
+            if sql is None:
+                self.result(check, "error", message="cannot run on this input")
+                continue
+            runnable.append((check, sql))
+        if self.source.has_row_number:
+            # Rows are numbered already, so one scan does it all: it keeps the failing rows (few, as a
+            # rule) with a flag per check, and the counts are read from that small table.
+            self.progress("row checks: one scan keeping the failing rows")
+            self.keep_failing(runnable, TYPED_VIEW)
+            self.rows, *counts = self.failing_counts(runnable)
+            failed = [(check, i, n) for i, ((check, _), n) in enumerate(zip(runnable, counts, strict=True))]
+        else:
+            # Numbering rows costs a window over the whole input: count first, number only on failure.
+            self.progress("row checks: one fused scan")
+            sums = "".join(f", count(*) FILTER (WHERE {sql})" for _, sql in runnable)
+            row = self.fetch(f"SELECT count(*){sums} FROM {TYPED_VIEW}")[0]
+            self.rows = int(row[0])
+            counted = [(check, sql, int(n)) for (check, sql), n in zip(runnable, row[1:], strict=True)]
+            failing = [(check, sql) for check, sql, n in counted if n]
+            if failing:
+                self.progress(f"examples for {len(failing)} failed row check(s)")
+                self.create_typed_view("__tsc_typed_numbered", numbered=True)
+                self.keep_failing(failing, "__tsc_typed_numbered")
+            flag = {check.id: i for i, (check, _) in enumerate(failing)}
+            failed = [(check, flag.get(check.id, -1), n) for check, _, n in counted]
+        examples = self.row_examples([(check, i) for check, i, n in failed if n and i >= 0])
+        for check, i, n in failed:
+            if not n:
+                self.result(check, "passed")
+                continue
+            message = None
+            if check.kind == "type" and self.columns[check.columns[0]].schema_problem:
+                message = self.columns[check.columns[0]].schema_problem
+            self.judged(check, n, examples.get(i, []), message)
+
+    def keep_failing(self, checks: list[tuple[Check, str]], view: str) -> None:
+        """``__tsc_failing``: the rows of ``view`` failing any of ``checks``, a flag ``__f<i>`` per check.
+
+        With the raw text of every present column and the type-failure reasons, all that
+        examples show, so they are read from this table alone.
+        """
+        flags = [f"({sql}) AS __f{i}" for i, (_, sql) in enumerate(checks)]
+        shown = self.failing_shown()
+        any_failed = " OR ".join(f"({sql})" for _, sql in checks) or "FALSE"
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_failing AS SELECT {', '.join(['__row', *flags, *shown])} "
+            f"FROM {view} WHERE {any_failed}"
+        )
+
+    def failing_shown(self) -> list[str]:
+        """The columns of ``__tsc_failing`` examples show: raw text and type-failure reason of each present column."""
+        present = [n for n, col in self.columns.items() if col.present]
+        shown = [ident("__raw_" + n) for n in present] + [ident("__why_" + n) for n in present]
+        shown += [ident(n) for n in present if self.columns[n].dtype.kind in _TYPED_EXAMPLE]
+        return [*shown, MALFORMED, RECORD] if self.source.malformed else shown
+
+    def failing_counts(self, checks: list[tuple[Check, str]]) -> list[int]:
+        """The input's rows, then the failing rows of each check: one statement."""
+        rows = f"SELECT count(*) FROM {SOURCE_VIEW}"
+        if not checks:
+            return [int(self.fetch(rows)[0][0])]
+        sums = ", ".join(f"count(*) FILTER (WHERE __f{i})" for i in range(len(checks)))
+        return [int(v) for v in self.fetch(f"SELECT ({rows}), * FROM (SELECT {sums} FROM __tsc_failing)")[0]]
+
+    def example_columns(self, check: Check) -> list[str]:
+        names = list(dict.fromkeys([*self.contract.key, *check.columns]))
+        return [n for n in names if n in self.columns and self.columns[n].present]
+
+    def row_examples(self, failed: list[tuple[Check, int]]) -> dict[int, list[dict[str, Any]]]:
+        """The first failing rows of each failed check (flag ``__f<i>`` of ``__tsc_failing``), by flag.
+
+        One statement for all of them, a ``LIMIT n`` subquery per check (a Spark job or a
+        server round trip each would cost more than the rows they read).
+        """
+        if not failed:
+            return {}
+        shown = self.failing_shown()
+        parts = [
+            f"SELECT * FROM (SELECT {flag} AS __k, __row, {', '.join(shown)} FROM __tsc_failing WHERE __f{flag} "
+            f"ORDER BY __row LIMIT {self.limit}) AS __e{flag}"
+            for _, flag in failed
+        ]
+        rows = self.fetch(f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS __e ORDER BY __k, __row")
+        at = {name: j + 2 for j, name in enumerate(shown)}  # after __k and __row
+        by_flag: dict[int, list[tuple[Any, ...]]] = {}
+        for r in rows:
+            by_flag.setdefault(r[0], []).append(r)
+        return {flag: [self.row_example(check, r, at) for r in by_flag.get(flag, [])] for check, flag in failed}
+
+    def row_example(self, check: Check, r: tuple[Any, ...], at: dict[str, int]) -> dict[str, Any]:
+        """One failing row as an example: its number, the key's and the check's columns as written."""
+        if check.kind == "well_formed":  # a malformed row: why, and its text as written (cut as every value is)
+            return {"row": r[1], "reason": r[at[MALFORMED]], "text": r[at[RECORD]]}
+        example: dict[str, Any] = {"row": r[1]}
+        # values in the contract's type (as key examples show them), except where how it is written is the
+        # fault (type, UTC rule, precision) or it has none: then the text as written
+        as_written = check.columns if check.kind in ("type", "utc_instant", "time_precision") else []
+        for n in self.example_columns(check):
+            typed = r[at[ident(n)]] if ident(n) in at and n not in as_written else None
+            example[n] = r[at[ident("__raw_" + n)]] if typed is None else json_value(typed)
+        if check.kind == "type":
+            example["reason"] = r[at[ident("__why_" + check.columns[0])]]
+        return example
+
+    def schema_checks(self) -> None:
+        expected = set(self.contract.fields)
+        present = set(self.source.columns)
+        for check in (c for c in self.plan.checks if c.kind in SCHEMA_KINDS):
+            if check.kind == "required_columns":
+                missing = [c for c in self.contract.fields if c not in present]
+                if missing:
+                    self.result(
+                        check,
+                        "failed",
+                        self.rows,
+                        [{"missing": missing}],
+                        f"missing column(s): {', '.join(missing)}",
+                    )
+                else:
+                    self.result(check, "passed")
+            else:
+                unknown = sorted(present - expected)
+                if unknown:
+                    self.result(
+                        check,
+                        "failed",
+                        self.rows,
+                        [{"unknown": unknown}],
+                        f"unknown column(s): {', '.join(unknown)}",
+                    )
+                else:
+                    self.result(check, "passed")
