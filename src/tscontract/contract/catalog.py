@@ -230,8 +230,9 @@ def parse_catalog(text: str, path: str = "<catalog>") -> Catalog:
     key = _cache_key(text)
     where = directory / "catalogs" / f"{key[:32]}.pickle"
     found = read_pickle(where)
-    if isinstance(found, dict) and found.get("key") == key and isinstance(found.get("catalog"), Catalog):
-        return found["catalog"]
+    cached = found.get("catalog") if isinstance(found, dict) and found.get("key") == key else None
+    if isinstance(cached, Catalog):
+        return cached
     catalog = _parse_yaml(text, path)
     write_pickle(where, {"key": key, "catalog": catalog})
     return catalog
@@ -305,6 +306,7 @@ def parse_catalog_csv(text: str, path: str = "<catalog>") -> Catalog:
             if name in _CALIBRATION_COLUMNS:
                 calibration[_CALIBRATION_COLUMNS[name]] = value
                 continue
+            parsed: str | Decimal
             key, pos, parsed = name, None, value
             if name in _BOUND_COLUMNS:
                 key, pos = _BOUND_COLUMNS[name]
@@ -357,10 +359,10 @@ def declared_calendars(contract: Contract, catalog: Catalog | None = None) -> di
     time = contract.time
     default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
     for series, entry in (catalog.series if catalog is not None else {}).items():
-        name = entry.value_of("calendar") or default
-        if entry.session == "extended" and name in found:
+        asked: str | None = entry.value_of("calendar") or default  # the series' calendar, else its venue's
+        if entry.session == "extended" and asked in found:
             raise InputError(
-                f"catalog series {series}: calendar {name!r} is declared by its hours and has no extended hours; "
+                f"catalog series {series}: calendar {asked!r} is declared by its hours and has no extended hours; "
                 "drop 'session: extended'"
             )
     return found

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, cast
 
 import sqlglot.expressions as exp
 from lark import Token, Transformer, Tree, v_args
@@ -139,7 +139,13 @@ MAX_DURATION_DIGITS = 12  # digits of an amount: more is a mistake, or an overfl
 MAX_DURATION_S = Decimal(4_000_000_000)  # in nanoseconds, still within a 64-bit integer
 
 
-def _duration(node: Tree, text: str, *, zero: bool = False) -> Duration:
+def _rule(node: Tree[Token] | Token) -> Tree[Token]:
+    """A child the grammar makes a rule (lark types every child as a rule or a token)."""
+    assert isinstance(node, Tree)
+    return node
+
+
+def _duration(node: Tree[Token], text: str, *, zero: bool = False) -> Duration:
     """The duration ``node`` spells; positive, or zero where ``zero`` allows it (a cadence tolerance)."""
     tokens = [str(t) for t in node.children]
     amount = Decimal(tokens[0])
@@ -157,7 +163,8 @@ def _duration(node: Tree, text: str, *, zero: bool = False) -> Duration:
     if amount and not -9 <= amount.adjusted() <= MAX_DURATION_DIGITS:
         raise ClauseSyntaxError(f"a duration's amount is between 1e-9 and 1e{MAX_DURATION_DIGITS}")
     segment = text[node.meta.start_pos : node.meta.end_pos] if node.meta.start_pos is not None else text
-    duration = Duration(text=segment.strip(), amount=amount, unit=unit, calendar=calendar)  # type: ignore[arg-type]
+    kind = cast(CalendarKind | None, calendar)  # the grammar's CALENDAR_KIND words, lowered
+    duration = Duration(text=segment.strip(), amount=amount, unit=unit, calendar=kind)
     if duration.fixed and duration.unit in _UNIT_SECONDS and duration.seconds > MAX_DURATION_S:
         raise ClauseSyntaxError(f"a duration is at most {MAX_DURATION_S:.0f} seconds (about 126 years)")
     return duration
@@ -217,7 +224,7 @@ def parse_cadence(text: str) -> Cadence:
     base, *options = tree.children
     assert isinstance(base, Tree)
     if base.data == "fixed_cadence":
-        interval = _duration(base.children[0], text)
+        interval = _duration(_rule(base.children[0]), text)
         if interval.in_local_days:
             raise ClauseSyntaxError("a cadence is a fixed interval or '1 session', not local days")
         if interval.on_trading_calendar:
@@ -247,7 +254,8 @@ def parse_cadence(text: str) -> Cadence:
             if not cadence.per_session:
                 raise ClauseSyntaxError("only a '1 session' cadence is stamped at a session", option.meta.start_pos)
             point = str(option.children[0]).lower()
-            cadence = replace(cadence, stamp="date_utc" if len(option.children) > 1 else point)  # type: ignore[arg-type]
+            stamp = cast(Literal["open", "close", "date"], point)  # the grammar's STAMP_POINT words, lowered
+            cadence = replace(cadence, stamp="date_utc" if len(option.children) > 1 else stamp)
             if len(option.children) > 1 and point != "date":
                 raise ClauseSyntaxError("only the session date is stamped 'in UTC'", option.meta.start_pos)
         elif option.data == "tolerance_ratio":
@@ -256,7 +264,7 @@ def parse_cadence(text: str) -> Cadence:
                 raise ClauseSyntaxError("a cadence tolerance must be below 100% of the interval", option.meta.start_pos)
             cadence = replace(cadence, tolerance_ratio=ratio)
         else:
-            cadence = replace(cadence, tolerance=_duration(option.children[0], text, zero=True))
+            cadence = replace(cadence, tolerance=_duration(_rule(option.children[0]), text, zero=True))
     if cadence.source in ("irregular", "session") and (cadence.tolerance_ratio or cadence.tolerance):
         which = "an irregular" if cadence.source == "irregular" else "a session"
         raise ClauseSyntaxError(f"{which} cadence has no tolerance")
@@ -360,7 +368,7 @@ class RowClause:
         return predicate
 
     def to_json(self) -> dict[str, object]:
-        return {
+        shown: dict[str, object] = {
             "text": self.text,
             "kind": self.kind,
             "sql": self.sql,
@@ -368,7 +376,8 @@ class RowClause:
             "columns": list(self.columns),
             "catalog": {"attribute": self.catalog.attribute, "key": self.catalog.key} if self.catalog else None,
             "severity": self.severity,
-        } | ({"max_failing": self.max_failing.text} if self.max_failing else {})
+        }
+        return shown | ({"max_failing": self.max_failing.text} if self.max_failing else {})
 
 
 @dataclass(frozen=True)
@@ -398,7 +407,7 @@ def _catalog_column(attribute: str) -> exp.Column:
     return exp.column(attribute, table=CATALOG_TABLE, quoted=False)
 
 
-def _chain(connector: type[exp.Connector], left: exp.Expression, right: exp.Expression) -> exp.Expression:
+def _chain(connector: type[exp.Connector], left: exp.Expr, right: exp.Expr) -> exp.Expr:
     """``left AND right`` (or OR): a chain of one connector stays flat (``a AND b AND c``, generated and
     read back without recursion), any other connector operand is bracketed."""
     if isinstance(left, exp.Connector) and not isinstance(left, connector):
@@ -408,23 +417,29 @@ def _chain(connector: type[exp.Connector], left: exp.Expression, right: exp.Expr
     return connector(this=left, expression=right)
 
 
+def _operand(item: exp.Expr | Token) -> exp.Expression:
+    """A compared operand: lark passes a rule's built children and its tokens (the operators) alike."""
+    assert isinstance(item, exp.Expression)
+    return item
+
+
 @v_args(inline=True)
-class _RowTransformer(Transformer):
+class _RowTransformer(Transformer[Token, "exp.Expr"]):  # a string: older sqlglot releases have no Expr
     """Builds sqlglot predicates; ``subject`` is the implied column of a field constraint."""
 
-    def __init__(self, subject: exp.Expression | None = None) -> None:
+    def __init__(self, subject: exp.Expr | None = None) -> None:
         super().__init__()
         self._subject = subject
         self.kind: RowClauseKind = "expression"
         self.catalog: CatalogRef | None = None
         self.max_failing: Share | None = None
 
-    def _the_subject(self) -> exp.Expression:
+    def _the_subject(self) -> exp.Expr:
         assert self._subject is not None
         return self._subject.copy()
 
     # operands
-    def column(self, name: Token) -> exp.Expression:
+    def column(self, name: Token) -> exp.Expr:
         lowered = str(name).lower()
         if lowered in ("true", "false"):
             return exp.Boolean(this=lowered == "true")
@@ -434,22 +449,22 @@ class _RowTransformer(Transformer):
         column.meta["offset"] = name.start_pos
         return column
 
-    def number(self, token: Token) -> exp.Expression:
+    def number(self, token: Token) -> exp.Expr:
         return exp.Literal.number(str(token))
 
-    def neg_number(self, token: Token) -> exp.Expression:
+    def neg_number(self, token: Token) -> exp.Expr:
         return exp.Literal.number("-" + str(token))
 
-    def string(self, token: Token) -> exp.Expression:
+    def string(self, token: Token) -> exp.Expr:
         return exp.Literal.string(str(token)[1:-1])
 
-    def neg(self, operand: exp.Expression) -> exp.Expression:
+    def neg(self, operand: exp.Expr) -> exp.Expr:
         return exp.Neg(this=operand)
 
-    def binop(self, left: exp.Expression, op: Token, right: exp.Expression) -> exp.Expression:
+    def binop(self, left: exp.Expr, op: Token, right: exp.Expr) -> exp.Expr:
         return _ARITHMETIC[str(op)](this=left, expression=right)
 
-    def func(self, name: Token, *args: exp.Expression) -> exp.Expression:
+    def func(self, name: Token, *args: exp.Expr) -> exp.Expr:
         builder = FUNCTIONS.get(str(name).lower())
         if builder is None:
             raise ClauseSyntaxError(
@@ -465,28 +480,28 @@ class _RowTransformer(Transformer):
         return builder(this=args[0])
 
     # predicates
-    def comparison(self, *items: exp.Expression | Token) -> exp.Expression:
-        operands = items[0::2]
+    def comparison(self, *items: exp.Expr | Token) -> exp.Expr:
+        operands = [_operand(item) for item in items[0::2]]
         ops = items[1::2]
         parts = [
-            _COMPARISONS[str(op)](this=left.copy(), expression=right.copy())  # type: ignore[union-attr]
+            _COMPARISONS[str(op)](this=left.copy(), expression=right.copy())
             for left, op, right in zip(operands, ops, operands[1:], strict=False)
         ]
         self.kind = "comparison" if self.kind == "expression" else self.kind
         return exp.and_(*parts) if len(parts) > 1 else parts[0]
 
-    def compare_to(self, op: Token, operand: exp.Expression) -> exp.Expression:
+    def compare_to(self, op: Token, operand: exp.Expr) -> exp.Expr:
         return self.comparison(self._the_subject(), op, operand)
 
-    def is_null(self, operand: exp.Expression) -> exp.Expression:
+    def is_null(self, operand: exp.Expr) -> exp.Expr:
         self.kind = "null_rule"
         return exp.Is(this=operand, expression=exp.Null())
 
-    def is_not_null(self, operand: exp.Expression) -> exp.Expression:
+    def is_not_null(self, operand: exp.Expr) -> exp.Expr:
         self.kind = "null_rule"
         return exp.not_(exp.Is(this=operand, expression=exp.Null()))
 
-    def null_only_when(self, operand: exp.Expression, condition: exp.Expression) -> exp.Expression:
+    def null_only_when(self, operand: exp.Expr, condition: exp.Expr) -> exp.Expr:
         self.kind = "null_only_when"
         # null implies the condition, and an unknown condition does not excuse a null
         excused = exp.Coalesce(this=exp.paren(condition, copy=False), expressions=[exp.false()])
@@ -505,7 +520,7 @@ class _RowTransformer(Transformer):
             raise ClauseSyntaxError("one clause may reference the catalog once")
         self.catalog = ref
 
-    def within_catalog(self, *args: object) -> exp.Expression:
+    def within_catalog(self, *args: object) -> exp.Expr:
         operand, ref = (self._the_subject(), args[0]) if len(args) == 1 else args
         assert isinstance(ref, CatalogRef) and isinstance(operand, exp.Expression)
         self._take_catalog(ref, BOUND_ATTRIBUTES, "within")
@@ -516,24 +531,24 @@ class _RowTransformer(Transformer):
             high=_catalog_column(f"{ref.attribute}_high"),
         )
 
-    def equals_catalog(self, *args: object) -> exp.Expression:
+    def equals_catalog(self, *args: object) -> exp.Expr:
         operand, ref = (self._the_subject(), args[0]) if len(args) == 1 else args
         assert isinstance(ref, CatalogRef) and isinstance(operand, exp.Expression)
         self._take_catalog(ref, EQUALITY_ATTRIBUTES, "equals")
         self.kind = "catalog_equals"
         return exp.EQ(this=operand, expression=_catalog_column(ref.attribute))
 
-    def between(self, *args: exp.Expression) -> exp.Expression:
+    def between(self, *args: exp.Expr) -> exp.Expr:
         operand, low, high = (self._the_subject(), *args) if len(args) == 2 else args
         self.kind = "comparison" if self.kind == "expression" else self.kind
         return exp.Between(this=operand, low=low, high=high)
 
-    def in_list(self, *args: exp.Expression) -> exp.Expression:
+    def in_list(self, *args: exp.Expr) -> exp.Expr:
         operand, values = (self._the_subject(), args) if self._subject is not None else (args[0], args[1:])
         self.kind = "membership"
         return exp.In(this=operand, expressions=list(values))
 
-    def matches(self, *args: object) -> exp.Expression:
+    def matches(self, *args: object) -> exp.Expr:
         """``symbol matches '^[A-Z.]{1,6}$'``: the whole value matches (``regexp_full_match``)."""
         operand, token = (self._the_subject(), args[0]) if len(args) == 1 else args
         assert isinstance(token, Token) and isinstance(operand, exp.Expression)
@@ -545,21 +560,21 @@ class _RowTransformer(Transformer):
         self.kind = "pattern" if self.kind == "expression" else self.kind
         return exp.RegexpFullMatch(this=operand, expression=exp.Literal.string(pattern))
 
-    def or_(self, left: exp.Expression, right: exp.Expression) -> exp.Expression:
+    def or_(self, left: exp.Expr, right: exp.Expr) -> exp.Expr:
         self.kind = "expression" if self.kind not in ("null_rule", "comparison") else self.kind
         return _chain(exp.Or, left, right)
 
-    def and_(self, left: exp.Expression, right: exp.Expression) -> exp.Expression:
+    def and_(self, left: exp.Expr, right: exp.Expr) -> exp.Expr:
         return _chain(exp.And, left, right)
 
-    def not_(self, operand: exp.Expression) -> exp.Expression:
+    def not_(self, operand: exp.Expr) -> exp.Expr:
         return exp.not_(operand)
 
-    def invariant(self, predicate: exp.Expression, tolerated: Share | None = None) -> exp.Expression:
+    def invariant(self, predicate: exp.Expr, tolerated: Share | None = None) -> exp.Expr:
         self.max_failing = tolerated
         return predicate
 
-    def field_constraint(self, predicate: exp.Expression, tolerated: Share | None = None) -> exp.Expression:
+    def field_constraint(self, predicate: exp.Expr, tolerated: Share | None = None) -> exp.Expr:
         self.max_failing = tolerated
         return predicate
 
@@ -571,7 +586,7 @@ class _RowTransformer(Transformer):
             raise ClauseSyntaxError(str(exc), share.start_pos or 0) from None
 
 
-def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | None) -> RowClause:
+def _finish(tree: Tree[Token], text: str, transformer: _RowTransformer, subject: str | None) -> RowClause:
     try:
         predicate = transformer.transform(tree)
     except VisitError as exc:
@@ -581,7 +596,10 @@ def _finish(tree: Tree, text: str, transformer: _RowTransformer, subject: str | 
     if isinstance(predicate, Tree):  # the start rule itself when it has one child
         predicate = predicate.children[0]
     predicate = bracketed(predicate)
-    if not isinstance(predicate, exp.Condition) or isinstance(predicate, exp.Column | exp.Literal):
+    # sqlglot types Condition on Expr, yet builds every node as an Expression (what RowClause holds)
+    if not (isinstance(predicate, exp.Condition) and isinstance(predicate, exp.Expression)) or isinstance(
+        predicate, exp.Column | exp.Literal
+    ):
         raise ClauseSyntaxError("an invariant must be a condition (a comparison, 'is null', ...)")
     columns = tuple(dict.fromkeys(c.name for c in predicate.find_all(exp.Column) if c.table != CATALOG_TABLE))
     if subject is None:
@@ -646,7 +664,7 @@ def resolve_columns(clause: RowClause, types: Mapping[str, DataType]) -> RowClau
 MAX_EXPONENT = 308  # a number in a clause is at most about 1e308 in size and 1e-308 in resolution, as a double
 
 
-def _numbers_in_range(predicate: exp.Expression) -> None:
+def _numbers_in_range(predicate: exp.Expr) -> None:
     """Refuse a number no engine holds (``1e999999999``): Decimal arithmetic on it overflows."""
     for literal in predicate.find_all(exp.Literal):
         if literal.is_string:
@@ -660,7 +678,7 @@ def _numbers_in_range(predicate: exp.Expression) -> None:
             raise ClauseSyntaxError(f"number {literal.this[:40]!r} is out of range (at most 1e{MAX_EXPONENT})", offset)
 
 
-def _compared_enum(node: exp.Expression, types: Mapping[str, DataType]) -> DataType | None:
+def _compared_enum(node: exp.Expr, types: Mapping[str, DataType]) -> DataType | None:
     if isinstance(node, exp.Column) and node.name in types and types[node.name].kind == "enum":
         return types[node.name]
     return None
@@ -678,7 +696,7 @@ def _enum_member_for(column: exp.Column, types: Mapping[str, DataType]) -> str |
     return column.name if enum is not None and column.name in enum.members else None
 
 
-def _check_enum_literals(node: exp.Expression, types: Mapping[str, DataType]) -> None:
+def _check_enum_literals(node: exp.Expr, types: Mapping[str, DataType]) -> None:
     if isinstance(node, exp.In):
         enum = _compared_enum(node.this, types)
         literals = [e for e in node.expressions if isinstance(e, exp.Literal)]

@@ -9,7 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import lark
-from lark import Lark, Tree
+from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
@@ -80,10 +80,10 @@ class _TreeCache:
     def __init__(self) -> None:
         self.directory: Path | None = None
         self.opened = False
-        self.shards: dict[str, dict[tuple[str, str], Tree]] = {}
+        self.shards: dict[str, dict[tuple[str, str], Tree[Token]]] = {}
         self.dirty: set[str] = set()
 
-    def _shard(self, start: str, text: str) -> tuple[str, dict[tuple[str, str], Tree]]:
+    def _shard(self, start: str, text: str) -> tuple[str, dict[tuple[str, str], Tree[Token]]]:
         if not self.opened:
             self.opened = True
             directory = cache_dir()
@@ -97,10 +97,10 @@ class _TreeCache:
             self.shards[name] = found if isinstance(found, dict) else {}
         return name, self.shards[name]
 
-    def get(self, start: str, text: str) -> Tree | None:
+    def get(self, start: str, text: str) -> Tree[Token] | None:
         return self._shard(start, text)[1].get((start, text))
 
-    def put(self, start: str, text: str, tree: Tree) -> None:
+    def put(self, start: str, text: str, tree: Tree[Token]) -> None:
         name, trees = self._shard(start, text)
         if self.directory is None or _depth(tree) > _CACHED_DEPTH:
             return
@@ -122,7 +122,7 @@ class _TreeCache:
 _TREES = _TreeCache()
 
 
-def _depth(tree: Tree, cost: dict[str, int] | None = None) -> int:
+def _depth(tree: Tree[Token], cost: dict[str, int] | None = None) -> int:
     """The depth of ``tree``, each level weighted by ``cost`` (1 where it names none); no recursion."""
     deepest, stack = 0, [(tree, 0)]
     while stack:
@@ -133,7 +133,7 @@ def _depth(tree: Tree, cost: dict[str, int] | None = None) -> int:
     return deepest
 
 
-def nesting(tree: Tree) -> int:
+def nesting(tree: Tree[Token]) -> int:
     """How deeply a clause nests: its parse tree's depth, a function call counting 16, 'not' 6, a sign 2."""
     return _depth(tree, _NESTING_COST)
 
@@ -163,7 +163,7 @@ def _check_brackets(what: str, text: str) -> None:
             depth -= 1
 
 
-def _check_nesting(what: str, tree: Tree) -> None:
+def _check_nesting(what: str, tree: Tree[Token]) -> None:
     depth = nesting(tree)
     if depth > MAX_NESTING:
         raise ClauseSyntaxError(
@@ -198,7 +198,7 @@ def ascii_digits(text: str) -> None:
 
 
 @lru_cache(maxsize=4096)
-def parse(start: str, text: str) -> Tree:
+def parse(start: str, text: str) -> Tree[Token]:
     """Parse ``text`` with the start rule ``start``; raise :class:`ClauseSyntaxError`.
 
     Cached: catalogs repeat the same few cadences and units across thousands of series.

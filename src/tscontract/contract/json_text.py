@@ -23,7 +23,7 @@ def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
     return deepest
 
 
-def load_json(text: str | dict | list) -> Any:
+def load_json(text: str | dict[str, Any] | list[Any]) -> Any:
     """``text`` parsed (a dict or list passes as it is), refusing a document nested deeper than
     :data:`MAX_JSON_DEPTH`: :class:`ValueError` (:class:`json.JSONDecodeError` where it is no JSON)."""
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,19 +71,16 @@ class _Checker:
                 found.extend(e for e in exc.all_errors() if isinstance(e, ContractError))
                 return None
 
-        invariants = [
-            checked(
-                lambda clause=clause, i=i: self._resolve(
-                    clause, types, ("invariants", i, "clause") if isinstance(written[i], dict) else ("invariants", i)
-                )
-            )
-            for i, clause in enumerate(contract.invariants)
-        ]
+        def invariant(i: int, clause: RowClause) -> RowClause:
+            where = ("invariants", i, "clause") if isinstance(written[i], dict) else ("invariants", i)
+            return self._resolve(clause, types, where)
+
+        invariants = [checked(partial(invariant, i, clause)) for i, clause in enumerate(contract.invariants)]
         constraints = checked(lambda: self._constraints(types))
         if not found:
             contract = contract.model_copy(update={"invariants": invariants, "constraints": constraints})
         for step in (self._keys, self._duplicates, self._time, self._units):
-            checked(lambda step=step: step(contract))
+            checked(partial(step, contract))
         if found:
             found.sort(key=lambda e: (e.location.line, e.location.column) if e.location else (0, 0))
             first = found[0]
@@ -253,10 +251,10 @@ class _Checker:
         try:
             check_declarations(declared)
         except UnitError as exc:
-            decl = contract.units.get(exc.declared or "")
-            if decl is None:
+            faulty = contract.units.get(exc.declared or "")
+            if exc.declared is None or faulty is None:
                 raise self.errors.at(("units",), str(exc), key=True, clause=False) from None
-            key = "definition" if decl.definition is not None else "dimension"
+            key = "definition" if faulty.definition is not None else "dimension"
             raise self.errors.at(("units", exc.declared, key), str(exc), offset=exc.offset) from None
         for name, spec in contract.declared_fields.items():
             base = ("fields", name)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.source import PositionIndex, format_path, load_yaml
 from tscontract.errors import Location, SourceError
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 class LocatedErrors:
@@ -106,7 +108,7 @@ def load_located(text: str, path: str, kind: type[SourceError], what: str) -> tu
     return tree, LocatedErrors(tree, index, kind)
 
 
-def validate_located(model: Any, tree: dict[str, Any], errors: LocatedErrors) -> Any:
+def validate_located(model: type[Model], tree: dict[str, Any], errors: LocatedErrors) -> Model:
     """``model.model_validate(tree)``, every error positioned in the file."""
     try:
         return model.model_validate(tree)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from decimal import Decimal
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
@@ -505,7 +505,11 @@ class Contract(_Section):
     time: TimeSpec
     fields: dict[str, FieldSpec]
     units: dict[str, UnitDeclaration] = {}
-    invariants: list[Invariant] = []  # read as RowClause, each with its severity (see ``_clauses``)
+    if TYPE_CHECKING:
+        # what a read contract holds: ``_clauses`` turns each Invariant into its RowClause with its severity
+        invariants: list[RowClause] = []
+    else:
+        invariants: list[Invariant] = []  # read as RowClause, each with its severity (see ``_clauses``)
     revision_policy: RevisionPolicy | None = None
     duplicates: Duplicates | None = None
     row_count: RowCount | None = None

@@ -9,7 +9,11 @@ tightly than its parent's (and around a right operand of equal rank: ``a - (b - 
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import sqlglot.expressions as exp
+
+Node = TypeVar("Node", bound="exp.Expr")  # a string: older sqlglot releases have no Expr
 
 # How tightly each operator binds, loosest first; anything not listed is an atom (a column, a
 # literal, a function call, a bracket).
@@ -62,7 +66,7 @@ def _needs_bracket(parent: exp.Expr, child: exp.Expression, right: bool) -> bool
     return rank(child) == rank(parent) and right and isinstance(parent, _ARITHMETIC)
 
 
-def bracketed(tree: exp.Expression) -> exp.Expression:
+def bracketed(tree: Node) -> Node:
     """``tree`` with a ``Paren`` wherever an operand's grouping would otherwise be lost (changed in place).
 
     A flat chain of one connector (``a AND b AND c``) stays flat: AND and OR are associative.

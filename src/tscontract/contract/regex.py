@@ -129,6 +129,7 @@ def _matching(op: Any, av: Any, state: Any) -> frozenset[str]:
     """The probe characters one character item matches (compiled on its own, with the pattern's flags)."""
     one = sre_parse.SubPattern(state, [(op, av)])
     try:
+        # re._compiler is private (typeshed omits it): the one way to compile a parsed item on its own
         compiled = re._compiler.compile(one, state.flags)  # type: ignore[attr-defined]
     except Exception:
         return frozenset(_PROBES)

@@ -46,7 +46,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal, localcontext
-from typing import Literal
+from typing import Any, Literal
 
 import sqlglot.expressions as exp
 
@@ -113,7 +113,7 @@ def literal_type(text: str) -> ExprType:
     return ExprType("exact", max(0, -int(number.as_tuple().exponent)), abs(number))
 
 
-def _exact(scale: int, limit: Decimal, node: exp.Expression) -> ExprType:
+def _exact(scale: int, limit: Decimal, node: exp.Expr) -> ExprType:
     found = ExprType("exact", scale, limit)
     if found.precision > MAX_DIGITS:
         raise ClauseSyntaxError(
@@ -125,14 +125,14 @@ def _exact(scale: int, limit: Decimal, node: exp.Expression) -> ExprType:
     return found
 
 
-def _offset(node: exp.Expression) -> int:
+def _offset(node: exp.Expr) -> int:
     for column in node.find_all(exp.Column):
         if column.meta.get("offset") is not None:
             return int(column.meta["offset"])
     return 0
 
 
-def _arithmetic_type(node: exp.Expression, left: ExprType, right: ExprType) -> ExprType:
+def _arithmetic_type(node: exp.Expr, left: ExprType, right: ExprType) -> ExprType:
     if not (left.numeric or left.kind == "any") or not (right.numeric or right.kind == "any"):
         raise ClauseSyntaxError(f"arithmetic needs numbers: {node.sql('duckdb')!r}", _offset(node))
     if isinstance(node, exp.Div) or FLOAT in (left, right):
@@ -144,7 +144,7 @@ def _arithmetic_type(node: exp.Expression, left: ExprType, right: ExprType) -> E
     return _exact(max(left.scale, right.scale), left.limit + right.limit, node)
 
 
-def _comparable(node: exp.Expression, types: list[ExprType], parts: list[exp.Expression] | None = None) -> None:
+def _comparable(node: exp.Expr, types: list[ExprType], parts: list[exp.Expr] | None = None) -> None:
     """Refuse a comparison of different kinds; a text literal that reads as a time compares with times."""
     kinds = {t.kind for t in types if t.kind != "any"}
     if (
@@ -158,14 +158,15 @@ def _comparable(node: exp.Expression, types: list[ExprType], parts: list[exp.Exp
         kinds -= {"text"}
     if len(kinds) > 1 and not kinds <= {"exact", "float"}:
         raise ClauseSyntaxError(f"cannot compare {' with '.join(sorted(kinds))}: {node.sql('duckdb')!r}", _offset(node))
-    written = [isinstance(p.this if isinstance(p, exp.Neg) else p, exp.Literal) for p in parts or [None] * len(types)]
+    bare = [p.this if isinstance(p, exp.Neg) else p for p in parts or []]
+    written = [isinstance(p, exp.Literal) for p in bare] if bare else [False] * len(types)
     exact = [t for t, literal in zip(types, written, strict=True) if t.kind == "exact" and not literal]
     if kinds == {"exact"} and len({t.scale for t in exact}) > 1:
         # compared at their common scale: i * i beside a decimal(10,2) needs 40 digits, which no engine holds
         _exact(max(t.scale for t in exact), max(t.limit for t in exact), node)
 
 
-def _common(node: exp.Expression, types: list[ExprType]) -> ExprType:
+def _common(node: exp.Expr, types: list[ExprType]) -> ExprType:
     _comparable(node, types)
     known = [t for t in types if t.kind != "any"]
     if not known:
@@ -181,7 +182,7 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div)
 
 
-def static_type(node: exp.Expression, types: Mapping[str, DataType]) -> ExprType:
+def static_type(node: exp.Expr, types: Mapping[str, DataType]) -> ExprType:
     """The type ``node`` yields over columns of ``types``; a clause that mixes kinds is refused here."""
     if isinstance(node, exp.Paren):
         return static_type(node.this, types)
@@ -202,7 +203,7 @@ def static_type(node: exp.Expression, types: Mapping[str, DataType]) -> ExprType
     return _function_type(node, types)
 
 
-def _compared_parts(node: exp.Expression) -> list[exp.Expression]:
+def _compared_parts(node: exp.Expr) -> list[exp.Expr]:
     if isinstance(node, exp.Between):
         return [node.this, node.args["low"], node.args["high"]]
     if isinstance(node, exp.In):
@@ -229,7 +230,7 @@ def _as_time(text: str, other: date) -> date | None:
     return found
 
 
-def _function_type(node: exp.Expression, types: Mapping[str, DataType]) -> ExprType:
+def _function_type(node: exp.Expr, types: Mapping[str, DataType]) -> ExprType:
     if isinstance(node, exp.Abs):
         return static_type(node.this, types)
     if isinstance(node, exp.Coalesce | exp.Least | exp.Greatest):
@@ -253,7 +254,7 @@ def _function_type(node: exp.Expression, types: Mapping[str, DataType]) -> ExprT
 # ---------------------------------------------------------------- the reference evaluator
 
 
-def holds(predicate: exp.Expression, row: Mapping[str, Value]) -> Truth:
+def holds(predicate: exp.Expr, row: Mapping[str, Value]) -> Truth:
     """True, False or None (unknown) for ``row``; the row violates the clause only when False.
 
     ``row`` maps column names to values; a catalog attribute is ``"catalog.<name>"``.
@@ -273,13 +274,17 @@ def _as_float(value: Value) -> float:
     return float(value)
 
 
-def _arith(function: Callable[[object, object], object]) -> Callable[[Value, Value], Value]:
+def _arith(function: Callable[[Any, Any], Any]) -> Callable[[Value, Value], Value]:
+    """``function`` is operator.add, sub or mul, which typeshed types on Any: of two numbers of one kind
+    it gives that kind (a column the contract does not type may hold anything, and Python decides)."""
+
     def apply(left: Value, right: Value) -> Value:
         if left is None or right is None:
             return None
         if isinstance(left, float) or isinstance(right, float):
             return float(function(_as_float(left), _as_float(right)))
-        return function(left, right)  # type: ignore[return-value]
+        result: Value = function(left, right)
+        return result
 
     return apply
 
@@ -293,7 +298,10 @@ def _divide(left: Value, right: Value) -> Value:
     return a / b
 
 
-def _compare(function: Callable[[object, object], bool]) -> Callable[[Value, Value], Truth]:
+def _compare(function: Callable[[Any, Any], bool]) -> Callable[[Value, Value], Truth]:
+    """``function`` is operator.eq, lt and friends: typeshed types their operands as protocols that
+    Value (None among them, where a text is no time) does not meet; Python decides as before."""
+
     def apply(left: Value, right: Value) -> Truth:
         if left is None or right is None:
             return None
@@ -310,17 +318,20 @@ def _compare(function: Callable[[object, object], bool]) -> Callable[[Value, Val
     return apply
 
 
-_BINARY: dict[type[exp.Expression], Callable[[Value, Value], Value]] = {
-    exp.Add: _arith(operator.add),
-    exp.Sub: _arith(operator.sub),
-    exp.Mul: _arith(operator.mul),
-    exp.Div: _divide,
+_COMPARE: dict[type[exp.Expr], Callable[[Value, Value], Truth]] = {
     exp.EQ: _compare(operator.eq),
     exp.NEQ: _compare(operator.ne),
     exp.LT: _compare(operator.lt),
     exp.LTE: _compare(operator.le),
     exp.GT: _compare(operator.gt),
     exp.GTE: _compare(operator.ge),
+}
+_BINARY: dict[type[exp.Expr], Callable[[Value, Value], Value]] = {
+    exp.Add: _arith(operator.add),
+    exp.Sub: _arith(operator.sub),
+    exp.Mul: _arith(operator.mul),
+    exp.Div: _divide,
+    **_COMPARE,
 }
 
 
@@ -347,7 +358,7 @@ def _extreme(values: list[Value], pick: Callable[..., Value]) -> Value:
     return pick(known)
 
 
-def evaluate(node: exp.Expression, row: Mapping[str, Value]) -> Value:
+def evaluate(node: exp.Expr, row: Mapping[str, Value]) -> Value:
     """The value of expression ``node`` for ``row`` (see the module's rules)."""
     kind = type(node)
     if kind in _BINARY:
@@ -375,21 +386,23 @@ def _truth(value: Value) -> Truth:
     return None if value is None else bool(value)
 
 
-def _special(node: exp.Expression, row: Mapping[str, Value]) -> Value:
+def _special(node: exp.Expr, row: Mapping[str, Value]) -> Value:
     if isinstance(node, exp.Neg):
         value = evaluate(node.this, row)
-        return None if value is None else -value  # type: ignore[operator]
+        if value is None or isinstance(value, int | Decimal | float):
+            return None if value is None else -value
+        raise TypeError(f"bad operand type for unary -: {type(value).__name__!r}")  # as Python's own -value
     if isinstance(node, exp.Is):
         return evaluate(node.this, row) is None
     if isinstance(node, exp.Between):
         value = evaluate(node.this, row)
         low, high = evaluate(node.args["low"], row), evaluate(node.args["high"], row)
-        return _and(_BINARY[exp.LTE](low, value), _BINARY[exp.LTE](value, high))  # type: ignore[arg-type]
+        return _and(_COMPARE[exp.LTE](low, value), _COMPARE[exp.LTE](value, high))
     if isinstance(node, exp.In):
         value = evaluate(node.this, row)
         found: Truth = False
         for option in node.expressions:
-            found = _or(found, _BINARY[exp.EQ](value, evaluate(option, row)))  # type: ignore[arg-type]
+            found = _or(found, _COMPARE[exp.EQ](value, evaluate(option, row)))
         return found
     if isinstance(node, exp.RegexpFullMatch):
         text = evaluate(node.this, row)
@@ -397,7 +410,7 @@ def _special(node: exp.Expression, row: Mapping[str, Value]) -> Value:
     return _function(node, row)
 
 
-def _function(node: exp.Expression, row: Mapping[str, Value]) -> Value:
+def _function(node: exp.Expr, row: Mapping[str, Value]) -> Value:
     args = [evaluate(a, row) for a in [node.this, *node.expressions]] if node.this is not None else []
     if isinstance(node, exp.Coalesce):
         return next((a for a in args if a is not None), None)
@@ -407,7 +420,11 @@ def _function(node: exp.Expression, row: Mapping[str, Value]) -> Value:
     if value is None:
         return None
     if isinstance(node, exp.Abs):
-        return abs(value)  # type: ignore[arg-type]
+        if isinstance(value, Decimal):
+            return abs(value)
+        if isinstance(value, int | float):
+            return abs(value)
+        raise TypeError(f"bad operand type for abs(): {type(value).__name__!r}")  # as Python's own abs()
     if isinstance(node, exp.Length):
         return len(str(value))
     if isinstance(node, exp.Lower | exp.Upper):

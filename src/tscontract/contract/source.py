@@ -246,12 +246,17 @@ class _Builder:
         self._copied = 0
         self._alias: tuple[Path, Location | None] | None = None  # the alias being expanded
 
+    def _near(self, path: Path) -> Location | None:
+        """Where ``path``, or its deepest ancestor built so far, stands (the root is built first)."""
+        info = self.index.nearest(path)[1]
+        return info.value if info is not None else None
+
     def _count(self, node: Node, path: Path, key: Location | None) -> None:
         """Count a node that an alias copies; refuse more than :data:`ALIAS_BUDGET` of them."""
         if id(node) in self._open:
             raise SourceError(
                 "a YAML alias refers to the collection it stands in (a recursive structure)",
-                key or self.index.nearest(path[:-1])[1].value,  # type: ignore[union-attr]
+                key or self._near(path[:-1]),
                 format_path(path),
             )
         if id(node) not in self._built:
@@ -263,7 +268,7 @@ class _Builder:
             raise SourceError(
                 f"YAML aliases expand to more than {ALIAS_BUDGET} copied values (an alias bomb?); "
                 "write the values out instead of repeating anchors",
-                where or self.index.nearest(at[:-1])[1].value,  # type: ignore[union-attr]
+                where or self._near(at[:-1]),
                 format_path(at),
             )
 
@@ -437,7 +442,8 @@ def _children(node: Node) -> list[Node]:
 def _checked_compose(text: str) -> Node | None:
     yaml = YAML(typ="rt")
     yaml.max_depth = MAX_DEPTH
-    return yaml.compose(text)
+    composed: Node | None = yaml.compose(text)  # ruamel leaves compose() unannotated: the root node, or None
+    return composed
 
 
 def load_yaml(text: str, path: str) -> tuple[Any, PositionIndex]:

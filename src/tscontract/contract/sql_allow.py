@@ -108,7 +108,7 @@ QUERY = "query"
 CONDITION = "condition"
 
 
-def _classes(names: tuple[str, ...]) -> frozenset[type[exp.Expression]]:
+def _classes(names: tuple[str, ...]) -> frozenset[type[exp.Expr]]:
     """The sqlglot classes of ``names`` this sqlglot has (a release may lack one or two)."""
     return frozenset(c for n in names if isinstance(c := getattr(exp, n, None), type))
 
@@ -120,7 +120,7 @@ _ALLOWED = {
 }
 
 
-def parse_contract_sql(text: str, what: str, *, kind: str, relations: frozenset[str] = frozenset()) -> exp.Expression:
+def parse_contract_sql(text: str, what: str, *, kind: str, relations: frozenset[str] = frozenset()) -> exp.Expr:
     """``text`` parsed (DuckDB's dialect) and checked against the allow-list; ClauseSyntaxError if refused.
 
     ``kind`` is :data:`QUERY` (one SELECT reading ``relations`` and its own WITH queries) or
@@ -155,7 +155,7 @@ def _check_depth(text: str, what: str) -> None:
             raise ClauseSyntaxError(f"{what} nests brackets more than {MAX_SQL_BRACKETS} deep", offset)
 
 
-def _check_tree(tree: exp.Expression, text: str, what: str, kind: str, relations: frozenset[str]) -> None:
+def _check_tree(tree: exp.Expr, text: str, what: str, kind: str, relations: frozenset[str]) -> None:
     allowed = _ALLOWED[kind]
     tables = 0
     for node in _walk(tree):
@@ -185,7 +185,7 @@ def _check_tree(tree: exp.Expression, text: str, what: str, kind: str, relations
         raise ClauseSyntaxError(f"{what} reads relations {tables} times; at most {MAX_RELATIONS}")
 
 
-def _walk(tree: exp.Expression) -> Iterator[exp.Expression]:
+def _walk(tree: exp.Expr) -> Iterator[exp.Expr]:
     """Every node of ``tree``, without recursion (a long AND chain is deep)."""
     stack = [tree]
     while stack:
@@ -216,7 +216,7 @@ def _ctes_in_scope(table: exp.Table) -> set[str]:
     """Names of the WITH queries ``table`` may read: of every enclosing query, and the earlier
     ones of the WITH it stands in (a name declared in a nested WITH is not visible outside it)."""
     names: set[str] = set()
-    child: exp.Expression = table
+    child: exp.Expr = table
     parent = table.parent
     while parent is not None:
         if isinstance(parent, exp.With):
@@ -242,14 +242,14 @@ def _function_name(node: exp.Func) -> str:
         return type(node).__name__.lower()
 
 
-def _refused_function(node: exp.Expression, name: str, text: str, what: str) -> ClauseSyntaxError:
+def _refused_function(node: exp.Expr, name: str, text: str, what: str) -> ClauseSyntaxError:
     return ClauseSyntaxError(
         f"{what} calls {name}(), which is not on the allow-list of SQL functions (see SECURITY.md)",
         _offset(node, text, name),
     )
 
 
-def _shown(node: exp.Expression) -> str:
+def _shown(node: exp.Expr) -> str:
     """A node as SQL, on one line and short: the message never grows with the input."""
     try:
         text = node.sql(dialect="duckdb")
@@ -259,7 +259,7 @@ def _shown(node: exp.Expression) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
-def _offset(node: exp.Expression, text: str, word: str | None = None) -> int:
+def _offset(node: exp.Expr, text: str, word: str | None = None) -> int:
     """Where ``node`` starts in ``text`` (0 if unknown): sqlglot's token position, or ``word``'s first use."""
     for each in _walk(node):
         start = each.meta.get("start") if each.meta else None

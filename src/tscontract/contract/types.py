@@ -111,7 +111,7 @@ def parse_type(text: str) -> DataType:
     return DataType(text=written, kind=kind, bits=bits)
 
 
-def _member(node: Tree | Token) -> str:
+def _member(node: Tree[Token] | Token) -> str:
     token = node.children[0] if isinstance(node, Tree) else node
     text = str(token)
     if text[:1] in "'\"":

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from tscontract.contract.cache import PickledDict, cache_dir, code_digest
 
@@ -91,7 +91,7 @@ class UnitDefinition:
     dimension: str | None = None
     definition: str | None = None
 
-    def pint_line(self, ureg: pint.UnitRegistry) -> str:
+    def pint_line(self, ureg: pint.UnitRegistry[Decimal]) -> str:
         if self.definition is not None:
             return f"{self.name} = {self.definition}"
         dimension = self.dimension or self.name
@@ -118,11 +118,12 @@ def _balanced(text: str, what: str) -> None:
 
 
 @cache
-def registry(declared: tuple[UnitDefinition, ...] = ()) -> pint.UnitRegistry:
+def registry(declared: tuple[UnitDefinition, ...] = ()) -> pint.UnitRegistry[Decimal]:
     """A Decimal-valued pint registry with the built-in and ``declared`` units."""
     import pint
 
     directory = cache_dir()
+    ureg: pint.UnitRegistry[Decimal]
     try:
         # pint caches its parsed definition files (contract.cache): 0.03 s instead of 0.25 s to start;
         # an unwritable or damaged cache only costs that time
@@ -181,7 +182,7 @@ def _remembered(question: tuple[Any, ...], answer: Callable[[], T]) -> T:
     if isinstance(found, _Refused):
         raise UnitError(found.message, found.offset, found.declared)
     if found is not None:
-        return found
+        return cast(T, found)  # the cache holds what answer() gave for this question (the key names it)
     try:
         value = answer()
     except UnitError as exc:
@@ -196,7 +197,7 @@ def check_declarations(declared: tuple[UnitDefinition, ...]) -> None:
     _remembered(("declarations", declared), lambda: registry(declared) is not None)
 
 
-def _units(ureg: pint.UnitRegistry, text: str) -> pint.Unit:
+def _units(ureg: pint.UnitRegistry[Decimal], text: str) -> pint.Unit:
     import pint
 
     _balanced(text, "unit")
@@ -239,7 +240,7 @@ _TOKEN = re.compile(
 _MAX_EXPONENT = 12
 
 
-def _known_word(ureg: pint.UnitRegistry, word: str) -> UnitsContainer | None:
+def _known_word(ureg: pint.UnitRegistry[Decimal], word: str) -> UnitsContainer | None:
     """A dimension named by one word: a contract alias or a pint dimension; None if unknown."""
     import pint
     from pint.util import UnitsContainer
@@ -259,7 +260,7 @@ def _known_word(ureg: pint.UnitRegistry, word: str) -> UnitsContainer | None:
 class _DimensionReader:
     """``[mass] / [length] ** 3``: dimensions and words joined by ``*``, ``/``, ``**`` and parentheses."""
 
-    def __init__(self, ureg: pint.UnitRegistry, text: str) -> None:
+    def __init__(self, ureg: pint.UnitRegistry[Decimal], text: str) -> None:
         self.ureg, self.text = ureg, text
         self.tokens: list[tuple[str, str, int]] = []
         offset = 0
@@ -316,7 +317,8 @@ class _DimensionReader:
             raise self.error(f"an exponent is a whole number, not {text!r}", offset)
         if int(text) > _MAX_EXPONENT:
             raise self.error(f"exponent {text} out of range (at most {_MAX_EXPONENT})", offset)
-        return base ** (sign * int(text))
+        powered: UnitsContainer = base ** (sign * int(text))  # pint leaves __pow__ unannotated
+        return powered
 
     def atom(self) -> UnitsContainer:
         kind, text, offset = self.take()
@@ -339,7 +341,7 @@ class _DimensionReader:
         raise self.error(f"cannot read dimension at {text!r}", offset)
 
 
-def _dimension(ureg: pint.UnitRegistry, dimension: str) -> UnitsContainer:
+def _dimension(ureg: pint.UnitRegistry[Decimal], dimension: str) -> UnitsContainer:
     if _ONE_WORD.fullmatch(dimension):  # 'pressure', 'mass flow', '[length]'
         found = _known_word(ureg, dimension.strip().strip("[]"))
         if found is None:
@@ -440,7 +442,7 @@ def exact_affine(
 def _rational(value: Decimal) -> Fraction:
     exact = Fraction(value)
     simple = exact.limit_denominator(10**12)
-    return simple if abs(simple - exact) <= Fraction(1, 10**20) * max(1, abs(exact)) else exact
+    return simple if abs(simple - exact) <= Fraction(1, 10**20) * max(Fraction(1), abs(exact)) else exact
 
 
 def affine(from_unit: str, to_unit: str, *, declared: tuple[UnitDefinition, ...] = ()) -> tuple[Decimal, Decimal]:

@@ -115,15 +115,14 @@ def _clip(moment: datetime) -> date:
 
 def _regular(name: str, first: date, last: date, version: str | None) -> _Year:
     zone = ""
-    found: list[tuple[int, int, int]] | None = []
+    found: list[tuple[int, int, int]] = []
     for year in range(first.year, last.year + 1):
         part = _year(name, year, version) if version is not None else None
         if part is None:
-            found = None
             break
         zone = part[0]
         found.extend(part[1])
-    if found is not None:
+    else:  # every year's sessions were found
         return zone, found
     try:
         return _schedule(name, first.isoformat(), last.isoformat())

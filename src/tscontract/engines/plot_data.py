@@ -16,7 +16,7 @@ from tscontract.contract.catalog import load_catalog
 from tscontract.contract.loader import load_contract
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.duckdb import ValidationRun, connect, measurement_fields
-from tscontract.engines.inputs.sources import open_source
+from tscontract.engines.inputs.sources import Source, open_source
 from tscontract.engines.run.time import TimeChecks
 from tscontract.plan.bounds import load_bounds
 from tscontract.plan.checks import build_plan
@@ -65,6 +65,7 @@ def series_data(
     plan = build_plan(contract, catalog, bounds)
     con = connect()
     try:
+        src: Source
         if mapping is not None:
             from tscontract.engines.inputs.staging import stage_source
 

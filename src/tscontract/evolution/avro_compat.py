@@ -36,7 +36,7 @@ _PROMOTIONS = {
 
 
 # logical type -> the underlying types it may annotate (Avro 1.12 specification, "Logical Types")
-_LOGICAL = {
+_LOGICAL: dict[object, set[str]] = {  # keyed by any JSON value a schema gives as logicalType
     "decimal": {"bytes", "fixed"},
     "big-decimal": {"bytes"},
     "uuid": {"string", "fixed"},

@@ -39,7 +39,7 @@ def mark_superseded(
     """Append every superseded copy to ``failures(__row, check_id)``; how many there were."""
     contract = validation.contract
     policy = contract.duplicates
-    if policy is None or not policy.keeps_one or report.check("key.unique").status == "error":
+    if policy is None or not policy.keeps_one or policy.by is None or report.check("key.unique").status == "error":
         return 0  # without key columns the engine's uniqueness pass did not run (the batch is rejected)
     columns = validation.columns
     by = columns[policy.by]

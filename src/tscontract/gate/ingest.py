@@ -330,7 +330,7 @@ class _Gate:
             f"{record}::VARCHAR AS _record FROM __tsc_raw r JOIN ({reasons}) q USING (__row) ORDER BY r.__row",
         )
         corrections = self.corrections(batch_level)
-        summary = {
+        summary: dict[str, dict[str, object]] = {
             c.id: {"status": c.status, "failed_rows": c.failed_rows} for c in report.checks if c.status != "passed"
         }
         dropped = self.conversion.rows_dropped if self.conversion else 0

@@ -203,7 +203,8 @@ def infer(
     try:
         source = open_source(con, [str(p) for p in data])
         lock(con, source.paths)  # the sample's own column names end up in SQL: nothing else readable
-        rows = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()[0]
+        counted = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()
+        rows = counted[0] if counted is not None else 0  # count(*) gives one row
         if not rows:
             raise InputError("the sample holds no rows: nothing to infer from")
         stats = _profile(con, source.columns, source.text)
@@ -308,9 +309,9 @@ def _text_column(name: str, nullable: bool, seen: str, stats: tuple[Any, ...]) -
         return Column(name, "int64", nullable, f"every value an integer literal; {seen}", unit)
     if is_dec:
         digits, places = int(int_digits or 1), int(scale or 0)
-        precision = min(38, digits + places + 2)
+        total = min(38, digits + places + 2)
         note = f"decimal literals: at most {digits} integer and {places} fraction digits (+2 of headroom); {seen}"
-        return Column(name, f"decimal({precision},{places})", nullable, note, unit)
+        return Column(name, f"decimal({total},{places})", nullable, note, unit)
     if is_float:
         return Column(name, "float64", nullable, f"numbers with exponents; {seen}", unit)
     column = Column(name, "string", nullable, f"text; {seen}")
@@ -550,8 +551,13 @@ def _sessions(con: Any, draft: Draft, interval: int) -> bool:
 
     if not by_series:
         return False
+
+    def total(c: str) -> tuple[int, int, int, int]:
+        n, inside, sessions, whole = (sum(f[c][i] for f in by_series.values() if c in f) for i in range(4))
+        return n, inside, sessions, whole
+
     # one calendar for every series when one fits them all, else each series its own
-    totals = {c: tuple(sum(f[c][i] for f in by_series.values() if c in f) for i in range(4)) for c in order}
+    totals = {c: total(c) for c in order}
     common = [c for c in order if all(c in f and fits_whole(f[c]) for f in by_series.values())]
     if common:
         calendar = common[0]

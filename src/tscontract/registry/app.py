@@ -258,9 +258,10 @@ class RegistryApp:
             who = "anonymous"
             authorization = request.headers.get("authorization")
             if name in _GUARDED:
-                who = self.authenticate(authorization)
-                if who is None:
+                known = self.authenticate(authorization)
+                if known is None:
                     raise RegistryError(401, 40101, "Unauthorized: missing or wrong credentials")
+                who = known
             elif authorization:
                 who = self.authenticate(authorization) or "anonymous"
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
@@ -407,7 +408,7 @@ class RegistryApp:
         keys, values = call.query.get("key", []), call.query.get("value", [])
         if len(keys) != len(values):
             raise RegistryError(422, 42201, "give as many 'value' parameters as 'key' parameters")
-        wanted = dict(zip(keys, values, strict=True))
+        wanted: dict[str, str | None] = dict(zip(keys, values, strict=True))
         for version in reversed(self.store.versions(subject)):
             registered = self.store.get_version(subject, version)
             if properties_match(registered.metadata, wanted):
@@ -531,7 +532,7 @@ class _Submitted(NamedTuple):
     check_text: str
 
 
-def _writable(subject: str, mode: str) -> None:
+def _writable(subject: str, mode: str | None) -> None:
     """42205 unless the subject's mode lets a registration or a delete through."""
     if mode in ("READONLY", "READONLY_OVERRIDE"):
         raise RegistryError(422, 42205, f"Subject '{subject}' is in read-only mode ({mode})")

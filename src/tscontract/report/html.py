@@ -96,10 +96,12 @@ def _timeline(sid: str, field: str, points: list, bounds: dict[str, Any], holes:
     span = (hi - lo) or 1.0
     ys = _Scale(lo - 0.05 * span, hi + 0.05 * span, bottom, top)
     body = _time_axis(xs, bottom, min(ts), max(ts))
-    for v in (ys.lo, (ys.lo + ys.hi) / 2, ys.hi):
-        body.append(f'<text x="{_PAD_L - 6}" y="{_fmt(ys(v) + 4)}" font-size="10" text-anchor="end">{v:.4g}</text>')
+    for at in (ys.lo, (ys.lo + ys.hi) / 2, ys.hi):
+        body.append(f'<text x="{_PAD_L - 6}" y="{_fmt(ys(at) + 4)}" font-size="10" text-anchor="end">{at:.4g}</text>')
     for pair, colour, dash, name, what in pairs:
-        for b in pair or ():
+        if not pair:
+            continue
+        for b in pair:
             y = _fmt(ys(float(b)))
             low, high = (float(x) for x in pair)
             body.append(
@@ -123,8 +125,8 @@ def _timeline(sid: str, field: str, points: list, bounds: dict[str, Any], holes:
             )
     for t, v, failed in pts:
         if failed:
-            y = ys(v) if v is not None else bottom - 4
-            body.append(f'<circle class="failing" cx="{_fmt(xs(t))}" cy="{_fmt(y)}" r="4" fill="#d62728"/>')
+            cy = ys(v) if v is not None else bottom - 4
+            body.append(f'<circle class="failing" cx="{_fmt(xs(t))}" cy="{_fmt(cy)}" r="4" fill="#d62728"/>')
     return _svg("timeline", h, f"{sid}: {field} over time", body)
 
 

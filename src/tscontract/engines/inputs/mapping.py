@@ -210,7 +210,7 @@ class Mapping(_Section):
         return any(rule.file_name for rule in self.columns.values())
 
 
-def _parse_filter(text: str) -> exp.Expression:
+def _parse_filter(text: str) -> exp.Expr:
     """A row filter: one SQL expression over the source's columns, built only from what
     contract/sql_allow.py allows (no queries, aggregates, table functions or statements)."""
     tree = parse_contract_sql(text, "a row filter", kind=CONDITION)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, cast
+from typing import Literal
 
 import sqlglot.expressions as exp
 
@@ -17,9 +17,8 @@ class ClauseDiffer(Recorder):
 
     # ------------------------------------------------------------ invariants, policies
     def invariants(self) -> None:
-        # the model reads each invariant as a RowClause with its severity (``Contract._clauses``)
-        old = {c.text: c for c in cast("list[RowClause]", self.old.invariants)}
-        new = {c.text: c for c in cast("list[RowClause]", self.new.invariants)}
+        old = {c.text: c for c in self.old.invariants}
+        new = {c.text: c for c in self.new.invariants}
         gone = [c for t, c in old.items() if t not in new]
         came = [c for t, c in new.items() if t not in old]
         for before in list(gone):

@@ -381,7 +381,8 @@ def dqx_check(rule: dict[str, Any]) -> tuple[str, dict[str, Any], Any, str | Non
         raise Refused("a dqx rule without a check")
     assert isinstance(implementation, dict)
     function = str(check.get("function"))
-    arguments = check.get("arguments") if isinstance(check.get("arguments"), dict) else {}
+    given = check.get("arguments")
+    arguments: dict[str, Any] = given if isinstance(given, dict) else {}
     if function not in DQX_FUNCTIONS:
         raise Refused(f"dqx function {function!r}: no tscontract clause for it")
     if arguments.get("negate"):
@@ -530,7 +531,8 @@ def engine_row_count(rule: dict[str, Any]) -> dict[str, int]:
         return row_count({key: int(value)})
     if engine in ("greatexpectations", "great_expectations", "gx") and isinstance(implementation, dict):
         kind = implementation.get("type")
-        kwargs = implementation.get("kwargs") if isinstance(implementation.get("kwargs"), dict) else {}
+        given = implementation.get("kwargs")
+        kwargs: dict[str, Any] = given if isinstance(given, dict) else {}
         if kind == "expect_table_row_count_to_equal" and number(kwargs.get("value")) is not None:
             return row_count({"mustBe": kwargs["value"]})
         if kind == "expect_table_row_count_to_be_between":
