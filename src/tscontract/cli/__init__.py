@@ -19,8 +19,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from tscontract import __version__
-from tscontract.cli_help import parameter_message
-from tscontract.cli_help import tidy as tidy_help
+from tscontract.cli.help import parameter_message
+from tscontract.cli.help import tidy as tidy_help
 from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.report.console import make_console
 
@@ -993,7 +993,7 @@ def _is_click(exc: BaseException, name: str) -> bool:
 
 
 def _command() -> Any:
-    """The click command behind ``app``, its help placeholders made plain (cli_help.py)."""
+    """The click command behind ``app``, its help placeholders made plain (cli/help.py)."""
     command = typer.main.get_command(app)
     tidy_help(command)
     return command
