@@ -9,10 +9,8 @@ traceback); with ``--format json`` the same error is also written to stdout as
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -21,10 +19,29 @@ import typer
 from tscontract import __version__
 from tscontract.cli.help import parameter_message
 from tscontract.cli.help import tidy as tidy_help
+from tscontract.cli.options import (
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_VIOLATION,
+    CatalogOption,
+    FormatOption,
+    FromOption,
+    LockTimeoutOption,
+    MappingOption,
+    OutputFormat,
+    QuietOption,
+    ReportFormat,
+    ReportFormatOption,
+    StoreOption,
+    ToOption,
+    output_file,
+    parse_coverage,
+    parse_date,
+    parse_now,
+)
+from tscontract.cli.output import emit_json, print_report, status_line, status_updater
 from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.report.console import make_console
-
-EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
 
 app = typer.Typer(
     name="tscontract",
@@ -34,68 +51,6 @@ app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-class OutputFormat(StrEnum):
-    text = "text"
-    json = "json"
-
-
-FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="text for people, json for programs.")]
-
-
-class ReportFormat(StrEnum):
-    text = "text"
-    json = "json"
-    junit = "junit"
-    github = "github"
-
-
-ReportFormatOption = Annotated[
-    ReportFormat,
-    typer.Option(
-        "--format",
-        "-f",
-        help="text for people, json for programs; junit (JUnit XML) or github (Actions annotations) for CI.",
-    ),
-]
-QuietOption = Annotated[
-    bool, typer.Option("--quiet", "-q", help="text: one line when every check passes, else only the failed checks.")
-]
-CatalogOption = Annotated[
-    Path | None, typer.Option("--catalog", "-c", help="Series catalog (YAML or CSV).", show_default=False)
-]
-MappingOption = Annotated[
-    Path | None,
-    typer.Option("--mapping", help="DATA is raw: convert it with this mapping, as ingest does.", show_default=False),
-]
-
-
-def _emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
-
-
-def _print_report(report: Any, fmt: ReportFormat, contract: Path, quiet: bool = False) -> None:
-    """A validation report in the asked format, on stdout."""
-    from tscontract.errors import display_path
-
-    if fmt is ReportFormat.json:
-        _emit_json(report.to_json())
-    elif fmt in (ReportFormat.junit, ReportFormat.github):
-        from tscontract.report.clause_lines import clause_lines
-        from tscontract.report.github import render_github
-        from tscontract.report.junit import render_junit
-
-        render = render_junit if fmt is ReportFormat.junit else render_github
-        sys.stdout.write(render(report, display_path(contract), clause_lines(contract)))
-    elif quiet:
-        from tscontract.report.text import render_summary
-
-        render_summary(report, make_console())
-    else:
-        from tscontract.report.text import render_validation
-
-        render_validation(report, make_console())
 
 
 @app.callback()
@@ -123,7 +78,7 @@ def _root(
 def version(fmt: FormatOption = OutputFormat.text) -> None:
     """Print the tscontract version."""
     if fmt is OutputFormat.json:
-        _emit_json({"tscontract": __version__})
+        emit_json({"tscontract": __version__})
     else:
         typer.echo(f"tscontract {__version__}")
 
@@ -137,7 +92,7 @@ def show(contract: Path, fmt: FormatOption = OutputFormat.text) -> None:
 
     parsed = load_contract(contract)
     if fmt is OutputFormat.json:
-        _emit_json(contract_to_json(parsed))
+        emit_json(contract_to_json(parsed))
     else:
         render_contract(parsed, make_console())
 
@@ -169,35 +124,10 @@ def lint(
 
         report.findings.extend(registry_findings(registry, subject or f"{parsed.contract}-value"))
     if fmt is OutputFormat.json:
-        _emit_json(report.to_json())
+        emit_json(report.to_json())
     else:
         render_lint(report, make_console())
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
-
-
-def _parse_now(text: str | None, option: str = "--now") -> Any:
-    if text is None:
-        return None
-    from tscontract.contract.catalog import instant_option
-
-    return instant_option(text, option)
-
-
-# --from/--to of validate, ingest and check-store: one meaning (engines.validate's ``coverage``)
-FromOption = Annotated[
-    str | None,
-    typer.Option("--from", help="Start of the period the batch covers (RFC 3339; default: sessions touched)."),
-]
-ToOption = Annotated[
-    str | None, typer.Option("--to", help="End (exclusive) of the period the batch covers (RFC 3339).")
-]
-
-
-def _coverage(start: str | None, end: str | None) -> Any:
-    """``--from/--to``: the period a batch covers at least, or None (sessions and windows touched)."""
-    if start is None and end is None:
-        return None
-    return _parse_now(start, "--from"), _parse_now(end, "--to")
 
 
 @app.command()
@@ -249,7 +179,7 @@ def validate(
         from tscontract.engines.spark import parse_conf
 
         conf = parse_conf(spark_conf)
-    _output_file(html, "--html")
+    output_file(html, "--html")
     if html is not None and any(d.startswith("spark:") for d in data):
         raise InputError("--html plots the data from files; it cannot read a spark: table")
     if html is not None and any(d.startswith(("postgresql://", "postgres://")) for d in data):
@@ -262,20 +192,20 @@ def validate(
         loaded_bounds = load_bounds(bounds)
     console = make_console(stderr=True)
     show_progress = fmt is ReportFormat.text and console.is_terminal
-    with console.status("validating", spinner="dots") if show_progress else _nullcontext() as status:
-        progress = _status_updater(status)
+    with status_line(console, "validating", show_progress) as status:
+        progress = status_updater(status)
         report = run_validate(
             contract,
             data,
             catalog=catalog,
-            now=_parse_now(now),
+            now=parse_now(now),
             engine=engine,
             examples=examples,
             bounds=loaded_bounds,
             progress=progress,
             spark_master=spark_master,
             spark_conf=conf,
-            coverage=_coverage(coverage_from, coverage_to),
+            coverage=parse_coverage(coverage_from, coverage_to),
             mapping=loaded_mapping,
         )
     if html is not None:
@@ -289,42 +219,12 @@ def validate(
             report,
             mapping=loaded_mapping,
             bounds=loaded_bounds,  # draw the bounds that were applied
-            now=_parse_now(now),
-            coverage=_coverage(coverage_from, coverage_to),
+            now=parse_now(now),
+            coverage=parse_coverage(coverage_from, coverage_to),
         )
         html.write_text(render_html(report, series=series), encoding="utf-8")
-    _print_report(report, fmt, contract, quiet)
+    print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
-
-
-def _output_file(path: Path | None, option: str) -> None:
-    """Refuse, before any work, an output file that cannot be written where it is asked for."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise InputError(f"{option} {path}: is a directory; give a file name")
-    parent = path.parent
-    if not parent.is_dir():
-        reason = "is not a directory" if parent.exists() else "does not exist"
-        raise InputError(f"{option} {path}: directory {parent} {reason}")
-
-
-def _status_updater(status: Any) -> Any:
-    """A progress callback that updates a rich status line, or does nothing without one (JSON, no TTY)."""
-
-    def progress(message: str) -> None:
-        if status is not None:
-            status.update(message)
-
-    return progress
-
-
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 @app.command()
@@ -353,7 +253,7 @@ def profile(
     from tscontract.errors import InputError, display_path
     from tscontract.plan.bounds import save_bounds
 
-    _output_file(out, "--out")
+    output_file(out, "--out")
     try:
         margin_value, factor_value = Decimal(margin), Decimal(scale_factor)
     except InvalidOperation:
@@ -377,7 +277,7 @@ def profile(
         "fields": {name: len(series) for name, series in bounds.fields.items()},
     }
     if fmt is OutputFormat.json:
-        _emit_json(summary)
+        emit_json(summary)
     else:
         per_field = ", ".join(f"{n} ({k} series)" for n, k in summary["fields"].items())
         typer.echo(f"profiled {bounds.rows} rows of {bounds.contract}: {per_field} -> {summary['out']}")
@@ -404,7 +304,7 @@ def init_command(
 
     catalog_path = catalog_out or out.with_name("catalog.yaml")
     for path, option in ((out, "--out"), (catalog_path, "--catalog-out")):
-        _output_file(path, option)
+        output_file(path, option)
         if path.exists() and not force:
             raise InputError(f"{option} {path}: exists; --force overwrites it")
     draft = infer(data, name=name or out.stem, time_column=time_column, series_column=series_column)
@@ -420,7 +320,7 @@ def init_command(
         "fields": {c.name: c.type for c in draft.columns},
     }
     if fmt is OutputFormat.json:
-        _emit_json(summary)
+        emit_json(summary)
     else:
         wrote = f" and {summary['catalog']} ({len(draft.catalog)} series)" if catalog_text is not None else ""
         typer.echo(
@@ -476,7 +376,7 @@ def export_command(
         data = result.to_json()
         if out is None and len(result.artifacts) == 1:
             data["content"] = result.artifacts[0].content
-        _emit_json(data)
+        emit_json(data)
     elif written:
         for path in written:
             typer.echo(f"wrote {path}")
@@ -536,7 +436,7 @@ def import_command(
     if source_format != "odcs" and source_format not in FORMATS:
         raise InputError(f"unknown import format {source_format!r}; available: odcs, {', '.join(FORMATS)}")
     if out is not None and not out.is_dir():
-        _output_file(out, "--out")
+        output_file(out, "--out")
     keys = [k.strip() for k in key.split(",") if k.strip()] if key else None
     refused: list[tuple[str, str]] = []  # objects of a several-object document written to a directory
     if source_format == "odcs":
@@ -558,7 +458,7 @@ def import_command(
         if out is None:
             entries[0]["content"] = results[0].text
         refusals = [{"object": name, "reason": why} for name, why in refused]
-        _emit_json({"contracts": entries, "refused": refusals, "lost": lost})
+        emit_json({"contracts": entries, "refused": refusals, "lost": lost})
     else:
         if out is None:
             sys.stdout.write(results[0].text)
@@ -586,7 +486,7 @@ def diff_command(
     from tscontract.contract.loader import load_contract
     from tscontract.evolution.diff import diff as run_diff
 
-    report = run_diff(load_contract(old), load_contract(new), today=_parse_date(today))
+    report = run_diff(load_contract(old), load_contract(new), today=parse_date(today))
     _print_diffs([report], fmt)
     raise typer.Exit(EXIT_OK if report.ok else EXIT_VIOLATION)
 
@@ -604,7 +504,7 @@ def history(
     from tscontract.evolution.history import load_versions
 
     contracts = load_versions(versions)
-    reports = [run_diff(a, b, today=_parse_date(today)) for a, b in itertools.pairwise(contracts)]
+    reports = [run_diff(a, b, today=parse_date(today)) for a, b in itertools.pairwise(contracts)]
     _print_diffs(reports, fmt)
     raise typer.Exit(EXIT_OK if all(r.ok for r in reports) else EXIT_VIOLATION)
 
@@ -629,10 +529,10 @@ def replay(
         list(files),
         catalog=load_catalog(catalog) if catalog else None,
         avsc=avsc,
-        now=_parse_now(now),
+        now=parse_now(now),
     )
     if fmt is OutputFormat.json:
-        _emit_json(result.to_json())
+        emit_json(result.to_json())
     else:
         console = make_console()
         for item in result.files:
@@ -689,7 +589,7 @@ def compat(
     except ValueError as exc:
         raise InputError(str(exc)) from None
     if fmt is OutputFormat.json:
-        _emit_json(
+        emit_json(
             {
                 "format": schema_format,
                 "mode": mode.upper(),
@@ -760,22 +660,9 @@ def registry_serve(
     run(server, db, typer.echo)
 
 
-def _parse_date(text: str | None) -> Any:
-    from datetime import date
-
-    from tscontract.errors import InputError
-
-    if text is None:
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"--today takes YYYY-MM-DD, not {text!r}") from None
-
-
 def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
     if fmt is OutputFormat.json:
-        _emit_json(reports[0].to_json() if len(reports) == 1 else {"diffs": [r.to_json() for r in reports]})
+        emit_json(reports[0].to_json() if len(reports) == 1 else {"diffs": [r.to_json() for r in reports]})
         return
     from tscontract.shown import shown_message
 
@@ -790,20 +677,6 @@ def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
         lines += [f"  problem: {problem}" for problem in report.problems]
         for line in lines:  # contract text: one line each, cut, controls shown (SECURITY.md "Output")
             console.print(shown_message(line), markup=False, soft_wrap=True)
-
-
-StoreOption = Annotated[
-    str, typer.Option("--store", metavar="STORE", help="A .duckdb file or a postgresql:// URL.", show_default=False)
-]
-LockTimeoutOption = Annotated[
-    float,
-    typer.Option(
-        "--lock-timeout",
-        metavar="SECONDS",
-        min=0,
-        help="How long to wait while another process has the DuckDB store open.",
-    ),
-]
 
 
 @app.command()
@@ -838,7 +711,7 @@ def ingest(
     from tscontract.gate.store import open_store
     from tscontract.report.text import render_summary, render_validation
 
-    coverage = checked_coverage(_coverage(coverage_from, coverage_to))
+    coverage = checked_coverage(parse_coverage(coverage_from, coverage_to))
     parsed = load_contract(contract)
     loaded_catalog = load_catalog(catalog) if catalog else None
     loaded_mapping = load_mapping(mapping) if mapping else None
@@ -846,7 +719,7 @@ def ingest(
     status_console = make_console(stderr=True)
     show_progress = fmt is OutputFormat.text and status_console.is_terminal
     try:
-        with status_console.status("ingesting", spinner="dots") if show_progress else _nullcontext() as status:
+        with status_line(status_console, "ingesting", show_progress) as status:
             result = run_ingest(
                 parsed,
                 list(data),
@@ -856,15 +729,15 @@ def ingest(
                 source_id=source_id,
                 reason=reason,
                 who=who,
-                now=_parse_now(now),
-                progress=_status_updater(status),
+                now=parse_now(now),
+                progress=status_updater(status),
                 backfill=backfill,
                 coverage=coverage,
             )
     finally:
         opened.close()
     if fmt is OutputFormat.json:
-        _emit_json(result.to_json())
+        emit_json(result.to_json())
     else:
         console = make_console()
         if result.report is not None and result.report.failed:  # every failed check, gating or not
@@ -902,7 +775,7 @@ def corrections(
 
     entries = [{c: json_value(v) for c, v in zip(CORRECTION_COLUMNS, r, strict=True)} for r in rows]
     if fmt is OutputFormat.json:
-        _emit_json({"store": store, "corrections": entries})
+        emit_json({"store": store, "corrections": entries})
         return
     console = make_console()
     for e in entries:
@@ -932,7 +805,7 @@ def check_store(
     from tscontract.engines import validate as run_validate
     from tscontract.gate.store import RUNS, open_store, table_base
 
-    coverage = checked_coverage(_coverage(coverage_from, coverage_to))
+    coverage = checked_coverage(parse_coverage(coverage_from, coverage_to))
     parsed = load_contract(contract)
     opened = open_store(store, read_only=True, lock_timeout=lock_timeout)
     try:
@@ -941,9 +814,9 @@ def check_store(
     finally:
         opened.close()
     # the store holds all the data: a catalog series that never arrived is stale
-    report = run_validate(parsed, published, catalog=catalog, now=_parse_now(now), all_series=True, coverage=coverage)
+    report = run_validate(parsed, published, catalog=catalog, now=parse_now(now), all_series=True, coverage=coverage)
     report.data = [f"{store} ({parsed.contract}: latest revision per key)"]
-    _print_report(report, fmt, contract, quiet)
+    print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
 
 
@@ -968,7 +841,7 @@ def _fail(
 
     sys.stderr.write("".join(f"error: {shown_message(line)}\n" for line in [message, *(more or [])]))
     if _wants_json(argv):
-        _emit_json({"error": shown_value({"message": message, **(detail or {})}, MESSAGE_CHARS)})
+        emit_json({"error": shown_value({"message": message, **(detail or {})}, MESSAGE_CHARS)})
     raise SystemExit(EXIT_USAGE)
 
 
