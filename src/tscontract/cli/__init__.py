@@ -17,6 +17,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from tscontract import __version__
+from tscontract.cli import check
 from tscontract.cli.help import parameter_message
 from tscontract.cli.help import tidy as tidy_help
 from tscontract.cli.options import (
@@ -27,11 +28,8 @@ from tscontract.cli.options import (
     FormatOption,
     FromOption,
     LockTimeoutOption,
-    MappingOption,
     OutputFormat,
     QuietOption,
-    ReportFormat,
-    ReportFormatOption,
     StoreOption,
     ToOption,
     output_file,
@@ -39,7 +37,7 @@ from tscontract.cli.options import (
     parse_date,
     parse_now,
 )
-from tscontract.cli.output import emit_json, print_report, status_line, status_updater
+from tscontract.cli.output import emit_json, status_line, status_updater
 from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.report.console import make_console
 
@@ -74,7 +72,6 @@ def _root(
         os.environ["TSCONTRACT_MEMORY_LIMIT"] = memory_limit  # engines.duckdb.connect reads it
 
 
-@app.command()
 def version(fmt: FormatOption = OutputFormat.text) -> None:
     """Print the tscontract version."""
     if fmt is OutputFormat.json:
@@ -83,253 +80,6 @@ def version(fmt: FormatOption = OutputFormat.text) -> None:
         typer.echo(f"tscontract {__version__}")
 
 
-@app.command()
-def show(contract: Path, fmt: FormatOption = OutputFormat.text) -> None:
-    """Parse CONTRACT and print it as tscontract understands it."""
-    from tscontract.contract.loader import load_contract
-    from tscontract.contract.serialize import contract_to_json
-    from tscontract.report.lint_text import render_contract
-
-    parsed = load_contract(contract)
-    if fmt is OutputFormat.json:
-        emit_json(contract_to_json(parsed))
-    else:
-        render_contract(parsed, make_console())
-
-
-@app.command()
-def lint(
-    contract: Path,
-    catalog: CatalogOption = None,
-    registry: Annotated[
-        str | None, typer.Option("--registry", help="Also check this schema registry's subject (URL).")
-    ] = None,
-    subject: Annotated[
-        str | None, typer.Option("--subject", help="Registry subject (default <contract>-value).")
-    ] = None,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """Check CONTRACT against the contract checklist. Exit 1 on any error finding."""
-    from tscontract.contract.catalog import load_catalog
-    from tscontract.contract.lint import lint as run_lint
-    from tscontract.contract.loader import load_contract
-    from tscontract.errors import display_path
-    from tscontract.report.lint_text import render_lint
-
-    parsed = load_contract(contract)
-    loaded = load_catalog(catalog) if catalog is not None else None
-    report = run_lint(parsed, loaded, display_path(catalog) if catalog else None)
-    if registry is not None:
-        from tscontract.registry.lint import registry_findings
-
-        report.findings.extend(registry_findings(registry, subject or f"{parsed.contract}-value"))
-    if fmt is OutputFormat.json:
-        emit_json(report.to_json())
-    else:
-        render_lint(report, make_console())
-    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
-
-
-@app.command()
-def validate(
-    contract: Path,
-    data: Annotated[
-        list[str], typer.Argument(help="Parquet, CSV, JSON lines files, db::table, or postgresql://..#table.")
-    ],
-    catalog: CatalogOption = None,
-    now: Annotated[
-        str | None, typer.Option("--now", help="Instant freshness is judged at (RFC 3339, default: now).")
-    ] = None,
-    coverage_from: FromOption = None,
-    coverage_to: ToOption = None,
-    engine: Annotated[
-        str, typer.Option("--engine", help="Execution engine: duckdb, spark, postgres or chdb.")
-    ] = "duckdb",
-    examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
-    bounds: Annotated[
-        Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
-    ] = None,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Also write a self-contained HTML report with plots.")
-    ] = None,
-    spark_master: Annotated[
-        str | None, typer.Option("--spark-master", help="Spark master URL for --engine spark (default local[*]).")
-    ] = None,
-    spark_conf: Annotated[
-        list[str] | None, typer.Option("--spark-conf", help="A Spark setting key=value (repeatable).")
-    ] = None,
-    mapping: MappingOption = None,
-    quiet: QuietOption = False,
-    fmt: ReportFormatOption = ReportFormat.text,
-) -> None:
-    """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails.
-
-    DATA may also be spark:TABLE (a table in the Spark session's catalog) with --engine spark, or
-    postgresql://user@host:port/db#schema.table: the table is validated inside PostgreSQL.
-    """
-    from tscontract.engines import validate as run_validate
-
-    loaded_mapping = None
-    if mapping is not None:
-        from tscontract.engines.inputs.mapping import load_mapping  # pydantic models and sqlglot dialects: 0.1 s
-
-        loaded_mapping = load_mapping(mapping)
-    conf = None
-    if spark_conf:
-        from tscontract.engines.spark import parse_conf
-
-        conf = parse_conf(spark_conf)
-    output_file(html, "--html")
-    if html is not None and any(d.startswith("spark:") for d in data):
-        raise InputError("--html plots the data from files; it cannot read a spark: table")
-    if html is not None and any(d.startswith(("postgresql://", "postgres://")) for d in data):
-        raise InputError("--html plots the data from files; it cannot read a PostgreSQL table")
-
-    loaded_bounds = None
-    if bounds is not None:
-        from tscontract.plan.bounds import load_bounds
-
-        loaded_bounds = load_bounds(bounds)
-    console = make_console(stderr=True)
-    show_progress = fmt is ReportFormat.text and console.is_terminal
-    with status_line(console, "validating", show_progress) as status:
-        progress = status_updater(status)
-        report = run_validate(
-            contract,
-            data,
-            catalog=catalog,
-            now=parse_now(now),
-            engine=engine,
-            examples=examples,
-            bounds=loaded_bounds,
-            progress=progress,
-            spark_master=spark_master,
-            spark_conf=conf,
-            coverage=parse_coverage(coverage_from, coverage_to),
-            mapping=loaded_mapping,
-        )
-    if html is not None:
-        from tscontract.engines.plot_data import series_data
-        from tscontract.report.html import render_html
-
-        series = series_data(
-            contract,
-            data if len(data) > 1 else data[0],
-            catalog,
-            report,
-            mapping=loaded_mapping,
-            bounds=loaded_bounds,  # draw the bounds that were applied
-            now=parse_now(now),
-            coverage=parse_coverage(coverage_from, coverage_to),
-        )
-        html.write_text(render_html(report, series=series), encoding="utf-8")
-    print_report(report, fmt, contract, quiet)
-    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
-
-
-@app.command()
-def profile(
-    contract: Path,
-    history: Annotated[list[str], typer.Argument(help="Historical data files (same formats as validate).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the bounds YAML.")],
-    catalog: CatalogOption = None,
-    fields: Annotated[
-        str | None, typer.Option("--fields", help="Comma-separated fields (default: measurement fields).")
-    ] = None,
-    margin: Annotated[str, typer.Option("--margin", help="Widen \\[p01, p99] by this many spreads.")] = "0.5",
-    scale_factor: Annotated[
-        str, typer.Option("--scale-factor", help="Flag a typical magnitude moved by more than this factor.")
-    ] = "10",
-    mapping: MappingOption = None,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """Derive per-series plausibility bounds from HISTORY for 'validate --bounds'."""
-    from decimal import Decimal, InvalidOperation
-
-    from tscontract.contract.catalog import load_catalog
-    from tscontract.contract.loader import load_contract
-    from tscontract.engines.duckdb import profile as run_profile
-    from tscontract.engines.inputs.mapping import load_mapping
-    from tscontract.errors import InputError, display_path
-    from tscontract.plan.bounds import save_bounds
-
-    output_file(out, "--out")
-    try:
-        margin_value, factor_value = Decimal(margin), Decimal(scale_factor)
-    except InvalidOperation:
-        raise InputError("--margin and --scale-factor take numbers") from None
-    if margin_value < 0 or factor_value <= 1:
-        raise InputError("--margin must be >= 0 and --scale-factor > 1")
-    bounds = run_profile(
-        load_contract(contract),
-        history,
-        catalog=load_catalog(catalog) if catalog else None,
-        fields=[f.strip() for f in fields.split(",")] if fields else None,
-        margin=margin_value,
-        scale_factor=factor_value,
-        mapping=load_mapping(mapping) if mapping is not None else None,
-    )
-    save_bounds(bounds, out)
-    summary = {
-        "contract": bounds.contract,
-        "out": display_path(out),
-        "rows": bounds.rows,
-        "fields": {name: len(series) for name, series in bounds.fields.items()},
-    }
-    if fmt is OutputFormat.json:
-        emit_json(summary)
-    else:
-        per_field = ", ".join(f"{n} ({k} series)" for n, k in summary["fields"].items())
-        typer.echo(f"profiled {bounds.rows} rows of {bounds.contract}: {per_field} -> {summary['out']}")
-
-
-@app.command("init")
-def init_command(
-    data: Annotated[list[str], typer.Argument(help="Sample data files (same formats as validate).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the draft contract.")] = Path(
-        "contract.yaml"
-    ),
-    catalog_out: Annotated[
-        Path | None, typer.Option("--catalog-out", help="Where to write the draft catalog (default: beside --out).")
-    ] = None,
-    name: Annotated[str | None, typer.Option("--name", help="Contract name (default: --out's stem).")] = None,
-    time_column: Annotated[str | None, typer.Option("--time-column", help="The UTC-instant column.")] = None,
-    series_column: Annotated[str | None, typer.Option("--series-column", help="The series id column.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """Infer a draft contract (and catalog) from sample DATA; each clause notes its evidence."""
-    from tscontract.errors import display_path
-    from tscontract.interop.infer import infer
-
-    catalog_path = catalog_out or out.with_name("catalog.yaml")
-    for path, option in ((out, "--out"), (catalog_path, "--catalog-out")):
-        output_file(path, option)
-        if path.exists() and not force:
-            raise InputError(f"{option} {path}: exists; --force overwrites it")
-    draft = infer(data, name=name or out.stem, time_column=time_column, series_column=series_column)
-    out.write_text(draft.contract_yaml(), encoding="utf-8")
-    catalog_text = draft.catalog_yaml()
-    if catalog_text is not None:
-        catalog_path.write_text(catalog_text, encoding="utf-8")
-    summary = {
-        "contract": display_path(out),
-        "catalog": display_path(catalog_path) if catalog_text is not None else None,
-        "key": draft.key,
-        "cadence": draft.cadence,
-        "fields": {c.name: c.type for c in draft.columns},
-    }
-    if fmt is OutputFormat.json:
-        emit_json(summary)
-    else:
-        wrote = f" and {summary['catalog']} ({len(draft.catalog)} series)" if catalog_text is not None else ""
-        typer.echo(
-            f"wrote {summary['contract']}{wrote}: {len(draft.columns)} fields, key [{', '.join(draft.key)}], "
-            f"cadence {draft.cadence or 'none'}; a draft: read each note, then lint and validate it"
-        )
-
-
-@app.command("export")
 def export_command(
     target: Annotated[
         str,
@@ -355,7 +105,7 @@ def export_command(
     """Export CONTRACT's clauses to FORMAT; clauses the target cannot express are listed, never dropped."""
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
-    from tscontract.errors import InputError, display_path
+    from tscontract.errors import display_path
     from tscontract.interop.exports import export as run_export
 
     options: dict[str, Any] = {"dbt_tests": dbt_tests} if target == "dbt" else {}
@@ -384,7 +134,6 @@ def export_command(
             typer.echo(f"not exported: {skipped.check_id} [{skipped.clause}]: {skipped.reason}")
 
 
-@app.command("import")
 def import_command(
     source_format: Annotated[
         str, typer.Argument(metavar="FORMAT", help="odcs, avro, protobuf, jsonschema, dbt or ddl")
@@ -429,7 +178,6 @@ def import_command(
     """Turn an ODCS v3 document, an Avro/Protobuf/JSON Schema, a dbt model YAML or SQL DDL into draft
     contracts; list what has no place."""
     from tscontract.contract.text_files import read_text
-    from tscontract.errors import InputError
     from tscontract.interop.imports import FORMATS, import_file
     from tscontract.interop.odcs.read import import_document, write_imported
 
@@ -473,7 +221,6 @@ def import_command(
         raise typer.Exit(EXIT_VIOLATION)
 
 
-@app.command("diff")
 def diff_command(
     old: Path,
     new: Path,
@@ -491,7 +238,6 @@ def diff_command(
     raise typer.Exit(EXIT_OK if report.ok else EXIT_VIOLATION)
 
 
-@app.command()
 def history(
     versions: Annotated[
         list[str], typer.Argument(help="Contract files, directories of them, or git REV:PATH, oldest first.")
@@ -509,7 +255,6 @@ def history(
     raise typer.Exit(EXIT_OK if all(r.ok for r in reports) else EXIT_VIOLATION)
 
 
-@app.command()
 def replay(
     files: Annotated[list[Path], typer.Argument(help="Historical Avro files, written with older schemas.")],
     reader: Annotated[Path, typer.Option("--reader", help="The new contract (its Avro export is the reader).")],
@@ -546,7 +291,6 @@ def replay(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_VIOLATION)
 
 
-@app.command()
 def compat(
     schema_format: Annotated[str, typer.Argument(metavar="FORMAT", help="avro, protobuf or jsonschema")],
     new: Path,
@@ -562,7 +306,6 @@ def compat(
 ) -> None:
     """Check NEW against its history the way a schema registry does; exit 1 when incompatible."""
     from tscontract.contract.text_files import read_text
-    from tscontract.errors import InputError
     from tscontract.evolution import check
     from tscontract.evolution.modes import Mode
 
@@ -645,7 +388,6 @@ def registry_serve(
     ] = None,
 ) -> None:
     """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
-    from tscontract.errors import InputError
     from tscontract.registry.credentials import credentials
     from tscontract.registry.server import default_check_processes, run, serve
 
@@ -679,7 +421,6 @@ def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
             console.print(shown_message(line), markup=False, soft_wrap=True)
 
 
-@app.command()
 def ingest(
     contract: Path,
     data: Annotated[list[Path], typer.Argument(help="Batch files (Parquet, CSV, JSON lines).")],
@@ -751,7 +492,6 @@ def ingest(
     raise typer.Exit(EXIT_OK if result.clean else EXIT_VIOLATION)
 
 
-@app.command()
 def corrections(
     store: Annotated[str, typer.Argument(metavar="STORE", help="A .duckdb file or a postgresql:// URL.")],
     contract_name: Annotated[str | None, typer.Option("--contract", metavar="NAME", help="Only this contract.")] = None,
@@ -787,37 +527,22 @@ def corrections(
     console.print(f"{len(entries)} correction(s)")
 
 
-@app.command("check-store")
-def check_store(
-    contract: Path,
-    store: Annotated[str, typer.Argument(metavar="STORE", help="A .duckdb file or a postgresql:// URL.")],
-    catalog: CatalogOption = None,
-    now: Annotated[str | None, typer.Option("--now", help="Instant freshness is judged at.")] = None,
-    coverage_from: FromOption = None,
-    coverage_to: ToOption = None,
-    lock_timeout: LockTimeoutOption = 60.0,
-    quiet: QuietOption = False,
-    fmt: ReportFormatOption = ReportFormat.text,
-) -> None:
-    """Validate what consumers read (latest revision per key): freshness, completeness, every clause."""
-    from tscontract.contract.loader import load_contract
-    from tscontract.engines import checked_coverage
-    from tscontract.engines import validate as run_validate
-    from tscontract.gate.store import RUNS, open_store, table_base
-
-    coverage = checked_coverage(parse_coverage(coverage_from, coverage_to))
-    parsed = load_contract(contract)
-    opened = open_store(store, read_only=True, lock_timeout=lock_timeout)
-    try:
-        opened.require_tables(RUNS, table_base(parsed) + "__published", table_base(parsed))
-        published = opened.read_latest(parsed)
-    finally:
-        opened.close()
-    # the store holds all the data: a catalog series that never arrived is stale
-    report = run_validate(parsed, published, catalog=catalog, now=parse_now(now), all_series=True, coverage=coverage)
-    report.data = [f"{store} ({parsed.contract}: latest revision per key)"]
-    print_report(report, fmt, contract, quiet)
-    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+# every command, in the order --help lists them (a command group's module defines its commands)
+app.command()(version)
+app.command()(check.show)
+app.command()(check.lint)
+app.command()(check.validate)
+app.command()(check.profile)
+app.command("init")(check.init_command)
+app.command("export")(export_command)
+app.command("import")(import_command)
+app.command("diff")(diff_command)
+app.command()(history)
+app.command()(replay)
+app.command()(compat)
+app.command()(ingest)
+app.command()(corrections)
+app.command("check-store")(check.check_store)
 
 
 def _wants_json(argv: list[str]) -> bool:
