@@ -8,7 +8,6 @@ traceback); with ``--format json`` the same error is also written to stdout as
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from tscontract import __version__
-from tscontract.cli import check
+from tscontract.cli import check, evolution, gate, registry
 from tscontract.cli.help import parameter_message
 from tscontract.cli.help import tidy as tidy_help
 from tscontract.cli.options import (
@@ -26,18 +25,11 @@ from tscontract.cli.options import (
     EXIT_VIOLATION,
     CatalogOption,
     FormatOption,
-    FromOption,
-    LockTimeoutOption,
     OutputFormat,
-    QuietOption,
-    StoreOption,
-    ToOption,
     output_file,
-    parse_coverage,
-    parse_date,
     parse_now,
 )
-from tscontract.cli.output import emit_json, status_line, status_updater
+from tscontract.cli.output import emit_json
 from tscontract.errors import InputError, SourceError, TscontractError
 from tscontract.report.console import make_console
 
@@ -221,40 +213,6 @@ def import_command(
         raise typer.Exit(EXIT_VIOLATION)
 
 
-def diff_command(
-    old: Path,
-    new: Path,
-    today: Annotated[
-        str | None, typer.Option("--today", help="Date deprecation notices are judged at (YYYY-MM-DD).")
-    ] = None,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """Classify every change from OLD to NEW; exit 1 when the version bump is not enough."""
-    from tscontract.contract.loader import load_contract
-    from tscontract.evolution.diff import diff as run_diff
-
-    report = run_diff(load_contract(old), load_contract(new), today=parse_date(today))
-    _print_diffs([report], fmt)
-    raise typer.Exit(EXIT_OK if report.ok else EXIT_VIOLATION)
-
-
-def history(
-    versions: Annotated[
-        list[str], typer.Argument(help="Contract files, directories of them, or git REV:PATH, oldest first.")
-    ],
-    today: Annotated[str | None, typer.Option("--today", help="Date deprecation notices are judged at.")] = None,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """Run diff over a sequence of contract versions (a directory is ordered by version)."""
-    from tscontract.evolution.diff import diff as run_diff
-    from tscontract.evolution.history import load_versions
-
-    contracts = load_versions(versions)
-    reports = [run_diff(a, b, today=parse_date(today)) for a, b in itertools.pairwise(contracts)]
-    _print_diffs(reports, fmt)
-    raise typer.Exit(EXIT_OK if all(r.ok for r in reports) else EXIT_VIOLATION)
-
-
 def replay(
     files: Annotated[list[Path], typer.Argument(help="Historical Avro files, written with older schemas.")],
     reader: Annotated[Path, typer.Option("--reader", help="The new contract (its Avro export is the reader).")],
@@ -291,242 +249,6 @@ def replay(
     raise typer.Exit(EXIT_OK if result.ok else EXIT_VIOLATION)
 
 
-def compat(
-    schema_format: Annotated[str, typer.Argument(metavar="FORMAT", help="avro, protobuf or jsonschema")],
-    new: Path,
-    olds: Annotated[list[Path], typer.Argument(metavar="OLD [OLDER...]", help="Earlier versions, newest first.")],
-    mode: Annotated[str, typer.Option("--mode", help="BACKWARD, FORWARD, FULL, their _TRANSITIVE forms, NONE.")] = (
-        "FULL_TRANSITIVE"
-    ),
-    proto_path: Annotated[
-        list[Path] | None,
-        typer.Option("--proto-path", "-I", help="protobuf: a directory the files' imports are found in (repeatable)."),
-    ] = None,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """Check NEW against its history the way a schema registry does; exit 1 when incompatible."""
-    from tscontract.contract.text_files import read_text
-    from tscontract.evolution import check
-    from tscontract.evolution.modes import Mode
-
-    if mode.upper() not in Mode.__members__:
-        raise InputError(f"--mode {mode!r} is not one of: {', '.join(Mode)}")
-    from tscontract.evolution.modes import FORMATS, text_problem
-
-    if schema_format not in FORMATS:
-        raise InputError(f"unknown schema format {schema_format!r}; one of: {', '.join(FORMATS)}")
-    texts = [read_text(path, "schema") for path in (new, *olds)]
-    if proto_path:
-        from tscontract.evolution.proto_compat import bundle, import_files
-
-        if schema_format != "protobuf":
-            raise InputError("--proto-path is for protobuf schemas")
-        imports = import_files(proto_path)
-        texts = [bundle(text, imports) for text in texts]
-    for path, text in zip((new, *olds), texts, strict=True):
-        problem = text_problem(schema_format, text)
-        if problem:
-            raise InputError(f"{path}: not a valid {schema_format} schema: {problem}")
-    try:
-        result = check(mode, texts[0], texts[1:], schema_format)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    if fmt is OutputFormat.json:
-        emit_json(
-            {
-                "format": schema_format,
-                "mode": mode.upper(),
-                "compatible": result.compatible,
-                "reasons": result.reasons,
-                "warnings": result.warnings,
-            }
-        )
-    else:
-        for reason in result.reasons:
-            typer.echo(f"incompatible: {reason}")
-        for warning in result.warnings:
-            typer.echo(f"warning: {warning}")
-        typer.echo(f"{schema_format} {mode.upper()}: {'compatible' if result.compatible else 'NOT compatible'}")
-    raise typer.Exit(EXIT_OK if result.compatible else EXIT_VIOLATION)
-
-
-registry_app = typer.Typer(help="The schema registry (Confluent REST subset).", no_args_is_help=True)
-app.add_typer(registry_app, name="registry")
-
-
-@registry_app.command("serve")
-def registry_serve(
-    db: Annotated[
-        str, typer.Option("--db", help="SQLite file (created if missing) or postgresql:// URL.")
-    ] = "registry.sqlite",
-    host: Annotated[str, typer.Option("--host", help="Address to bind; loopback by default.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port to bind.")] = 8081,
-    token: Annotated[
-        str | None,
-        typer.Option("--token", help="Bearer token required for writes (visible in ps: prefer --token-file)."),
-    ] = None,
-    token_file: Annotated[
-        Path | None, typer.Option("--token-file", help="File holding the bearer token (or TSCONTRACT_REGISTRY_TOKEN).")
-    ] = None,
-    basic: Annotated[
-        list[str] | None,
-        typer.Option("--basic", help="USER:PASSWORD allowed to write (repeatable; visible in ps: use --basic-file)."),
-    ] = None,
-    basic_file: Annotated[
-        list[Path] | None,
-        typer.Option("--basic-file", help="File of USER:PASSWORD lines (repeatable; or TSCONTRACT_REGISTRY_BASIC)."),
-    ] = None,
-    check_processes: Annotated[
-        int | None,
-        typer.Option(
-            "--check-processes",
-            metavar="N",
-            min=0,
-            help="Worker processes for compatibility checks (default: 0, in process, on 2 cores or fewer; else one"
-            " per core, at most 4).",
-        ),
-    ] = None,
-) -> None:
-    """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
-    from tscontract.registry.credentials import credentials
-    from tscontract.registry.server import default_check_processes, run, serve
-
-    token, basic_map, warnings = credentials(token, token_file, basic or [], basic_file or [], host)
-    for warning in warnings:
-        typer.echo(warning, err=True)
-    try:
-        processes = default_check_processes() if check_processes is None else check_processes
-        server = serve(host, port, db, token=token, basic=basic_map or None, check_processes=processes)
-    except OSError as exc:
-        raise InputError(f"cannot bind {host}:{port}: {exc.strerror}") from None
-    run(server, db, typer.echo)
-
-
-def _print_diffs(reports: list[Any], fmt: OutputFormat) -> None:
-    if fmt is OutputFormat.json:
-        emit_json(reports[0].to_json() if len(reports) == 1 else {"diffs": [r.to_json() for r in reports]})
-        return
-    from tscontract.shown import shown_message
-
-    console = make_console()
-    for report in reports:
-        verdict = "ok" if report.ok else "NOT OK"
-        lines = [
-            f"{report.contract} {report.old_version} -> {report.new_version}: declared {report.declared_label}, "
-            f"required {report.required} — {verdict}"
-        ]
-        lines += [f"  {c.required:<11} {c.kind:<22} {c.path}: {c.old} -> {c.new} ({c.action})" for c in report.changes]
-        lines += [f"  problem: {problem}" for problem in report.problems]
-        for line in lines:  # contract text: one line each, cut, controls shown (SECURITY.md "Output")
-            console.print(shown_message(line), markup=False, soft_wrap=True)
-
-
-def ingest(
-    contract: Path,
-    data: Annotated[list[Path], typer.Argument(help="Batch files (Parquet, CSV, JSON lines).")],
-    store: StoreOption,
-    catalog: CatalogOption = None,
-    mapping: Annotated[Path | None, typer.Option("--mapping", help="Source-to-contract mapping YAML.")] = None,
-    source_id: Annotated[str | None, typer.Option("--source-id", help="Recorded as source_id.")] = None,
-    reason: Annotated[
-        str | None, typer.Option("--reason", help="Reason for restatements without a revision_reason column.")
-    ] = None,
-    who: Annotated[str | None, typer.Option("--who", help="Who restates (default: the row's source_id).")] = None,
-    now: Annotated[str | None, typer.Option("--now", help="The ingest instant (RFC 3339, default: now).")] = None,
-    coverage_from: FromOption = None,
-    coverage_to: ToOption = None,
-    backfill: Annotated[
-        bool, typer.Option("--backfill", help="Historical data: freshness is reported, not gating (recorded).")
-    ] = False,
-    lock_timeout: LockTimeoutOption = 60.0,
-    quiet: QuietOption = False,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """Gate DATA into STORE: valid rows are published, the rest quarantined with reasons."""
-    from tscontract.contract.catalog import load_catalog
-    from tscontract.contract.loader import load_contract
-    from tscontract.engines import checked_coverage
-    from tscontract.engines.inputs.mapping import load_mapping
-    from tscontract.gate.ingest import ingest as run_ingest
-    from tscontract.gate.ingest import run_summary
-    from tscontract.gate.store import open_store
-    from tscontract.report.text import render_summary, render_validation
-
-    coverage = checked_coverage(parse_coverage(coverage_from, coverage_to))
-    parsed = load_contract(contract)
-    loaded_catalog = load_catalog(catalog) if catalog else None
-    loaded_mapping = load_mapping(mapping) if mapping else None
-    opened = open_store(store, lock_timeout=lock_timeout)
-    status_console = make_console(stderr=True)
-    show_progress = fmt is OutputFormat.text and status_console.is_terminal
-    try:
-        with status_line(status_console, "ingesting", show_progress) as status:
-            result = run_ingest(
-                parsed,
-                list(data),
-                opened,
-                catalog=loaded_catalog,
-                mapping=loaded_mapping,
-                source_id=source_id,
-                reason=reason,
-                who=who,
-                now=parse_now(now),
-                progress=status_updater(status),
-                backfill=backfill,
-                coverage=coverage,
-            )
-    finally:
-        opened.close()
-    if fmt is OutputFormat.json:
-        emit_json(result.to_json())
-    else:
-        console = make_console()
-        if result.report is not None and result.report.failed:  # every failed check, gating or not
-            (render_summary if quiet else render_validation)(result.report, console)
-        if result.row_failures:
-            console.print(
-                "quarantined rows per check: " + ", ".join(f"{k}={v}" for k, v in result.row_failures.items()),
-                markup=False,
-            )
-        console.print(run_summary(result), markup=False, soft_wrap=True)
-    raise typer.Exit(EXIT_OK if result.clean else EXIT_VIOLATION)
-
-
-def corrections(
-    store: Annotated[str, typer.Argument(metavar="STORE", help="A .duckdb file or a postgresql:// URL.")],
-    contract_name: Annotated[str | None, typer.Option("--contract", metavar="NAME", help="Only this contract.")] = None,
-    lock_timeout: LockTimeoutOption = 60.0,
-    fmt: FormatOption = OutputFormat.text,
-) -> None:
-    """List the correction log: every accepted restatement, who, when, why, old -> new."""
-    from tscontract.gate.store import CORRECTION_COLUMNS, CORRECTIONS, RUNS, open_store
-
-    opened = open_store(store, read_only=True, lock_timeout=lock_timeout)
-    try:
-        opened.require_tables(RUNS, CORRECTIONS)
-        where = f" WHERE contract = '{contract_name.replace(chr(39), chr(39) * 2)}'" if contract_name else ""
-        rows = opened.query(
-            f"SELECT {', '.join(CORRECTION_COLUMNS)} FROM {CORRECTIONS}{where} ORDER BY corrected_at, run_id"
-        )
-    finally:
-        opened.close()
-    from tscontract.shown import shown_message
-    from tscontract.sql.columns import json_value
-
-    entries = [{c: json_value(v) for c, v in zip(CORRECTION_COLUMNS, r, strict=True)} for r in rows]
-    if fmt is OutputFormat.json:
-        emit_json({"store": store, "corrections": entries})
-        return
-    console = make_console()
-    for e in entries:
-        line = (
-            f"{e['corrected_at']} {e['contract']} {e['key']} rev {e['old_revision']} -> {e['new_revision']} "
-            f"by {e['who']} ({e['reason']}): {e['old_values']} -> {e['new_values']}"
-        )
-        console.print(shown_message(line), soft_wrap=True, markup=False)  # values from the data: bounded
-    console.print(f"{len(entries)} correction(s)")
-
-
 # every command, in the order --help lists them (a command group's module defines its commands)
 app.command()(version)
 app.command()(check.show)
@@ -536,13 +258,14 @@ app.command()(check.profile)
 app.command("init")(check.init_command)
 app.command("export")(export_command)
 app.command("import")(import_command)
-app.command("diff")(diff_command)
-app.command()(history)
+app.command("diff")(evolution.diff_command)
+app.command()(evolution.history)
 app.command()(replay)
-app.command()(compat)
-app.command()(ingest)
-app.command()(corrections)
+app.command()(evolution.compat)
+app.command()(gate.ingest)
+app.command()(gate.corrections)
 app.command("check-store")(check.check_store)
+app.add_typer(registry.app, name="registry")
 
 
 def _wants_json(argv: list[str]) -> bool:
