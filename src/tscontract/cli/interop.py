@@ -120,28 +120,43 @@ def import_command(
     """Turn an ODCS v3 document, an Avro/Protobuf/JSON Schema, a dbt model YAML or SQL DDL into draft
     contracts; list what has no place."""
     from tscontract.contract.text_files import read_text
-    from tscontract.interop.imports import FORMATS, import_file
-    from tscontract.interop.odcs.read import import_document, write_imported
+    from tscontract.interop.imports import FORMATS, document_label, import_file, import_options
+    from tscontract.interop.odcs.read import write_imported
 
-    if source_format != "odcs" and source_format not in FORMATS:
-        raise InputError(f"unknown import format {source_format!r}; available: odcs, {', '.join(FORMATS)}")
+    if source_format not in FORMATS:
+        raise InputError(f"unknown import format {source_format!r}; available: {', '.join(FORMATS)}")
     if out is not None and not out.is_dir():
         output_file(out, "--out")
     keys = [k.strip() for k in key.split(",") if k.strip()] if key else None
     refused: list[tuple[str, str]] = []  # objects of a several-object document written to a directory
-    if source_format == "odcs":
-        from tscontract.interop.odcs.types import make_choices
+    options = import_options(
+        source_format, timezone=timezone, decimal=decimal, drop=drop, types=types, allow_loss=allow_loss
+    )
+    text = read_text(document, document_label(source_format))
+    into_directory = out is not None and (out.is_dir() or not out.suffix)
+    results = import_file(
+        source_format,
+        text,
+        document.name,
+        object_name,
+        keys,
+        time_column,
+        refused=refused if into_directory else None,
+        **options,
+    )
+    lost = _report_imported(results, write_imported(results, out), refused, out, fmt)
+    if lost and not allow_loss:
+        raise typer.Exit(EXIT_VIOLATION)
 
-        choices = make_choices(timezone, decimal, drop, types, allow_loss)
-        text = read_text(document, "ODCS document")
-        into_directory = out is not None and (out.is_dir() or not out.suffix)
-        results = import_document(text, object_name, keys, time_column, refused if into_directory else None, choices)
-    else:
-        if timezone or decimal or drop or types:
-            raise InputError("--timezone, --decimal, --drop and --type apply to import odcs")
-        text = read_text(document, f"{source_format} document")
-        results = import_file(source_format, text, document.name, object_name, keys, time_column)
-    written = write_imported(results, out)
+
+def _report_imported(
+    results: list[Any],
+    written: list[dict[str, str]],
+    refused: list[tuple[str, str]],
+    out: Path | None,
+    fmt: OutputFormat,
+) -> int:
+    """What ``import`` wrote, lost and refused, as text or JSON; the number of elements lost or refused."""
     lost = sum(len(r.losses) for r in results) + len(refused)
     if fmt is OutputFormat.json:
         entries = [{**r.to_json(), **w} for r, w in zip(results, written, strict=True)]
@@ -159,8 +174,7 @@ def import_command(
                 typer.echo(f"lost: {result.contract}: {loss.line()}", err=out is None)
         for name, why in refused:
             typer.echo(f"refused: {name}: {why}")
-    if lost and not allow_loss:
-        raise typer.Exit(EXIT_VIOLATION)
+    return lost
 
 
 def replay(
