@@ -122,11 +122,7 @@ def validate(
         from tscontract.engines.spark import parse_conf
 
         conf = parse_conf(spark_conf)
-    output_file(html, "--html")
-    if html is not None and any(d.startswith("spark:") for d in data):
-        raise InputError("--html plots the data from files; it cannot read a spark: table")
-    if html is not None and any(d.startswith(("postgresql://", "postgres://")) for d in data):
-        raise InputError("--html plots the data from files; it cannot read a PostgreSQL table")
+    _check_html(html, data)
 
     loaded_bounds = None
     if bounds is not None:
@@ -135,39 +131,43 @@ def validate(
         loaded_bounds = load_bounds(bounds)
     console = make_console(stderr=True)
     show_progress = fmt is ReportFormat.text and console.is_terminal
+    at, coverage = parse_now(now), parse_coverage(coverage_from, coverage_to)
     with status_line(console, "validating", show_progress) as status:
         progress = status_updater(status)
         report = run_validate(
             contract,
             data,
             catalog=catalog,
-            now=parse_now(now),
+            now=at,
             engine=engine,
             examples=examples,
             bounds=loaded_bounds,
             progress=progress,
             spark_master=spark_master,
             spark_conf=conf,
-            coverage=parse_coverage(coverage_from, coverage_to),
+            coverage=coverage,
             mapping=loaded_mapping,
         )
     if html is not None:
         from tscontract.engines.plot_data import series_data
         from tscontract.report.html import render_html
 
-        series = series_data(
-            contract,
-            data if len(data) > 1 else data[0],
-            catalog,
-            report,
-            mapping=loaded_mapping,
-            bounds=loaded_bounds,  # draw the bounds that were applied
-            now=parse_now(now),
-            coverage=parse_coverage(coverage_from, coverage_to),
+        source = data if len(data) > 1 else data[0]
+        series = series_data(  # draws the bounds that were applied
+            contract, source, catalog, report, mapping=loaded_mapping, bounds=loaded_bounds, now=at, coverage=coverage
         )
         html.write_text(render_html(report, series=series), encoding="utf-8")
     print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def _check_html(html: Path | None, data: list[str]) -> None:
+    """Refuse, before any work, an --html file that cannot be written or data it cannot plot."""
+    output_file(html, "--html")
+    if html is not None and any(d.startswith("spark:") for d in data):
+        raise InputError("--html plots the data from files; it cannot read a spark: table")
+    if html is not None and any(d.startswith(("postgresql://", "postgres://")) for d in data):
+        raise InputError("--html plots the data from files; it cannot read a PostgreSQL table")
 
 
 def profile(
