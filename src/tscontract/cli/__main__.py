@@ -1,0 +1,3 @@
+from tscontract.cli import main
+
+main()

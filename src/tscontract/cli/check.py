@@ -1,0 +1,299 @@
+"""Commands that check a contract or data against it: show, lint, validate, profile, init, check-store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tscontract.cli.options import (
+    EXIT_OK,
+    EXIT_VIOLATION,
+    CatalogOption,
+    FormatOption,
+    FromOption,
+    LockTimeoutOption,
+    MappingOption,
+    OutputFormat,
+    QuietOption,
+    ReportFormat,
+    ReportFormatOption,
+    ToOption,
+    output_file,
+    parse_coverage,
+    parse_now,
+)
+from tscontract.cli.output import emit_json, print_report, status_line, status_updater
+from tscontract.errors import InputError
+from tscontract.report.console import make_console
+
+
+def show(contract: Path, fmt: FormatOption = OutputFormat.text) -> None:
+    """Parse CONTRACT and print it as tscontract understands it."""
+    from tscontract.contract.loader import load_contract
+    from tscontract.contract.serialize import contract_to_json
+    from tscontract.report.lint_text import render_contract
+
+    parsed = load_contract(contract)
+    if fmt is OutputFormat.json:
+        emit_json(contract_to_json(parsed))
+    else:
+        render_contract(parsed, make_console())
+
+
+def lint(
+    contract: Path,
+    catalog: CatalogOption = None,
+    registry: Annotated[
+        str | None, typer.Option("--registry", help="Also check this schema registry's subject (URL).")
+    ] = None,
+    subject: Annotated[
+        str | None, typer.Option("--subject", help="Registry subject (default <contract>-value).")
+    ] = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Check CONTRACT against the contract checklist. Exit 1 on any error finding."""
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.lint import lint as run_lint
+    from tscontract.contract.loader import load_contract
+    from tscontract.errors import display_path
+    from tscontract.report.lint_text import render_lint
+
+    parsed = load_contract(contract)
+    loaded = load_catalog(catalog) if catalog is not None else None
+    report = run_lint(parsed, loaded, display_path(catalog) if catalog else None)
+    if registry is not None:
+        from tscontract.registry.lint import registry_findings
+
+        report.findings.extend(registry_findings(registry, subject or f"{parsed.contract}-value"))
+    if fmt is OutputFormat.json:
+        emit_json(report.to_json())
+    else:
+        render_lint(report, make_console())
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def validate(
+    contract: Path,
+    data: Annotated[
+        list[str], typer.Argument(help="Parquet, CSV, JSON lines files, db::table, or postgresql://..#table.")
+    ],
+    catalog: CatalogOption = None,
+    now: Annotated[
+        str | None, typer.Option("--now", help="Instant freshness is judged at (RFC 3339, default: now).")
+    ] = None,
+    coverage_from: FromOption = None,
+    coverage_to: ToOption = None,
+    engine: Annotated[
+        str, typer.Option("--engine", help="Execution engine: duckdb, spark, postgres or chdb.")
+    ] = "duckdb",
+    examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
+    bounds: Annotated[
+        Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write a self-contained HTML report with plots.")
+    ] = None,
+    spark_master: Annotated[
+        str | None, typer.Option("--spark-master", help="Spark master URL for --engine spark (default local[*]).")
+    ] = None,
+    spark_conf: Annotated[
+        list[str] | None, typer.Option("--spark-conf", help="A Spark setting key=value (repeatable).")
+    ] = None,
+    mapping: MappingOption = None,
+    quiet: QuietOption = False,
+    fmt: ReportFormatOption = ReportFormat.text,
+) -> None:
+    """Validate DATA against every clause of CONTRACT. Exit 1 when any check fails.
+
+    DATA may also be spark:TABLE (a table in the Spark session's catalog) with --engine spark, or
+    postgresql://user@host:port/db#schema.table: the table is validated inside PostgreSQL.
+    """
+    from tscontract.engines import validate as run_validate
+
+    loaded_mapping = None
+    if mapping is not None:
+        from tscontract.engines.inputs.mapping import load_mapping  # pydantic models and sqlglot dialects: 0.1 s
+
+        loaded_mapping = load_mapping(mapping)
+    conf = None
+    if spark_conf:
+        from tscontract.engines.spark import parse_conf
+
+        conf = parse_conf(spark_conf)
+    _check_html(html, data)
+
+    loaded_bounds = None
+    if bounds is not None:
+        from tscontract.plan.bounds import load_bounds
+
+        loaded_bounds = load_bounds(bounds)
+    console = make_console(stderr=True)
+    show_progress = fmt is ReportFormat.text and console.is_terminal
+    at, coverage = parse_now(now), parse_coverage(coverage_from, coverage_to)
+    with status_line(console, "validating", show_progress) as status:
+        progress = status_updater(status)
+        report = run_validate(
+            contract,
+            data,
+            catalog=catalog,
+            now=at,
+            engine=engine,
+            examples=examples,
+            bounds=loaded_bounds,
+            progress=progress,
+            spark_master=spark_master,
+            spark_conf=conf,
+            coverage=coverage,
+            mapping=loaded_mapping,
+        )
+    if html is not None:
+        from tscontract.engines.plot_data import series_data
+        from tscontract.report.html import render_html
+
+        source = data if len(data) > 1 else data[0]
+        series = series_data(  # draws the bounds that were applied
+            contract, source, catalog, report, mapping=loaded_mapping, bounds=loaded_bounds, now=at, coverage=coverage
+        )
+        html.write_text(render_html(report, series=series), encoding="utf-8")
+    print_report(report, fmt, contract, quiet)
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def _check_html(html: Path | None, data: list[str]) -> None:
+    """Refuse, before any work, an --html file that cannot be written or data it cannot plot."""
+    output_file(html, "--html")
+    if html is not None and any(d.startswith("spark:") for d in data):
+        raise InputError("--html plots the data from files; it cannot read a spark: table")
+    if html is not None and any(d.startswith(("postgresql://", "postgres://")) for d in data):
+        raise InputError("--html plots the data from files; it cannot read a PostgreSQL table")
+
+
+def profile(
+    contract: Path,
+    history: Annotated[list[str], typer.Argument(help="Historical data files (same formats as validate).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the bounds YAML.")],
+    catalog: CatalogOption = None,
+    fields: Annotated[
+        str | None, typer.Option("--fields", help="Comma-separated fields (default: measurement fields).")
+    ] = None,
+    margin: Annotated[str, typer.Option("--margin", help="Widen \\[p01, p99] by this many spreads.")] = "0.5",
+    scale_factor: Annotated[
+        str, typer.Option("--scale-factor", help="Flag a typical magnitude moved by more than this factor.")
+    ] = "10",
+    mapping: MappingOption = None,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Derive per-series plausibility bounds from HISTORY for 'validate --bounds'."""
+    from decimal import Decimal, InvalidOperation
+
+    from tscontract.contract.catalog import load_catalog
+    from tscontract.contract.loader import load_contract
+    from tscontract.engines.duckdb import profile as run_profile
+    from tscontract.engines.inputs.mapping import load_mapping
+    from tscontract.errors import InputError, display_path
+    from tscontract.plan.bounds import save_bounds
+
+    output_file(out, "--out")
+    try:
+        margin_value, factor_value = Decimal(margin), Decimal(scale_factor)
+    except InvalidOperation:
+        raise InputError("--margin and --scale-factor take numbers") from None
+    if margin_value < 0 or factor_value <= 1:
+        raise InputError("--margin must be >= 0 and --scale-factor > 1")
+    bounds = run_profile(
+        load_contract(contract),
+        history,
+        catalog=load_catalog(catalog) if catalog else None,
+        fields=[f.strip() for f in fields.split(",")] if fields else None,
+        margin=margin_value,
+        scale_factor=factor_value,
+        mapping=load_mapping(mapping) if mapping is not None else None,
+    )
+    save_bounds(bounds, out)
+    per_series = {name: len(series) for name, series in bounds.fields.items()}
+    summary = {"contract": bounds.contract, "out": display_path(out), "rows": bounds.rows, "fields": per_series}
+    if fmt is OutputFormat.json:
+        emit_json(summary)
+    else:
+        per_field = ", ".join(f"{n} ({k} series)" for n, k in per_series.items())
+        typer.echo(f"profiled {bounds.rows} rows of {bounds.contract}: {per_field} -> {summary['out']}")
+
+
+def init_command(
+    data: Annotated[list[str], typer.Argument(help="Sample data files (same formats as validate).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the draft contract.")] = Path(
+        "contract.yaml"
+    ),
+    catalog_out: Annotated[
+        Path | None, typer.Option("--catalog-out", help="Where to write the draft catalog (default: beside --out).")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Contract name (default: --out's stem).")] = None,
+    time_column: Annotated[str | None, typer.Option("--time-column", help="The UTC-instant column.")] = None,
+    series_column: Annotated[str | None, typer.Option("--series-column", help="The series id column.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    fmt: FormatOption = OutputFormat.text,
+) -> None:
+    """Infer a draft contract (and catalog) from sample DATA; each clause notes its evidence."""
+    from tscontract.errors import display_path
+    from tscontract.interop.infer import infer
+
+    catalog_path = catalog_out or out.with_name("catalog.yaml")
+    for path, option in ((out, "--out"), (catalog_path, "--catalog-out")):
+        output_file(path, option)
+        if path.exists() and not force:
+            raise InputError(f"{option} {path}: exists; --force overwrites it")
+    samples: list[str | Path] = list(data)
+    draft = infer(samples, name=name or out.stem, time_column=time_column, series_column=series_column)
+    out.write_text(draft.contract_yaml(), encoding="utf-8")
+    catalog_text = draft.catalog_yaml()
+    if catalog_text is not None:
+        catalog_path.write_text(catalog_text, encoding="utf-8")
+    summary = {
+        "contract": display_path(out),
+        "catalog": display_path(catalog_path) if catalog_text is not None else None,
+        "key": draft.key,
+        "cadence": draft.cadence,
+        "fields": {c.name: c.type for c in draft.columns},
+    }
+    if fmt is OutputFormat.json:
+        emit_json(summary)
+    else:
+        wrote = f" and {summary['catalog']} ({len(draft.catalog)} series)" if catalog_text is not None else ""
+        typer.echo(
+            f"wrote {summary['contract']}{wrote}: {len(draft.columns)} fields, key [{', '.join(draft.key)}], "
+            f"cadence {draft.cadence or 'none'}; a draft: read each note, then lint and validate it"
+        )
+
+
+def check_store(
+    contract: Path,
+    store: Annotated[str, typer.Argument(metavar="STORE", help="A .duckdb file or a postgresql:// URL.")],
+    catalog: CatalogOption = None,
+    now: Annotated[str | None, typer.Option("--now", help="Instant freshness is judged at.")] = None,
+    coverage_from: FromOption = None,
+    coverage_to: ToOption = None,
+    lock_timeout: LockTimeoutOption = 60.0,
+    quiet: QuietOption = False,
+    fmt: ReportFormatOption = ReportFormat.text,
+) -> None:
+    """Validate what consumers read (latest revision per key): freshness, completeness, every clause."""
+    from tscontract.contract.loader import load_contract
+    from tscontract.engines import checked_coverage
+    from tscontract.engines import validate as run_validate
+    from tscontract.gate.store import RUNS, open_store, table_base
+
+    coverage = checked_coverage(parse_coverage(coverage_from, coverage_to))
+    parsed = load_contract(contract)
+    opened = open_store(store, read_only=True, lock_timeout=lock_timeout)
+    try:
+        opened.require_tables(RUNS, table_base(parsed) + "__published", table_base(parsed))
+        published = opened.read_latest(parsed)
+    finally:
+        opened.close()
+    # the store holds all the data: a catalog series that never arrived is stale
+    report = run_validate(parsed, published, catalog=catalog, now=parse_now(now), all_series=True, coverage=coverage)
+    report.data = [f"{store} ({parsed.contract}: latest revision per key)"]
+    print_report(report, fmt, contract, quiet)
+    raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
