@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from tscontract.contract.types import DataType
+from tscontract.typemap.sql import sql_type
 
 EPOCH_PLAUSIBLE = ("1990-01-01", "2100-01-01")  # epochs outside: a changed unit (s read as ms lands in 1970)
 _FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
@@ -124,20 +125,6 @@ def json_value(value: Any) -> Any:
     if isinstance(value, datetime):
         return instant_json(value)
     return value
-
-
-def sql_type(dtype: DataType) -> str:
-    return {
-        "string": "VARCHAR",
-        "enum": "VARCHAR",
-        "bool": "BOOLEAN",
-        "int": {8: "TINYINT", 16: "SMALLINT", 32: "INTEGER"}.get(dtype.bits or 64, "BIGINT"),
-        "float": "FLOAT" if dtype.bits == 32 else "DOUBLE",
-        "decimal": f"DECIMAL({dtype.precision},{dtype.scale})",
-        "timestamp": "TIMESTAMPTZ",
-        "date": "DATE",
-        "bytes": "BLOB",
-    }[dtype.kind]
 
 
 @dataclass
