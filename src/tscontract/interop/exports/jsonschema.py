@@ -40,6 +40,7 @@ from tscontract.errors import InputError
 from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import batch_reason, field_doc_parts, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
+from tscontract.typemap.jsonschema import int_bounds, json_type
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 TAG = "tscontract check "
@@ -56,17 +57,6 @@ _NEGATIVE = r"^-(?!0+(\.0+)?$)"
 _POSITIVE = r"^\+?(?!0+(\.0+)?$)[0-9]"
 _FLIP = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE, exp.EQ: exp.EQ, exp.NEQ: exp.NEQ}
 _NUMBER_KEYWORDS = {exp.GTE: "minimum", exp.GT: "exclusiveMinimum", exp.LTE: "maximum", exp.LT: "exclusiveMaximum"}
-_JSON_TYPE = {
-    "string": "string",
-    "enum": "string",
-    "decimal": "string",
-    "timestamp": "string",
-    "date": "string",
-    "bytes": "string",
-    "int": "integer",
-    "float": "number",
-    "bool": "boolean",
-}
 
 
 class _Inexpressible(Exception):
@@ -91,14 +81,13 @@ def fraction_pattern(unit: str) -> str:
 def type_schema(dtype: DataType) -> dict[str, Any]:
     """The JSON Schema of a non-null value of ``dtype``."""
     kind = dtype.kind
-    schema: dict[str, Any] = {"type": _JSON_TYPE[kind]}
+    schema: dict[str, Any] = {"type": json_type(dtype)}
     if kind == "enum":
         schema["enum"] = list(dtype.members)
     elif kind == "decimal":
         schema["pattern"] = decimal_pattern(dtype.precision or 0, dtype.scale or 0)
     elif kind == "int":
-        bits = dtype.bits or 64
-        schema["minimum"], schema["maximum"] = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+        schema["minimum"], schema["maximum"] = int_bounds(dtype.bits or 64)
     elif kind == "timestamp":
         schema["pattern"] = INSTANT
     elif kind == "date":
