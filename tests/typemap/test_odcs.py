@@ -52,3 +52,12 @@ def test_every_plain_physical_cell_reads_back_as_its_row() -> None:
         if "{" not in cells.odcs_physical and key != "enum":
             assert SQL_READS[cells.odcs_physical.lower()] == key
     assert SQL_READS["float"] == "float64"
+
+
+def test_unsigned_integers_read_as_the_next_wider_type() -> None:
+    from tscontract.typemap.odcs import UNSIGNED_READS
+    from tscontract.typemap.protobuf import SCALAR_READS
+
+    # MySQL's and proto's unsigned types agree: 32 bits read as int64, 64 bits as decimal(20,0)
+    assert UNSIGNED_READS["uint"] == SCALAR_READS["uint32"] == "int64"
+    assert UNSIGNED_READS["ubigint"] == SCALAR_READS["uint64"] == "decimal(20,0)"

@@ -18,9 +18,9 @@ from typing import Any
 
 from tscontract.contract.types import DataType
 from tscontract.typemap.sql import sql_type
+from tscontract.typemap.table import FRACTION_DIGITS
 
 EPOCH_PLAUSIBLE = ("1990-01-01", "2100-01-01")  # epochs outside: a changed unit (s read as ms lands in 1970)
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _EPOCH_TO_US = {"s": "* 1000000", "ms": "* 1000", "us": "", "ns": "// 1000"}
 _INT_BITS = {
     "TINYINT": 8,
@@ -230,7 +230,7 @@ def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
         col.utc_fail = (
             f"(NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND NOT regexp_matches({raw}, '{_UTC_SUFFIX}'))"
         )
-        digits = _FRACTION_DIGITS[unit]
+        digits = FRACTION_DIGITS[unit]
         col.precision_fail = f"(NOT {epoch} AND length(rtrim(regexp_extract({raw}, '\\.(\\d+)', 1), '0')) > {digits})"
         # examples show a UTC instant read without loss in the one report form; anything else as written
         lossless = (
@@ -318,7 +318,7 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
         col.typed = f"TRY_CAST({raw} AS {target})"
     elif kind == "timestamp":
         unit = dtype.time_unit or "ms"
-        digits = _FRACTION_DIGITS[unit]
+        digits = FRACTION_DIGITS[unit]
         nanos = is_nanosecond_type(physical)
         if is_instant_type(physical) and nanos:
             col.typed = instant_from_nanoseconds(raw)

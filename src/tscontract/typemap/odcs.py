@@ -90,6 +90,15 @@ NAIVE_NAMES: Final = (
     "smalldatetime",
 )
 
+# MySQL's unsigned integers (as sqlglot names them): the next wider type, with >= 0
+UNSIGNED_READS: Final[dict[str, str]] = {
+    "utinyint": "int16",
+    "usmallint": "int32",
+    "umediumint": "int32",
+    "uint": "int64",
+    "ubigint": "decimal(20,0)",
+}
+
 
 def time_unit(digits: str | None) -> str:
     """The time unit of a SQL timestamp's fraction digits (``TIMESTAMP(3)``: ms); microseconds unstated."""

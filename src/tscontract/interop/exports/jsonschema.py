@@ -41,11 +41,11 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import batch_reason, field_doc_parts, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.typemap.jsonschema import int_bounds, json_type
+from tscontract.typemap.table import FRACTION_DIGITS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 TAG = "tscontract check "
 _OPTIONS = ("id",)
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _OFFSET = "([Zz]|[+-][0-9]{2}:[0-9]{2})"
 INSTANT = (
     r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
@@ -73,7 +73,7 @@ def decimal_pattern(precision: int, scale: int) -> str:
 
 def fraction_pattern(unit: str) -> str:
     """An RFC 3339 instant with no finer fraction than ``unit`` (trailing zeros are not precision)."""
-    digits = _FRACTION_DIGITS[unit]
+    digits = FRACTION_DIGITS[unit]
     fraction = rf"(\.[0-9]{{1,{digits}}}0*)?" if digits else r"(\.0+)?"
     return rf"^[^.]*{fraction}{_OFFSET}?$"
 
