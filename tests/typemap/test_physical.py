@@ -48,3 +48,10 @@ def test_spark_types() -> None:
     assert _duckdb_type(types.TimestampType()) == "TIMESTAMP WITH TIME ZONE"
     assert _duckdb_type(types.ByteType()) == "TINYINT"
     assert _duckdb_type(types.DecimalType(18, 8)) == "DECIMAL(18,8)"
+
+
+def test_duckdb_int_bits_agree_with_the_table() -> None:
+    from tscontract.typemap.physical import DUCKDB_INT_BITS
+
+    for bits in (8, 16, 32, 64):
+        assert DUCKDB_INT_BITS[TABLE[f"int{bits}"].duckdb] == bits

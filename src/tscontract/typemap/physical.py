@@ -71,3 +71,18 @@ ARROW_POSTGRES: Final[dict[str, str]] = {
     "float": "real",
     "date32[day]": "date",
 }
+
+# DuckDB's integer types -> the bits of the signed contract integer that holds every value (an unsigned
+# type needs the next wider one): a declared int<bits> takes a physical type of at most as many
+DUCKDB_INT_BITS: Final[dict[str, int]] = {
+    "TINYINT": 8,
+    "SMALLINT": 16,
+    "INTEGER": 32,
+    "BIGINT": 64,
+    "UTINYINT": 16,
+    "USMALLINT": 32,
+    "UINTEGER": 64,
+    "UBIGINT": 128,
+    "HUGEINT": 128,
+    "UHUGEINT": 256,
+}
