@@ -35,6 +35,7 @@ from tscontract.plan.checks import CheckPlan
 from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident, sql_string
+from tscontract.typemap.physical import CLICKHOUSE_NAMES
 
 # SQL's NULL semantics where ClickHouse's defaults differ: an outer join's missing side is NULL (not
 # the type's default), an aggregate over no row is NULL (not 0), a cast keeps NULL; instants in UTC;
@@ -49,24 +50,6 @@ SETTINGS = {
     "aggregate_functions_null_for_empty": "1",
     "cast_keep_nullable": "1",
     "union_default_mode": "'ALL'",
-}
-_SIMPLE_TYPES = {
-    "String": "VARCHAR",
-    "FixedString": "VARCHAR",
-    "Bool": "BOOLEAN",
-    "Int8": "TINYINT",
-    "Int16": "SMALLINT",
-    "Int32": "INTEGER",
-    "Int64": "BIGINT",
-    "Int128": "HUGEINT",
-    "UInt8": "UTINYINT",
-    "UInt16": "USMALLINT",
-    "UInt32": "UINTEGER",
-    "UInt64": "UBIGINT",
-    "Float32": "FLOAT",
-    "Float64": "DOUBLE",
-    "Date": "DATE",
-    "Date32": "DATE",
 }
 
 
@@ -91,8 +74,8 @@ def duckdb_type(ch_type: str) -> str:
     while match := re.fullmatch(r"(?:Nullable|LowCardinality)\((.*)\)", base):
         base = match[1]
     base = re.sub(r"^FixedString\(\d+\)$", "FixedString", base)
-    if base in _SIMPLE_TYPES:
-        return _SIMPLE_TYPES[base]
+    if base in CLICKHOUSE_NAMES:
+        return CLICKHOUSE_NAMES[base]
     match = re.fullmatch(r"Decimal(?:32|64|128|256)?\((\d+), *(\d+)\)", base)
     if match:
         return f"DECIMAL({match[1]},{match[2]})"

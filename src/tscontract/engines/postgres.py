@@ -37,26 +37,10 @@ from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident
+from tscontract.typemap.physical import ARROW_POSTGRES, POSTGRES_NAMES
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 _NUMERIC_OID = 1700
-_TYPES = {
-    "text": "VARCHAR",
-    "character varying": "VARCHAR",
-    "character": "VARCHAR",
-    "name": "VARCHAR",
-    "citext": "VARCHAR",
-    "boolean": "BOOLEAN",
-    "smallint": "SMALLINT",
-    "integer": "INTEGER",
-    "bigint": "BIGINT",
-    "real": "FLOAT",
-    "double precision": "DOUBLE",
-    "date": "DATE",
-    "bytea": "BLOB",
-    "timestamp with time zone": "TIMESTAMP WITH TIME ZONE",  # an instant
-    "timestamp without time zone": "TIMESTAMP",  # a wall-clock time with no zone: naive
-}
 
 
 def table_url(data: Any) -> str | None:
@@ -73,8 +57,8 @@ def is_postgres_url(data: Any) -> bool:
 def duckdb_type(pg_type: str) -> str:
     """A PostgreSQL column type (``format_type``) named as the column checks name physical types."""
     base = re.sub(r"\(\d+\)", "", pg_type)  # timestamp(3) with time zone, varchar(12)
-    if base in _TYPES:
-        return _TYPES[base]
+    if base in POSTGRES_NAMES:
+        return POSTGRES_NAMES[base]
     match = re.fullmatch(r"numeric\((\d+),(\d+)\)", pg_type)
     if match:
         return f"DECIMAL({match[1]},{match[2]})"
@@ -179,14 +163,7 @@ def postgres_type(arrow: Any) -> str:
         return "timestamptz" if arrow.tz else "timestamp"
     if pa.types.is_string(arrow) or pa.types.is_large_string(arrow):
         return "text"
-    simple = {
-        "int64": "bigint",
-        "int32": "integer",
-        "int16": "smallint",
-        "bool": "boolean",
-        "double": "double precision",
-    }
-    found = simple.get(str(arrow)) or {"float": "real", "date32[day]": "date"}.get(str(arrow))
+    found = ARROW_POSTGRES.get(str(arrow))
     if found is None:
         raise InputError(f"no PostgreSQL type for Arrow {arrow}")
     return found

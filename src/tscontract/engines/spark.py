@@ -48,6 +48,7 @@ from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
 from tscontract.shown import engine_message
+from tscontract.typemap.physical import SPARK_NAMES
 
 DEFAULT_MASTER = "local[*]"
 SPARK_TABLE_PREFIX = "spark:"
@@ -200,22 +201,8 @@ def _duckdb_type(dtype: Any) -> str:
     """A Spark column type named as the column checks name physical types (DuckDB's names)."""
     from pyspark.sql import types as T
 
-    simple = {
-        T.StringType: "VARCHAR",
-        T.BooleanType: "BOOLEAN",
-        T.ByteType: "TINYINT",
-        T.ShortType: "SMALLINT",
-        T.IntegerType: "INTEGER",
-        T.LongType: "BIGINT",
-        T.FloatType: "FLOAT",
-        T.DoubleType: "DOUBLE",
-        T.DateType: "DATE",
-        T.BinaryType: "BLOB",
-        T.TimestampType: "TIMESTAMP WITH TIME ZONE",  # Spark's TIMESTAMP is an instant
-        T.TimestampNTZType: "TIMESTAMP",  # a wall-clock time with no zone: naive
-    }
-    for cls, name in simple.items():
-        if isinstance(dtype, cls):
+    for class_name, name in SPARK_NAMES.items():
+        if isinstance(dtype, getattr(T, class_name)):
             return name
     if isinstance(dtype, T.DecimalType):
         return f"DECIMAL({dtype.precision},{dtype.scale})"

@@ -41,12 +41,14 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from tscontract.contract.model import Contract
-from tscontract.contract.types import DataType
 from tscontract.engines.inputs.sources import fetch_arrow
 from tscontract.engines.relations import register
 from tscontract.errors import InputError
 from tscontract.shown import MESSAGE_CHARS, cut, engine_message
 from tscontract.sql.columns import json_field, sql_string
+from tscontract.typemap.arrow import arrow_type
+from tscontract.typemap.sql import pg_type as _pg_type
+from tscontract.typemap.sql import sql_type as _duck_type
 
 # how long opening a DuckDB store waits while another process (another ingest) has it open
 LOCK_TIMEOUT_S = 60.0
@@ -187,26 +189,6 @@ _PRIOR_SQL = (
     f"SELECT run_id, attempt, published FROM {RUNS} WHERE contract = {{p}} AND input_hash = {{p}} "
     "ORDER BY coalesce(attempt, 1), started_at"
 )
-
-
-def _duck_type(dtype: DataType) -> str:
-    from tscontract.sql.columns import sql_type
-
-    return sql_type(dtype)
-
-
-def _pg_type(dtype: DataType) -> str:
-    return {
-        "string": "TEXT",
-        "enum": "TEXT",
-        "bool": "BOOLEAN",
-        "int": {8: "SMALLINT", 16: "SMALLINT", 32: "INTEGER"}.get(dtype.bits or 64, "BIGINT"),
-        "float": "REAL" if dtype.bits == 32 else "DOUBLE PRECISION",
-        "decimal": f"NUMERIC({dtype.precision},{dtype.scale})",
-        "timestamp": "TIMESTAMPTZ",
-        "date": "DATE",
-        "bytes": "BYTEA",
-    }[dtype.kind]
 
 
 def _pg_instant_text(value: str) -> str:
@@ -601,21 +583,6 @@ class PostgresStore(Store):
 
     def close(self) -> None:
         self.con.close()
-
-
-def arrow_type(dtype: DataType) -> pa.DataType:
-    """The Arrow type a contract type is read into (decimal128, timestamp with UTC)."""
-    return {
-        "string": pa.string(),
-        "enum": pa.string(),
-        "bool": pa.bool_(),
-        "int": pa.int64(),
-        "float": pa.float64(),
-        "decimal": pa.decimal128(dtype.precision or 38, dtype.scale or 0),
-        "timestamp": pa.timestamp(dtype.time_unit or "ms", tz="UTC"),
-        "date": pa.date32(),
-        "bytes": pa.binary(),
-    }[dtype.kind]
 
 
 def open_store(spec: str, *, read_only: bool = False, lock_timeout: float = LOCK_TIMEOUT_S) -> Store:

@@ -44,6 +44,7 @@ from tscontract.engines.inputs.sources import SOURCE_VIEW, open_source
 from tscontract.engines.sandbox import lock
 from tscontract.errors import InputError
 from tscontract.sql.columns import ident, is_instant_type, is_nanosecond_type
+from tscontract.typemap.sql import duckdb_reads
 
 # a column-name suffix and the unit it names (pint's spelling)
 UNIT_SUFFIXES: dict[str, str] = {
@@ -84,18 +85,6 @@ _INSTANT = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)
 _NAIVE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?"
 PROVENANCE = ("source_id", "ingest_run_id", "transform_version", "revision", "calibration_id")
 _PRECISION = {0: "s", 1: "ms", 2: "ms", 3: "ms", 4: "us", 5: "us", 6: "us"}
-_PHYSICAL = {
-    "TINYINT": "int8",
-    "SMALLINT": "int16",
-    "INTEGER": "int32",
-    "BIGINT": "int64",
-    "FLOAT": "float32",
-    "DOUBLE": "float64",
-    "BOOLEAN": "bool",
-    "VARCHAR": "string",
-    "DATE": "date",
-    "BLOB": "bytes",
-}
 
 
 @dataclass
@@ -280,7 +269,7 @@ def _column(name: str, physical: str, text: bool, rows: int, stats: tuple[Any, .
             "zone; convert them to UTC instants first (a mapping with zone:)"
         )
     else:
-        found = _PHYSICAL.get(upper)
+        found = duckdb_reads(upper)
         if found is None:
             raise InputError(f"column {name!r}: no contract type for the file's type {physical}")
         dtype = found

@@ -20,9 +20,9 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.engines import validate
 from tscontract.errors import InputError, display_path
-from tscontract.gate.store import arrow_type
 from tscontract.interop.exports import export
 from tscontract.plan.result import ValidationReport
+from tscontract.typemap.arrow import arrow_type
 
 
 @dataclass

@@ -17,22 +17,12 @@ from decimal import Decimal
 from typing import Any
 
 from tscontract.contract.types import DataType
+from tscontract.typemap.physical import DUCKDB_INT_BITS
+from tscontract.typemap.sql import sql_type
+from tscontract.typemap.table import FRACTION_DIGITS
 
 EPOCH_PLAUSIBLE = ("1990-01-01", "2100-01-01")  # epochs outside: a changed unit (s read as ms lands in 1970)
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _EPOCH_TO_US = {"s": "* 1000000", "ms": "* 1000", "us": "", "ns": "// 1000"}
-_INT_BITS = {
-    "TINYINT": 8,
-    "SMALLINT": 16,
-    "INTEGER": 32,
-    "BIGINT": 64,
-    "UTINYINT": 16,
-    "USMALLINT": 32,
-    "UINTEGER": 64,
-    "UBIGINT": 128,
-    "HUGEINT": 128,
-    "UHUGEINT": 256,
-}
 _JSON_NUMBER = "('BIGINT', 'UBIGINT', 'DOUBLE', 'HUGEINT')"
 _RFC3339 = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$"
 _UTC_SUFFIX = r"([Zz]|[+-]00:00)$"
@@ -124,20 +114,6 @@ def json_value(value: Any) -> Any:
     if isinstance(value, datetime):
         return instant_json(value)
     return value
-
-
-def sql_type(dtype: DataType) -> str:
-    return {
-        "string": "VARCHAR",
-        "enum": "VARCHAR",
-        "bool": "BOOLEAN",
-        "int": {8: "TINYINT", 16: "SMALLINT", 32: "INTEGER"}.get(dtype.bits or 64, "BIGINT"),
-        "float": "FLOAT" if dtype.bits == 32 else "DOUBLE",
-        "decimal": f"DECIMAL({dtype.precision},{dtype.scale})",
-        "timestamp": "TIMESTAMPTZ",
-        "date": "DATE",
-        "bytes": "BLOB",
-    }[dtype.kind]
 
 
 @dataclass
@@ -243,7 +219,7 @@ def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
         col.utc_fail = (
             f"(NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND NOT regexp_matches({raw}, '{_UTC_SUFFIX}'))"
         )
-        digits = _FRACTION_DIGITS[unit]
+        digits = FRACTION_DIGITS[unit]
         col.precision_fail = f"(NOT {epoch} AND length(rtrim(regexp_extract({raw}, '\\.(\\d+)', 1), '0')) > {digits})"
         # examples show a UTC instant read without loss in the one report form; anything else as written
         lossless = (
@@ -299,7 +275,7 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
         problem = None if physical == "BOOLEAN" else f"column is {physical}, not BOOLEAN"
     elif kind == "int":
         bits = dtype.bits or 64
-        have = _INT_BITS.get(physical)
+        have = DUCKDB_INT_BITS.get(physical)
         if have is None:
             problem = f"column is {physical}, not an integer type"
         elif have > bits:
@@ -307,14 +283,14 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
             row_fail = f"{raw} NOT BETWEEN {low} AND {high}"
             reason = f"'outside int{bits}'"
     elif kind == "float":
-        if physical not in ("FLOAT", "DOUBLE") and base not in _INT_BITS and base != "DECIMAL":
+        if physical not in ("FLOAT", "DOUBLE") and base not in DUCKDB_INT_BITS and base != "DECIMAL":
             problem = f"column is {physical}, not a number"
     elif kind == "decimal":
         found = _decimal_type(physical)
         integer_digits = (dtype.precision or 0) - (dtype.scale or 0)
         if physical in ("FLOAT", "DOUBLE"):
             problem = f"column is {physical} where {dtype.text} is declared: floats are not decimals"
-        elif found is not None or physical in _INT_BITS:
+        elif found is not None or physical in DUCKDB_INT_BITS:
             p, s = found if found else (39, 0)
             checks, reasons = [], []
             if s > (dtype.scale or 0):
@@ -331,7 +307,7 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
         col.typed = f"TRY_CAST({raw} AS {target})"
     elif kind == "timestamp":
         unit = dtype.time_unit or "ms"
-        digits = _FRACTION_DIGITS[unit]
+        digits = FRACTION_DIGITS[unit]
         nanos = is_nanosecond_type(physical)
         if is_instant_type(physical) and nanos:
             col.typed = instant_from_nanoseconds(raw)
@@ -342,7 +318,7 @@ def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
         elif physical.startswith("TIMESTAMP"):
             col.typed = f"CAST({raw} AS TIMESTAMP) AT TIME ZONE 'UTC'"
             col.utc_fail = f"{raw} IS NOT NULL"
-        elif base in _INT_BITS:
+        elif base in DUCKDB_INT_BITS:
             col.typed = _epoch_timestamp(f"CAST({raw} AS HUGEINT)", unit)
             low, high = EPOCH_PLAUSIBLE
             row_fail = f"{col.typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}'"

@@ -17,7 +17,6 @@ are listed as not exported, with the batch-level clauses.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from tscontract.contract.model import FieldSpec
@@ -33,6 +32,7 @@ from tscontract.interop.exports._records import (
 )
 from tscontract.plan.checks import CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.typemap.avro import avro_type, states_unit
 
 # what the Avro schema states of each kind of check, and why it states none of the others
 HANDLERS = frozenset(
@@ -54,9 +54,6 @@ UNSUPPORTED: dict[CheckKind, str] = {
     CheckKind.SERIES_PATTERN: _NO_CONSTRAINTS,
 }
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_TIMESTAMP = {"s": "timestamp-millis", "ms": "timestamp-millis", "us": "timestamp-micros", "ns": "timestamp-nanos"}
-_LOGICAL_UNIT = {"timestamp-millis": "ms", "timestamp-micros": "us", "timestamp-nanos": "ns"}
 _OPTIONS = ("namespace",)
 
 
@@ -87,11 +84,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
             entry["aliases"] = list(spec.aliases)
         avro_fields.append(entry)
 
-    precision_ok = all(
-        _LOGICAL_UNIT.get(_TIMESTAMP[s.type.time_unit or "ms"]) == s.type.time_unit
-        for s in contract.fields.values()
-        if s.type.kind == "timestamp"
-    )
+    precision_ok = all(states_unit(s.type) for s in contract.fields.values() if s.type.kind == "timestamp")
     for check in plan.checks:
         reason = batch_reason(check)
         if reason is not None:
@@ -128,31 +121,5 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
 
 def _avro_type(record_name: str, name: str, spec: FieldSpec) -> tuple[Any, str | None]:
     """The Avro type of a field, and why it does not state the declared type exactly (or ``None``)."""
-    dtype = spec.type
-    kind = dtype.kind
-    if kind == "decimal":
-        return {"type": "bytes", "logicalType": "decimal", "precision": dtype.precision, "scale": dtype.scale}, None
-    if kind == "timestamp":
-        return {"type": "long", "logicalType": _TIMESTAMP[dtype.time_unit or "ms"]}, None
-    if kind == "int":
-        if (dtype.bits or 64) > 32:
-            return "long", None
-        if dtype.bits == 32:
-            return "int", None
-        return "int", f"Avro int is 32 bits; the int{dtype.bits} range is checked by tscontract"
-    if kind == "float":
-        return ("float" if dtype.bits == 32 else "double"), None
-    if kind == "bool":
-        return "boolean", None
-    if kind == "date":
-        return {"type": "int", "logicalType": "date"}, None
-    if kind == "bytes":
-        return "bytes", None
-    if kind == "enum":
-        if all(_NAME.match(m) for m in dtype.members):
-            enum_name = camel(name)
-            if enum_name == record_name:
-                enum_name += "Enum"
-            return {"type": "enum", "name": enum_name, "symbols": list(dtype.members)}, None
-        return "string", "enum members that are not Avro names travel as strings; membership is checked by tscontract"
-    return "string", None
+    enum_name = camel(name)
+    return avro_type(spec.type, enum_name + "Enum" if enum_name == record_name else enum_name)

@@ -33,21 +33,11 @@ import sqlglot.expressions as exp
 
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
+from tscontract.typemap.cel import cel_kind
 
 _RESERVED = {
     *("as", "break", "const", "continue", "else", "for", "function", "if", "import", "let", "loop"),
     *("package", "namespace", "return", "var", "void", "in", "null", "true", "false"),
-}
-_KINDS = {
-    "decimal": "decimal",
-    "int": "int",
-    "float": "double",
-    "string": "string",
-    "enum": "string",
-    "bool": "bool",
-    "timestamp": "timestamp",
-    "date": "date",
-    "bytes": "bytes",
 }
 _NUMERIC = ("int", "decimal", "double", "number")
 _CEL_OP = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
@@ -322,7 +312,7 @@ class _Compiler:
             dtype = self.types.get(node.name)
             if dtype is None:
                 raise CelUnsupported(f"{node.name!r} is not a field of the record")
-            kind = _KINDS[dtype.kind]
+            kind = cel_kind(dtype)
             guard = _presence(node.name) if node.name in self.nullable else TRUE
             return _Value(field_ref(node.name), kind, guard)
         if isinstance(node, exp.Literal):

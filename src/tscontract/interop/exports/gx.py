@@ -48,6 +48,7 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import RAW_INPUT
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.typemap.table import FRACTION_DIGITS
 
 HANDLERS = frozenset(
     {
@@ -71,7 +72,6 @@ HANDLERS = frozenset(
 _RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?"
 # a value that reads as an RFC 3339 instant must be written at UTC; anything else is the type's business
 UTC_REGEX = rf"^(?!{_RFC3339}$)|([Zz]|[+-]00:00)$"
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 # what the suite states of each kind of check (HANDLERS), and why it states none of the others
 _CALIBRATION = (
@@ -219,7 +219,7 @@ def _refuse_floats(predicate: exp.Expression, plan: CheckPlan) -> None:
 
 def precision_regex(unit: str) -> str:
     """Passes unless the first fraction has a significant digit past ``unit``'s places."""
-    digits = _FRACTION_DIGITS[unit]
+    digits = FRACTION_DIGITS[unit]
     return rf"^(?![^.]*\.\d{{{digits}}}0*[1-9])"
 
 

@@ -41,6 +41,8 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import RECORD_UNSUPPORTED, batch_reason, field_doc_parts, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.typemap.jsonschema import int_bounds, json_type
+from tscontract.typemap.table import FRACTION_DIGITS
 
 # what the schema states of each kind of check, and why it states none of the others
 HANDLERS = frozenset(
@@ -64,7 +66,6 @@ UNSUPPORTED: dict[CheckKind, str] = {
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 TAG = "tscontract check "
 _OPTIONS = ("id",)
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _OFFSET = "([Zz]|[+-][0-9]{2}:[0-9]{2})"
 INSTANT = (
     r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)"
@@ -76,17 +77,6 @@ _NEGATIVE = r"^-(?!0+(\.0+)?$)"
 _POSITIVE = r"^\+?(?!0+(\.0+)?$)[0-9]"
 _FLIP = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE, exp.EQ: exp.EQ, exp.NEQ: exp.NEQ}
 _NUMBER_KEYWORDS = {exp.GTE: "minimum", exp.GT: "exclusiveMinimum", exp.LTE: "maximum", exp.LT: "exclusiveMaximum"}
-_JSON_TYPE = {
-    "string": "string",
-    "enum": "string",
-    "decimal": "string",
-    "timestamp": "string",
-    "date": "string",
-    "bytes": "string",
-    "int": "integer",
-    "float": "number",
-    "bool": "boolean",
-}
 
 
 class _Inexpressible(Exception):
@@ -103,7 +93,7 @@ def decimal_pattern(precision: int, scale: int) -> str:
 
 def fraction_pattern(unit: str) -> str:
     """An RFC 3339 instant with no finer fraction than ``unit`` (trailing zeros are not precision)."""
-    digits = _FRACTION_DIGITS[unit]
+    digits = FRACTION_DIGITS[unit]
     fraction = rf"(\.[0-9]{{1,{digits}}}0*)?" if digits else r"(\.0+)?"
     return rf"^[^.]*{fraction}{_OFFSET}?$"
 
@@ -111,14 +101,13 @@ def fraction_pattern(unit: str) -> str:
 def type_schema(dtype: DataType) -> dict[str, Any]:
     """The JSON Schema of a non-null value of ``dtype``."""
     kind = dtype.kind
-    schema: dict[str, Any] = {"type": _JSON_TYPE[kind]}
+    schema: dict[str, Any] = {"type": json_type(dtype)}
     if kind == "enum":
         schema["enum"] = list(dtype.members)
     elif kind == "decimal":
         schema["pattern"] = decimal_pattern(dtype.precision or 0, dtype.scale or 0)
     elif kind == "int":
-        bits = dtype.bits or 64
-        schema["minimum"], schema["maximum"] = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+        schema["minimum"], schema["maximum"] = int_bounds(dtype.bits or 64)
     elif kind == "timestamp":
         schema["pattern"] = INSTANT
     elif kind == "date":

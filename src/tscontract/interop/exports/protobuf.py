@@ -36,6 +36,7 @@ from tscontract.interop.exports._records import (
 )
 from tscontract.plan.checks import CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.typemap.protobuf import proto_type, type_loss
 
 # what the .proto states of each kind of check, and why it states none of the others
 HANDLERS = frozenset({CheckKind.TYPE, CheckKind.UTC_INSTANT})
@@ -52,7 +53,6 @@ UNSUPPORTED: dict[CheckKind, str] = {
     CheckKind.SERIES_PATTERN: _NO_CONSTRAINTS,
 }
 
-_SCALARS = {"string": "string", "bool": "bool", "bytes": "bytes", "decimal": "string", "date": "string"}
 _FIRST_RESERVED, _LAST_RESERVED = 19000, 19999  # numbers protobuf keeps for itself
 _OPTIONS = ("lock", "package")
 
@@ -196,16 +196,7 @@ def _major(contract: Contract) -> str:
 
 def _type_gap(spec: FieldSpec) -> str | None:
     """Why the proto type does not state the declared type exactly, or ``None``."""
-    dtype = spec.type
-    if dtype.kind == "decimal":
-        return "decimals travel as exact decimal text in a string; precision and scale are checked by tscontract"
-    if dtype.kind == "date":
-        return "dates travel as ISO text in a string; the format is checked by tscontract"
-    if dtype.kind == "enum":
-        return "proto3 enums are open (an unknown number is kept) and have an UNSPECIFIED zero value"
-    if dtype.kind == "int" and (dtype.bits or 64) < 32:
-        return f"protobuf has no int{dtype.bits}; int32 is wider, the range is checked by tscontract"
-    return None
+    return type_loss(spec.type)
 
 
 def _enum_type(message: str, name: str) -> str:
@@ -214,16 +205,7 @@ def _enum_type(message: str, name: str) -> str:
 
 
 def _proto_type(message: str, name: str, spec: FieldSpec) -> str:
-    dtype = spec.type
-    if dtype.kind == "timestamp":
-        return "google.protobuf.Timestamp"
-    if dtype.kind == "int":
-        return "int64" if (dtype.bits or 64) > 32 else "int32"
-    if dtype.kind == "float":
-        return "float" if dtype.bits == 32 else "double"
-    if dtype.kind == "enum":
-        return _enum_type(message, name)
-    return _SCALARS[dtype.kind]
+    return proto_type(spec.type, _enum_type(message, name))
 
 
 def _comment(lines: list[str], indent: str = "") -> list[str]:

@@ -31,17 +31,10 @@ from tscontract.interop.imports.base import (
     restore_record_lines,
 )
 from tscontract.interop.odcs.read import Imported
+from tscontract.typemap.avro import LOGICAL_UNIT, PRIMITIVE_READS
 
-_PRIMITIVE = {
-    "boolean": "bool",
-    "int": "int32",
-    "long": "int64",
-    "float": "float32",
-    "double": "float64",
-    "bytes": "bytes",
-    "string": "string",
-}
-_INSTANT = {"timestamp-millis": "ms", "timestamp-micros": "us", "timestamp-nanos": "ns"}
+_PRIMITIVE = PRIMITIVE_READS
+_INSTANT = LOGICAL_UNIT
 _NAIVE = {"local-timestamp-millis": "ms", "local-timestamp-micros": "us", "local-timestamp-nanos": "ns"}
 _CONNECT = {  # Kafka Connect / Debezium semantic types: (tscontract type, reason when read as near)
     "org.apache.kafka.connect.data.Timestamp": ("timestamp_ms_utc", None),

@@ -17,16 +17,10 @@ from typing import Any
 from tscontract.errors import InputError
 from tscontract.interop.imports.base import SchemaDraft, contract_name, finish, sql_clause, sql_type
 from tscontract.interop.odcs.read import Imported, number_text
+from tscontract.typemap.odcs import UNSIGNED_READS
 
 _DIALECTS = ("postgres", "mysql", "snowflake", "bigquery", "tsql", None)
-# MySQL's unsigned integers (as sqlglot names them): the next wider type, with >= 0
-_UNSIGNED = {
-    "utinyint": "int16",
-    "usmallint": "int32",
-    "umediumint": "int32",
-    "uint": "int64",
-    "ubigint": "decimal(20,0)",
-}
+_UNSIGNED = UNSIGNED_READS
 
 
 def _statements(text: str) -> tuple[list[Any], str]:

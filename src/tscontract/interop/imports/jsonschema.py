@@ -31,9 +31,10 @@ from tscontract.interop.imports.base import (
     restore_record_lines,
 )
 from tscontract.interop.odcs.read import Imported
+from tscontract.typemap.jsonschema import INT32, INT64
 
-_INT32 = (-(2**31), 2**31 - 1)
-_INT64 = (-(2**63), 2**63 - 1)
+_INT32 = INT32
+_INT64 = INT64
 _ROOT_TAKEN = ("$schema", "$id", "id", "type", "properties", "required", "title", "description", "$defs")
 _ROOT_TAKEN += ("definitions", "$comment", "additionalProperties")
 _PROPERTY_TAKEN = ("type", "description", "title", "default", "$comment", "format", "enum", "const", "pattern")

@@ -36,29 +36,14 @@ from tscontract.interop.imports.base import (
     restore_record_lines,
 )
 from tscontract.interop.odcs.read import Imported
+from tscontract.typemap.protobuf import SCALAR_READS
 
 _TOKEN = re.compile(
     r"(?P<ws>\s+)|(?P<line>//[^\n]*)|(?P<block>/\*.*?\*/)|(?P<string>\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
     r"|(?P<word>[A-Za-z_.][A-Za-z0-9_.]*)|(?P<number>[-+]?[0-9][0-9A-Za-z_.+-]*)|(?P<symbol>[{}\[\]()<>;=,:])",
     re.S,
 )
-_SCALAR = {
-    "double": "float64",
-    "float": "float32",
-    "int32": "int32",
-    "sint32": "int32",
-    "sfixed32": "int32",
-    "int64": "int64",
-    "sint64": "int64",
-    "sfixed64": "int64",
-    "uint32": "int64",
-    "fixed32": "int64",
-    "uint64": "decimal(20,0)",
-    "fixed64": "decimal(20,0)",
-    "bool": "bool",
-    "string": "string",
-    "bytes": "bytes",
-}
+_SCALAR = SCALAR_READS
 _UNSIGNED = ("uint32", "fixed32", "uint64", "fixed64")
 _WRAPPERS = {
     "DoubleValue": "double",

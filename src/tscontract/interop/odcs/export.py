@@ -56,6 +56,7 @@ from tscontract.interop.odcs.yaml_out import dump
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
 from tscontract.sql.columns import sql_string
+from tscontract.typemap.odcs import logical_type, physical_type
 
 API_VERSION = "v3.1.0"
 ENGINE = "tscontract"
@@ -77,21 +78,6 @@ _DIMENSION = {
     "calibration_in_force": "accuracy",
     "plausibility": "accuracy",
     "scale_shift": "accuracy",
-}
-_DATE_FORMAT = {"s": "", "ms": ".SSS", "us": ".SSSSSS", "ns": ".SSSSSSSSS"}
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
-_SQL_TYPES = {
-    "string": "VARCHAR",
-    "enum": "VARCHAR",
-    "bool": "BOOLEAN",
-    "date": "DATE",
-    "bytes": "BLOB",
-    "float32": "REAL",
-    "float64": "DOUBLE",
-    "int8": "TINYINT",
-    "int16": "SMALLINT",
-    "int32": "INTEGER",
-    "int64": "BIGINT",
 }
 # sections ODCS has no field for, as customProperties of the schema object (contract key -> property)
 _SECTIONS = {
@@ -238,7 +224,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
 
 def _property(contract: Contract, name: str) -> dict[str, Any]:
     spec = contract.fields[name]
-    logical, options = _logical_type(spec.type)
+    logical, options = logical_type(spec.type)
     entry: dict[str, Any] = {"name": name, "physicalName": name, "logicalType": logical}
     if options:
         entry["logicalTypeOptions"] = options
@@ -261,36 +247,6 @@ def _property(contract: Contract, name: str) -> dict[str, Any]:
     if properties:
         entry["customProperties"] = properties
     return entry
-
-
-def physical_type(dtype: DataType) -> str:
-    """The column's SQL type as DuckDB spells it (PostgreSQL reads it too, BLOB and TINYINT aside)."""
-    kind = dtype.kind
-    if kind == "timestamp":
-        return f"TIMESTAMP({_FRACTION_DIGITS[dtype.time_unit or 'ms']}) WITH TIME ZONE"
-    if kind == "decimal":
-        return f"DECIMAL({dtype.precision},{dtype.scale or 0})"
-    if kind in ("int", "float"):
-        return _SQL_TYPES[f"{kind}{dtype.bits or 64}"]
-    return _SQL_TYPES[kind]
-
-
-def _logical_type(dtype: DataType) -> tuple[str, dict[str, Any]]:
-    kind = dtype.kind
-    if kind == "int":
-        return "integer", {"format": f"i{dtype.bits or 64}"}
-    if kind == "float":
-        return "number", {"format": f"f{dtype.bits or 64}"}
-    if kind == "decimal":
-        return "number", {}  # precision and scale: the physicalType DECIMAL(p,s)
-    if kind == "bool":
-        return "boolean", {}
-    if kind == "timestamp":
-        text = f"yyyy-MM-dd'T'HH:mm:ss{_DATE_FORMAT[dtype.time_unit or 'ms']}'Z'"
-        return "timestamp", {"format": text, "timezone": True, "defaultTimezone": "Etc/UTC"}
-    if kind == "date":
-        return "date", {"format": "yyyy-MM-dd"}
-    return "string", {}
 
 
 def _pattern(check: Check) -> str | None:

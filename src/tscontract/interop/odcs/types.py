@@ -16,62 +16,15 @@ from typing import Any
 
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.types import parse_type
+from tscontract.typemap.odcs import NAIVE_NAMES, SQL_READS, ZONED_NAMES, time_unit
 
 _TSCONTRACT = re.compile(
     r"^(string|bool|int(8|16|32|64)|float(32|64)|date|bytes|timestamp_(s|ms|us|ns)_utc"
     r"|(decimal|numeric)\(\s*\d+\s*,\s*\d+\s*\)|enum\[.*\])$"
 )
-_SQL = {
-    "string": (
-        "varchar",
-        "char",
-        "character",
-        "character varying",
-        "nvarchar",
-        "nchar",
-        "text",
-        "string",
-        "uuid",
-        "clob",
-        "varchar2",
-        "nvarchar2",
-        "citext",
-        "str",
-        "bpchar",
-        "longtext",
-        "mediumtext",
-        "tinytext",
-    ),
-    "bool": ("boolean", "bool", "bit", "logical"),
-    "int8": ("tinyint", "byte", "int1"),
-    "int16": ("smallint", "int2", "short", "smallserial"),
-    "int32": ("integer", "int", "int4", "serial", "mediumint"),
-    "int64": ("bigint", "int8", "long", "bigserial", "int64", "integer64"),
-    "float32": ("real", "float4", "float32"),
-    "float64": ("double", "double precision", "float8", "float", "float64", "binary_double"),
-    "date": ("date",),
-    "bytes": ("bytes", "binary", "varbinary", "bytea", "blob", "longblob", "image"),
-}
-_SQL_TYPES = {name: tsc for tsc, names in _SQL.items() for name in names}
-_ZONED = (
-    "timestamptz",
-    "timestamp with time zone",
-    "timestamp_tz",
-    "timestamp_ltz",
-    "timestampltz",
-    "datetimeoffset",
-    "timestamp with local time zone",
-    "datetime2 with time zone",
-)
-_NAIVE = (
-    "timestamp",
-    "timestamp without time zone",
-    "timestamp_ntz",
-    "timestampntz",
-    "datetime",
-    "datetime2",
-    "smalldatetime",
-)
+_SQL_TYPES = SQL_READS
+_ZONED = ZONED_NAMES
+_NAIVE = NAIVE_NAMES
 _NESTED = (
     "object",
     "array",
@@ -286,9 +239,9 @@ def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | Non
             instead=as_float,
         )
     if name in _ZONED or name.startswith("timestamp with time zone"):
-        return Read(f"timestamp_{_time_unit(first)}_utc")
+        return Read(f"timestamp_{time_unit(first)}_utc")
     if name in _NAIVE:
-        instant = f"timestamp_{_time_unit(first)}_utc"
+        instant = f"timestamp_{time_unit(first)}_utc"
         listed = f"{physical!r} has no time zone: read as a UTC instant (values without an offset fail time.timezone)"
         return Read(instant, naive=True, instead=(instant, listed))
     if name in ("time", "time without time zone", "time with time zone", "timetz"):
@@ -310,13 +263,6 @@ def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | Non
             )
         return Read(tsc, length)
     return None
-
-
-def _time_unit(digits: str | None) -> str:
-    if digits is None or not digits.isdigit():
-        return "us"
-    n = int(digits)
-    return next(unit for limit, unit in ((0, "s"), (3, "ms"), (6, "us"), (9, "ns")) if n <= limit)
 
 
 def field_type(prop: dict[str, Any], choices: Choices, server: str | None = None) -> Read:
