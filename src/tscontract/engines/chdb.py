@@ -2,7 +2,7 @@
 
 :class:`ChdbConnection` stands where the embedded engine's DuckDB connection
 stands. The validation run (engines/duckdb.py) issues its statements to it; each
-is generated for ClickHouse by engines/chdb_sql.py and run in one chdb session
+is generated for ClickHouse by sql/dialects.py (TscClickHouse) and run in one chdb session
 (time zone UTC, SQL's NULL semantics). Temporary tables are ``Memory`` tables
 of that session, views its views; results come back as Arrow, so instants arrive
 as UTC and decimals exact.
@@ -22,10 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import sqlglot
 import sqlglot.expressions as exp
 
-from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.duckdb import memory_limit
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.sandbox import SqlTimeout, contract_sql_timeout_s
@@ -35,6 +33,7 @@ from tscontract.plan.checks import CheckPlan
 from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident, sql_string
+from tscontract.sql.dialects import TscClickHouse, transpile
 
 # SQL's NULL semantics where ClickHouse's defaults differ: an outer join's missing side is NULL (not
 # the type's default), an aggregate over no row is NULL (not 0), a cast keeps NULL; instants in UTC;
@@ -144,7 +143,7 @@ class ChdbConnection(TranslatedConnection):
     def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
         """A contract's own query, stopped by ClickHouse after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
         seconds = contract_sql_timeout_s()
-        query = to_clickhouse(sqlglot.parse_one(sql, read="duckdb"), self.columns)
+        query = transpile(sql, TscClickHouse(columns=self.columns))
         try:
             return self.run(f"{query} SETTINGS max_execution_time = {seconds:g}, timeout_overflow_mode = 'throw'")
         except Exception as exc:
@@ -154,7 +153,7 @@ class ChdbConnection(TranslatedConnection):
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
         self.run(f"DROP {kind} IF EXISTS {ident(name)}")
-        sql = to_clickhouse(query, self.columns)
+        sql = transpile(query, TscClickHouse(columns=self.columns))
         # a column that is NULL throughout (DuckDB's bare NULL): ClickHouse cannot store its type
         untyped = any(
             isinstance(e.unalias(), exp.Null) for select in query.find_all(exp.Select) for e in select.expressions
@@ -175,7 +174,7 @@ class ChdbConnection(TranslatedConnection):
         return f"SELECT * REPLACE ({typed}) FROM ({sql})"
 
     def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
-        return self.run(to_clickhouse(tree, self.columns))
+        return self.run(transpile(tree, TscClickHouse(columns=self.columns)))
 
     def register(self, name: str, table: Any) -> None:
         """An Arrow table as a table (relations.small_table, for large ones), through a Parquet file."""
