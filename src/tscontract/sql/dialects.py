@@ -17,6 +17,11 @@ the engine writes instead, so every engine computes the same counts from the sam
 * ``DUCKDB_FUNCTIONS``: DuckDB functions sqlglot keeps as anonymous calls (``epoch_us``,
   ``make_timestamptz``, ``to_microseconds``, ``hash``), as the engine's exact equivalents.
 
+No rewrite needs a pass over the whole tree: the one rule about the statement rather than a node
+(ClickHouse: the statement's own conditions come back as booleans) is the entry of the SELECT that has
+no parent (:func:`transpile` generates a copy, so a query taken from a ``CREATE ... AS`` is a root too).
+The rewrites see the node as parsed (children not yet rewritten), as a top-down transform would.
+
 PostgreSQL and ClickHouse take the source's columns and their DuckDB types as a setting
 (``TscPostgres(columns=...)``): a ``TRY_CAST`` of a number, a number written as text, depend on them.
 """
