@@ -9,7 +9,7 @@ the chdb package.)
 Generates ``--rows`` bars with bench/generate.py (the same Parquet file bench/run.py uses) and
 times ``validate()`` of the seed contract with the generated catalog, ``now`` fixed, on both
 engines in one process: ``duckdb`` (the embedded engine) and ``chdb`` (the same statements
-generated for ClickHouse by engines/chdb_sql.py, the file read in place by ``file()``).
+generated for ClickHouse by sql/dialects.py, the file read in place by ``file()``).
 
 Both reports must agree (statuses, failing counts, examples, row numbers); the run says so and
 exits 1 when they do not. The table of times goes between ``<!-- chdb:start -->`` and

@@ -1,10 +1,14 @@
-"""The engine's DuckDB SQL generated for Spark: each rewrite sqlglot does not do itself."""
+"""The engine's DuckDB SQL generated for Spark (sql/dialects.py TscSpark): each rewrite sqlglot does not do itself."""
 
 from __future__ import annotations
 
 import pytest
 
-from tscontract.engines.spark_sql import TIME_BUCKET_ORIGIN_US, spark_time_format, to_spark
+from tscontract.sql.dialects import TIME_BUCKET_ORIGIN_US, TscSpark, time_format, transpile
+
+
+def to_spark(sql: str) -> str:
+    return transpile(sql, TscSpark())
 
 
 @pytest.mark.parametrize(
@@ -52,6 +56,6 @@ def test_types_and_formats():
     # the casts relations.small_table writes for catalogs, bounds and sessions
     out = to_spark("SELECT CAST(c AS TIMESTAMPTZ), CAST(c AS DECIMAL(38,10)), CAST(c AS VARCHAR) FROM t")
     assert out == "SELECT CAST(c AS TIMESTAMP), CAST(c AS DECIMAL(38, 10)), CAST(c AS STRING) FROM t"
-    assert spark_time_format("%Y-%m-%d %H:%M") == "yyyy-MM-dd HH:mm"
+    assert time_format("%Y-%m-%d %H:%M", TscSpark) == "yyyy-MM-dd HH:mm"
     with pytest.raises(ValueError, match="no Spark pattern"):
-        spark_time_format("%j")
+        time_format("%j", TscSpark)

@@ -2,7 +2,7 @@
 
 :class:`ChdbConnection` stands where the embedded engine's DuckDB connection
 stands. The validation run (engines/duckdb.py) issues its statements to it; each
-is generated for ClickHouse by engines/chdb_sql.py and run in one chdb session
+is generated for ClickHouse by sql/dialects.py (TscClickHouse) and run in one chdb session
 (time zone UTC, SQL's NULL semantics). Temporary tables are ``Memory`` tables
 of that session, views its views; results come back as Arrow, so instants arrive
 as UTC and decimals exact.
@@ -20,11 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import sqlglot
 import sqlglot.expressions as exp
 
 from tscontract.engines.base import Progress, SharedRun, shown_data
-from tscontract.engines.chdb_sql import to_clickhouse
 from tscontract.engines.connection import memory_limit
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source, _to_arrow, file_kind, paths_of
 from tscontract.engines.run import HANDLERS
@@ -35,6 +33,7 @@ from tscontract.plan.checks import CheckPlan
 from tscontract.plan.result import ValidationReport
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident, sql_string
+from tscontract.sql.dialects import TscClickHouse, transpile
 from tscontract.typemap.physical import CLICKHOUSE_NAMES
 
 # SQL's NULL semantics where ClickHouse's defaults differ: an outer join's missing side is NULL (not
@@ -127,7 +126,7 @@ class ChdbConnection(TranslatedConnection):
     def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
         """A contract's own query, stopped by ClickHouse after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
         seconds = contract_sql_timeout_s()
-        query = to_clickhouse(sqlglot.parse_one(sql, read="duckdb"), self.columns)
+        query = transpile(sql, TscClickHouse(columns=self.columns))
         try:
             return self.run(f"{query} SETTINGS max_execution_time = {seconds:g}, timeout_overflow_mode = 'throw'")
         except Exception as exc:
@@ -137,7 +136,7 @@ class ChdbConnection(TranslatedConnection):
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
         self.run(f"DROP {kind} IF EXISTS {ident(name)}")
-        sql = to_clickhouse(query, self.columns)
+        sql = transpile(query, TscClickHouse(columns=self.columns))
         # a column that is NULL throughout (DuckDB's bare NULL): ClickHouse cannot store its type
         untyped = any(
             isinstance(e.unalias(), exp.Null) for select in query.find_all(exp.Select) for e in select.expressions
@@ -158,7 +157,7 @@ class ChdbConnection(TranslatedConnection):
         return f"SELECT * REPLACE ({typed}) FROM ({sql})"
 
     def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
-        return self.run(to_clickhouse(tree, self.columns))
+        return self.run(transpile(tree, TscClickHouse(columns=self.columns)))
 
     def register(self, name: str, table: Any) -> None:
         """An Arrow table as a table (relations.small_table, for large ones), through a Parquet file."""

@@ -2,7 +2,7 @@
 
 :class:`PostgresConnection` stands where the embedded engine's DuckDB connection
 stands. The validation run (engines/duckdb.py) issues its statements to it; each
-is generated for PostgreSQL by engines/postgres_sql.py and runs in one session
+is generated for PostgreSQL by sql/dialects.py (TscPostgres) and runs in one session
 (time zone UTC). Temporary tables are PostgreSQL ``TEMP`` tables of that session;
 the small tables the run builds from Python (catalog, calendars, bounds) go in
 with ``COPY``. What comes back to Python: counts, the failing examples, and the
@@ -29,7 +29,6 @@ import sqlglot.expressions as exp
 
 from tscontract.engines.base import Progress, SharedRun
 from tscontract.engines.inputs.sources import SOURCE_VIEW, Source
-from tscontract.engines.postgres_sql import to_postgres, try_functions_sql
 from tscontract.engines.run import HANDLERS
 from tscontract.engines.sandbox import contract_sql_timeout_s
 from tscontract.engines.translated import TranslatedConnection
@@ -37,6 +36,7 @@ from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident
+from tscontract.sql.dialects import TscPostgres, postgres_session_sql, transpile
 from tscontract.typemap.physical import ARROW_POSTGRES, POSTGRES_NAMES
 
 URL_SCHEMES = ("postgresql://", "postgres://")
@@ -114,7 +114,7 @@ class PostgresConnection(TranslatedConnection):
         self.rows_fetched = 0  # rows that came back to Python: counts, examples, aggregates
         self.pg.execute("SET TimeZone = 'UTC'")
         self.pg.execute("SET DateStyle = 'ISO'")
-        for sql in try_functions_sql():
+        for sql in postgres_session_sql():
             self.pg.execute(sql)
 
     def run(self, sql: str) -> list[tuple[Any, ...]]:
@@ -139,10 +139,10 @@ class PostgresConnection(TranslatedConnection):
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
         self.run(f"DROP {kind} IF EXISTS {ident(name)}")
-        self.run(f"CREATE TEMP {kind} {ident(name)} AS {to_postgres(query, self.columns)}")
+        self.run(f"CREATE TEMP {kind} {ident(name)} AS {transpile(query, TscPostgres(columns=self.columns))}")
 
     def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
-        return self.run(to_postgres(tree, self.columns))
+        return self.run(transpile(tree, TscPostgres(columns=self.columns)))
 
     def register(self, name: str, table: Any) -> None:
         """An Arrow table of text columns as a temporary table (relations.small_table, for large ones)."""

@@ -2,7 +2,7 @@
 
 :class:`SparkConnection` stands where the embedded engine's DuckDB connection
 stands. The validation run (engines/duckdb.py) issues its statements to it;
-each is generated for Spark by engines/spark_sql.py and run on the session.
+each is generated for Spark by sql/dialects.py (TscSpark) and run on the session.
 Temporary tables become cached DataFrames behind temporary views. Results come
 back through Arrow, so instants arrive as UTC and decimals exact.
 
@@ -43,11 +43,11 @@ from tscontract.engines.inputs.sources import (
 )
 from tscontract.engines.run import HANDLERS
 from tscontract.engines.sandbox import stopped_after_timeout
-from tscontract.engines.spark_sql import to_spark
 from tscontract.engines.translated import TranslatedConnection
 from tscontract.errors import InputError, display_path
 from tscontract.plan.checks import CheckPlan
 from tscontract.shown import engine_message
+from tscontract.sql.dialects import TscSpark, transpile
 from tscontract.typemap.physical import SPARK_NAMES
 
 DEFAULT_MASTER = "local[*]"
@@ -164,13 +164,13 @@ class SparkConnection(TranslatedConnection):
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
         if kind == "VIEW":
-            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {to_spark(query)}")
+            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {transpile(query, TscSpark())}")
             self.views.add(name)
         else:
-            self.table(name, self.spark.sql(to_spark(query)))
+            self.table(name, self.spark.sql(transpile(query, TscSpark())))
 
     def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
-        return self._collect(self.spark.sql(to_spark(tree)))
+        return self._collect(self.spark.sql(transpile(tree, TscSpark())))
 
     def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
         """A contract's own query, its Spark jobs cancelled after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
@@ -270,7 +270,8 @@ def _read_json(con: SparkConnection, paths: list[Path], shown: list[str]) -> Sou
         ).collect()
     ]
     duplicates = spark.sql("SELECT count(*) FROM __tsc_json_raw WHERE __tsc_dups IS NOT NULL").collect()[0][0]
-    selects = ["__row", *(to_spark(sql) for sql in (malformed_json("__tsc_dups", "__doc") if duplicates else []))]
+    malformed = malformed_json("__tsc_dups", "__doc") if duplicates else []
+    selects = ["__row", *(transpile(sql, TscSpark()) for sql in malformed)]
     for key in keys:
         path = "'$[\"" + key.replace("\\", "\\\\").replace('"', '\\"').replace("'", "\\'") + "\"]'"
         value = f"variant_get(__v, {path})"

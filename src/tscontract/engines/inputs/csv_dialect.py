@@ -8,7 +8,7 @@ single quotes, the header is the first line, LF and CRLF may be mixed.
 
 :class:`CsvGrammar` compiles a dialect into the SQL that splits a line into fields and
 tells a well-formed line from a malformed one. The SQL is written once, in DuckDB's
-dialect, and runs on both engines (Spark gets it through engines/spark_sql.py); its
+dialect, and runs on both engines (Spark gets it through sql/dialects.py); its
 regular expressions use only what RE2 and Java agree on, and every match is non-empty.
 """
 
