@@ -10,7 +10,8 @@ from tscontract.engines.run.state import RunState
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.shown import engine_message
-from tscontract.sql.columns import ident, json_value, sql_type
+from tscontract.sql.columns import ident, json_value
+from tscontract.typemap.sql import sql_type
 
 
 class BatchChecks(RunState):
