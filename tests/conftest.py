@@ -56,6 +56,17 @@ def _pg_bin(name: str) -> str | None:
     return None
 
 
+def stop(proc: subprocess.Popen[Any], timeout: float = 15) -> None:
+    """Stop a server a test started: SIGTERM, and SIGKILL if it has not exited within ``timeout``
+    (a hung shutdown must fail no test by leaving a process behind, nor hang the suite)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, stop
 from tests.registry.conftest import avro_record
 from tests.registry.test_registry import AVRO_NO_DEFAULT
 
@@ -34,8 +34,7 @@ def cli_server(*args: str) -> Iterator[tuple[str, str, int]]:
         assert banner.startswith("tscontract registry on http://127.0.0.1:"), (banner, proc.stderr.read())
         yield banner.split(" on ", 1)[1].split(" ", 1)[0], banner, proc.pid
     finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+        stop(proc)
 
 
 def test_serve_on_postgresql_through_the_cli(postgres_db: str) -> None:

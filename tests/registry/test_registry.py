@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import stop
 from tests.registry.conftest import Registry, avro_record
 from tscontract.registry import default_compat, main
 
@@ -417,8 +418,7 @@ def test_main_serves_until_stopped(tmp_path: Path) -> None:
             urllib.request.urlopen(request, timeout=10)
         assert refused.value.code == 401
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
     assert db.exists()
 
 

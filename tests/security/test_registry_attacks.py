@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, stop
 from tests.registry.conftest import Registry, avro_record
 
 CT = "application/vnd.schemaregistry.v1+json"
@@ -75,8 +75,7 @@ def served(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Ite
         port = int(banner.split(" on ", 1)[1].split(" ", 1)[0].rsplit(":", 1)[1])
         yield Served(proc, port, stderr)
     finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+        stop(proc)
 
 
 def nested_proto(levels: int) -> str:
