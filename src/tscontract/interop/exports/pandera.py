@@ -59,26 +59,6 @@ from tscontract.interop.exports.pandera_runtime import POLARS_RUNTIME, RUNTIME, 
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
 
-HANDLERS = frozenset(
-    {
-        CheckKind.REQUIRED_COLUMNS,
-        CheckKind.UNKNOWN_COLUMNS,
-        CheckKind.TYPE,
-        CheckKind.NOT_NULL,
-        CheckKind.FIXED_VALUE,
-        CheckKind.INVARIANT,
-        CheckKind.CONSTRAINT,
-        CheckKind.SERIES_PATTERN,
-        CheckKind.UTC_INSTANT,
-        CheckKind.TIME_PRECISION,
-        CheckKind.UNIQUE_KEY,
-        CheckKind.UNIQUE,
-        CheckKind.CATALOG_SERIES,
-        CheckKind.CALIBRATION_IN_FORCE,
-        CheckKind.STEP,
-    }
-)
-
 # what the schema states of each kind of check (HANDLERS), and why it states none of the others
 UNSUPPORTED: dict[CheckKind, str] = {
     CheckKind.CADENCE: "needs a window over each series' sorted instants (gaps, revisions sharing an instant); "
@@ -92,6 +72,7 @@ UNSUPPORTED: dict[CheckKind, str] = {
     CheckKind.ROW_COUNT: "the number of rows is the batch's; a pandera schema judges the frame it is given",
     CheckKind.SQL_CHECK: "a SQL query over the batch; a pandera schema runs Python checks over a frame",
 }
+HANDLERS = frozenset(CheckKind) - set(UNSUPPORTED)
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
 _COMPARE = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
