@@ -1,6 +1,6 @@
 """Raw text read the same on both engines: the CSV dialect, malformed rows, duplicate JSON keys.
 
-The same fixtures as tests/engines/test_csv_dialect.py, validated on DuckDB and on Spark
+The same fixtures as tests/engines/inputs/test_csv_dialect.py, validated on DuckDB and on Spark
 (real pyspark in local mode): the JSON reports must be identical apart from timing and
 the engine's name -- statuses, counts, examples, row numbers and reasons.
 """
