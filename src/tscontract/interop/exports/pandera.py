@@ -93,9 +93,16 @@ UNSUPPORTED: dict[CheckKind, str] = {
     CheckKind.SQL_CHECK: "a SQL query over the batch; a pandera schema runs Python checks over a frame",
 }
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
-_COMPARE = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
-_ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
-_FUNCTIONS = {
+_COMPARE: dict[type[exp.Expression], str] = {
+    exp.EQ: "==",
+    exp.NEQ: "!=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+}
+_ARITHMETIC: dict[type[exp.Expression], str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
+_FUNCTIONS: dict[type[exp.Expression], str] = {
     exp.Abs: "abs",
     exp.Length: "length",
     exp.Lower: "lower",
