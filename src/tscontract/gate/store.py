@@ -532,7 +532,7 @@ class PostgresStore(Store):
             )
             rows = cur.fetchall()
         self.con.commit()
-        columns = list(zip(*rows, strict=True)) if rows else [[] for _ in range(len(names) + 2)]
+        columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [() for _ in range(len(names) + 2)]
         data = {n: pa.array(list(columns[i]), keys.schema.field(n).type) for i, n in enumerate(names)}
         data["__max_revision"] = pa.array(list(columns[len(names)]), pa.int64())
         data["__latest"] = pa.array(list(columns[len(names) + 1]), pa.string())

@@ -40,8 +40,15 @@ _RESERVED = {
     *("package", "namespace", "return", "var", "void", "in", "null", "true", "false"),
 }
 _NUMERIC = ("int", "decimal", "double", "number")
-_CEL_OP = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
-_DECIMAL_OP = {exp.EQ: "eq", exp.LT: "lt", exp.LTE: "le", exp.GT: "gt", exp.GTE: "ge"}
+_CEL_OP: dict[type[exp.Expression], str] = {
+    exp.EQ: "==",
+    exp.NEQ: "!=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+}
+_DECIMAL_OP: dict[type[exp.Expression], str] = {exp.EQ: "eq", exp.LT: "lt", exp.LTE: "le", exp.GT: "gt", exp.GTE: "ge"}
 _ARITH = {exp.Add: "add", exp.Sub: "sub", exp.Mul: "mul", exp.Div: "div"}
 _FLOAT_REASON = (
     "a float may be NaN or ±Inf, which CEL's decimal() cannot read, and CEL doubles compare NaN unequal "
@@ -283,7 +290,7 @@ class _Compiler:
             a, b = _decimal(left), _decimal(right)
             if op is exp.NEQ:
                 return _not(_atom(f"decimals.eq({a}, {b})"))
-            return _atom(f"decimals.{_DECIMAL_OP[op]}({a}, {b})")  # type: ignore[index]
+            return _atom(f"decimals.{_DECIMAL_OP[op]}({a}, {b})")
         left, right = _coerced(left, right), _coerced(right, left)
         if left.kind != right.kind:
             raise CelUnsupported(f"compares {left.kind} with {right.kind}")
@@ -329,12 +336,12 @@ class _Compiler:
             if inner.kind == "number":  # a literal: -(-(0.5)) is 0.5
                 return _Value(inner.cel[1:] if inner.cel.startswith("-") else f"-{inner.cel}", "number")
             return _Value(f"decimals.neg({_decimal(inner)})", "decimal", inner.present, True)
-        for kind, decimal_op in _ARITH.items():
-            if isinstance(node, kind):
+        for arith, decimal_op in _ARITH.items():
+            if isinstance(node, arith):
                 left, right = self.numeric(node.this), self.numeric(node.expression)
                 guard = _and(left.present, right.present)
                 # no int64 arithmetic: it overflows (an evaluation error) where the contract's is exact
-                if kind is exp.Div:  # the reference divides in binary64 (x / 0 is ±inf, 0 / 0 NaN)
+                if arith is exp.Div:  # the reference divides in binary64 (x / 0 is ±inf, 0 / 0 NaN)
                     raise CelUnsupported(
                         "'/' divides in binary64 (x / 0 is ±inf, 0 / 0 is NaN); CEL's decimals.div divides decimals "
                         "at 38 digits and fails on a zero"

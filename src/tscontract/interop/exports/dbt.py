@@ -194,7 +194,12 @@ def _data_column(node: exp.Expression) -> str | None:
     return node.name if isinstance(node, exp.Column) and node.table != CATALOG_TABLE else None
 
 
-_FLIP = {exp.GTE: exp.LTE, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.LT: exp.GT}
+_FLIP: dict[type[exp.Expression], type[exp.Expression]] = {
+    exp.GTE: exp.LTE,
+    exp.GT: exp.LT,
+    exp.LTE: exp.GTE,
+    exp.LT: exp.GT,
+}
 
 
 def column_range(predicate: exp.Expression) -> tuple[str, tuple[str, bool] | None, tuple[str, bool] | None] | None:
@@ -215,11 +220,11 @@ def column_range(predicate: exp.Expression) -> tuple[str, tuple[str, bool] | Non
         left, right = column_range(predicate.this), column_range(predicate.expression)
         if not left or not right or left[0] != right[0]:
             return None
-        low = [b for b in (left[1], right[1]) if b is not None]
-        high = [b for b in (left[2], right[2]) if b is not None]
-        if len(low) > 1 or len(high) > 1:
+        lows = [b for b in (left[1], right[1]) if b is not None]
+        highs = [b for b in (left[2], right[2]) if b is not None]
+        if len(lows) > 1 or len(highs) > 1:
             return None
-        return left[0], low[0] if low else None, high[0] if high else None
+        return left[0], lows[0] if lows else None, highs[0] if highs else None
     op = type(predicate)
     if op not in _FLIP:
         return None
@@ -424,12 +429,11 @@ class _DbtExport:
             self.model_tests.append(self.test(self.generic("unique_combination_of_columns"), check, args))
         elif kind == "catalog_series":
             assert plan.catalog is not None
-            column = check.columns[0] if check.columns else None
-            if column is None:
+            if not check.columns:
                 result.skip(check, "the contract names no series column")
                 return
             args = {"values": list(plan.catalog.series)}
-            self.column_tests[column].append(self.test("accepted_values", check, args))
+            self.column_tests[check.columns[0]].append(self.test("accepted_values", check, args))
         elif kind == "cadence":
             self.cadence(check)
         elif kind == "step":

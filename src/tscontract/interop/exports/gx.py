@@ -86,8 +86,14 @@ _TYPE_REASON = (
 )
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
 _COMPARISONS = (exp.LT, exp.LTE, exp.GT, exp.GTE, exp.EQ)
-_FLIPPED = {exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT, exp.GTE: exp.LTE, exp.EQ: exp.EQ}
-_NEGATED = {exp.LT: ">=", exp.LTE: ">", exp.GT: "<=", exp.GTE: "<", exp.EQ: "!="}
+_FLIPPED: dict[type[exp.Expression], type[exp.Expression]] = {
+    exp.LT: exp.GT,
+    exp.LTE: exp.GTE,
+    exp.GT: exp.LT,
+    exp.GTE: exp.LTE,
+    exp.EQ: exp.EQ,
+}
+_NEGATED: dict[type[exp.Expression], str] = {exp.LT: ">=", exp.LTE: ">", exp.GT: "<=", exp.GTE: "<", exp.EQ: "!="}
 
 Expectation = tuple[str, dict[str, Any]]
 

@@ -27,6 +27,7 @@ to its check through the nearest ``$comment`` on its schema path.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
@@ -75,8 +76,20 @@ UTC_OFFSET = "([Zz]|[+-]00:00)$"
 _ZERO = r"^[+-]?0+(\.0+)?$"
 _NEGATIVE = r"^-(?!0+(\.0+)?$)"
 _POSITIVE = r"^\+?(?!0+(\.0+)?$)[0-9]"
-_FLIP = {exp.GT: exp.LT, exp.LT: exp.GT, exp.GTE: exp.LTE, exp.LTE: exp.GTE, exp.EQ: exp.EQ, exp.NEQ: exp.NEQ}
-_NUMBER_KEYWORDS = {exp.GTE: "minimum", exp.GT: "exclusiveMinimum", exp.LTE: "maximum", exp.LT: "exclusiveMaximum"}
+_FLIP: dict[type[exp.Expression], type[exp.Expression]] = {
+    exp.GT: exp.LT,
+    exp.LT: exp.GT,
+    exp.GTE: exp.LTE,
+    exp.LTE: exp.GTE,
+    exp.EQ: exp.EQ,
+    exp.NEQ: exp.NEQ,
+}
+_NUMBER_KEYWORDS: dict[type[exp.Expression], str] = {
+    exp.GTE: "minimum",
+    exp.GT: "exclusiveMinimum",
+    exp.LTE: "maximum",
+    exp.LT: "exclusiveMaximum",
+}
 
 
 class _Inexpressible(Exception):
@@ -146,50 +159,75 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     record_clauses: list[dict[str, Any]] = []
 
     for check in plan.checks:
-        reason = batch_reason(check)
-        if reason is not None:
-            result.skip(check, reason)
-        elif check.kind in ("type", "not_null", "unknown_columns"):
-            result.exported.append(check.id)  # the property schemas, required, additionalProperties
-        elif check.kind in UNSUPPORTED:
-            result.skip(check, UNSUPPORTED[check.kind])
-        elif check.kind in ("utc_instant", "time_precision"):
-            for name in check.columns:
-                then = (
-                    {"format": "date-time", "pattern": UTC_OFFSET}
-                    if check.kind == "utc_instant"
-                    else {"pattern": fraction_pattern(contract.fields[name].type.time_unit or "ms")}
-                )
-                clause = {"if": _ref(name), "then": then}
-                properties[name].setdefault("allOf", []).append(_tagged(check, clause))
-            result.exported.append(check.id)
-        elif check.kind == "series_pattern":  # ECMA-262 patterns search; anchored, as the engine matches
-            try:
-                pattern = ecma_pattern(check.params["pattern"])
-            except ValueError as exc:
-                result.skip(check, str(exc))
-                continue
-            clause = {"if": {"type": "string"}, "then": {"pattern": pattern}}
-            properties[check.columns[0]].setdefault("allOf", []).append(_tagged(check, clause))
-            result.exported.append(check.id)
-        elif check.severity == "warning":
-            result.skip(check, "a warning: JSON Schema has no severity, an instance breaking it would be invalid")
-        elif check.params.get("max_failing") is not None:
-            result.skip(check, str(tolerance_reason(check, "a schema judges each record on its own")))
-        elif check.predicate is not None:
-            try:
-                column, schema = clauses.translate(check.predicate)
-            except _Inexpressible as exc:
-                result.skip(check, str(exc))
-                continue
-            if column is not None:
-                properties[column].setdefault("allOf", []).append(_tagged(check, schema))
-            else:
-                record_clauses.append(_tagged(check, schema))
-            result.exported.append(check.id)
-        else:
-            result.skip(check, UNSUPPORTED[check.kind])
+        _export_check(check, contract, clauses, properties, record_clauses, result)
+    schema = _document(contract, result, properties, record_clauses, options.get("id"))
+    text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    result.artifacts.append(Artifact(f"{contract.contract}.schema.json", text))
+    return result
 
+
+def _export_check(
+    check: Check,
+    contract: Contract,
+    clauses: _Clauses,
+    properties: dict[str, dict[str, Any]],
+    record_clauses: list[dict[str, Any]],
+    result: ExportResult,
+) -> None:
+    """One check as a clause of its property's (or the record's) ``allOf``, or skipped with the reason."""
+    reason = batch_reason(check)
+    if reason is not None:
+        result.skip(check, reason)
+    elif check.kind in ("type", "not_null", "unknown_columns"):
+        result.exported.append(check.id)  # the property schemas, required, additionalProperties
+    elif check.kind in UNSUPPORTED:
+        result.skip(check, UNSUPPORTED[check.kind])
+    elif check.kind in ("utc_instant", "time_precision"):
+        for name in check.columns:
+            then = (
+                {"format": "date-time", "pattern": UTC_OFFSET}
+                if check.kind == "utc_instant"
+                else {"pattern": fraction_pattern(contract.fields[name].type.time_unit or "ms")}
+            )
+            clause = {"if": _ref(name), "then": then}
+            properties[name].setdefault("allOf", []).append(_tagged(check, clause))
+        result.exported.append(check.id)
+    elif check.kind == "series_pattern":  # ECMA-262 patterns search; anchored, as the engine matches
+        try:
+            pattern = ecma_pattern(check.params["pattern"])
+        except ValueError as exc:
+            result.skip(check, str(exc))
+            return
+        clause = {"if": {"type": "string"}, "then": {"pattern": pattern}}
+        properties[check.columns[0]].setdefault("allOf", []).append(_tagged(check, clause))
+        result.exported.append(check.id)
+    elif check.severity == "warning":
+        result.skip(check, "a warning: JSON Schema has no severity, an instance breaking it would be invalid")
+    elif check.params.get("max_failing") is not None:
+        result.skip(check, str(tolerance_reason(check, "a schema judges each record on its own")))
+    elif check.predicate is not None:
+        try:
+            column, schema = clauses.translate(check.predicate)
+        except _Inexpressible as exc:
+            result.skip(check, str(exc))
+            return
+        if column is not None:
+            properties[column].setdefault("allOf", []).append(_tagged(check, schema))
+        else:
+            record_clauses.append(_tagged(check, schema))
+        result.exported.append(check.id)
+    else:
+        result.skip(check, UNSUPPORTED[check.kind])
+
+
+def _document(
+    contract: Contract,
+    result: ExportResult,
+    properties: dict[str, dict[str, Any]],
+    record_clauses: list[dict[str, Any]],
+    schema_id: Any,
+) -> dict[str, Any]:
+    """The schema document: the property schemas, ``required``, ``$defs`` and the record clauses."""
     description = [contract.description] if contract.description else []
     description.append(
         "One record of the contract. JSON has one number type: decimals travel as strings whose pattern "
@@ -198,7 +236,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     )
     schema: dict[str, Any] = {
         "$schema": DRAFT,
-        "$id": options.get("id") or f"urn:tscontract:{contract.contract}:{contract.version}",
+        "$id": schema_id or f"urn:tscontract:{contract.contract}:{contract.version}",
         "title": contract.contract,
         "description": "\n".join(description),
         "$comment": "\n".join(result.header_lines()),
@@ -214,9 +252,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     }
     if record_clauses:
         schema["allOf"] = record_clauses
-    text = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-    result.artifacts.append(Artifact(f"{contract.contract}.schema.json", text))
-    return result
+    return schema
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -313,7 +349,7 @@ def _floor(value: Decimal) -> int:
 
 
 # an integer compared with a number that is not one: the nearest integer bound that means the same
-_INT_BOUND = {
+_INT_BOUND: dict[type[exp.Expression], tuple[str, Callable[[Decimal], int]]] = {
     exp.GTE: ("minimum", _ceil),
     exp.GT: ("minimum", _ceil),
     exp.LTE: ("maximum", _floor),
@@ -481,14 +517,15 @@ class _Clauses:
     @staticmethod
     def _sign(op: type[exp.Expression]) -> dict[str, Any]:
         # a decimal travels as text: its comparison with zero is a statement about its sign
-        return {
+        signs: dict[type[exp.Expression], dict[str, Any]] = {
             exp.GTE: {"not": {"pattern": _NEGATIVE}},
             exp.GT: {"pattern": _POSITIVE},
             exp.LTE: {"not": {"pattern": _POSITIVE}},
             exp.LT: {"pattern": _NEGATIVE},
             exp.EQ: {"pattern": _ZERO},
             exp.NEQ: {"not": {"pattern": _ZERO}},
-        }[op]
+        }
+        return signs[op]
 
     def _column(self, node: exp.Expression) -> str:
         node = _unwrap(node)

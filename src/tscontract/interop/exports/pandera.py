@@ -74,9 +74,16 @@ UNSUPPORTED: dict[CheckKind, str] = {
 }
 HANDLERS = frozenset(CheckKind) - set(UNSUPPORTED)
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
-_COMPARE = {exp.EQ: "==", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
-_ARITHMETIC = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
-_FUNCTIONS = {
+_COMPARE: dict[type[exp.Expression], str] = {
+    exp.EQ: "==",
+    exp.NEQ: "!=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+}
+_ARITHMETIC: dict[type[exp.Expression], str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
+_FUNCTIONS: dict[type[exp.Expression], str] = {
     exp.Abs: "abs",
     exp.Length: "length",
     exp.Lower: "lower",

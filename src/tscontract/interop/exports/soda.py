@@ -24,6 +24,7 @@ timestamp written without offset) stays with ``tscontract validate``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -97,8 +98,13 @@ def _expected(rule: SqlCheck) -> tuple[str, str]:
         return "<", str(rule.must_be_less_than)
     if rule.must_be_greater_than is not None:
         return ">", str(rule.must_be_greater_than)
-    low, high = rule.must_be_between or ()
+    low, high = rule.must_be_between or []
     return "between", f"{low} and {high}"
+
+
+def _valid_values(values: Iterable[str]) -> dict[str, Any]:
+    """A validity check's ``valid values`` (typed ``Any`` to pass as ``**config``: ``emit``'s ``part`` is a string)."""
+    return {"valid values": list(values)}
 
 
 class _SodaExport:
@@ -113,7 +119,7 @@ class _SodaExport:
     def identity(self, *check_ids: str, part: str | None = None) -> str:
         return f"{self.contract.contract}/{','.join(check_ids)}" + (f"#{part}" if part else "")
 
-    def emit(self, definition: str, check: Check, part: str | None = None, **config: Any) -> None:
+    def emit(self, definition: str, check: Check, *, part: str | None = None, **config: Any) -> None:
         body: dict[str, Any] = {"name": check.clause, "identity": self.identity(check.id, part=part)}
         body.update(config)
         self.checks.append({definition: body})
@@ -145,7 +151,7 @@ class _SodaExport:
             if dtype.kind == "string":
                 self.schema_ids.append(check.id)  # the schema check's varchar settles it
             elif dtype.kind == "enum":
-                self.emit(f"invalid_count({column}) = 0", check, **{"valid values": list(dtype.members)})
+                self.emit(f"invalid_count({column}) = 0", check, **_valid_values(dtype.members))
             else:
                 result.skip(check, f"{_RAW_INPUT} (the schema check enforces {soda_type(dtype)})")
         elif kind == "not_null":
@@ -170,12 +176,12 @@ class _SodaExport:
         elif kind == "unique":
             self.metric(check, f"duplicate_count({check.columns[0]})", ("=", "0"))
         elif kind == "row_count":
-            bounds = self.contract.row_count
-            assert bounds is not None
-            if bounds.min is not None and bounds.max is not None:
-                self.metric(check, "row_count", ("between", f"{bounds.min} and {bounds.max}"))
+            rows = self.contract.row_count
+            assert rows is not None
+            if rows.min is not None and rows.max is not None:
+                self.metric(check, "row_count", ("between", f"{rows.min} and {rows.max}"))
             else:
-                one = (">=", str(bounds.min)) if bounds.min is not None else ("<=", str(bounds.max))
+                one = (">=", str(rows.min)) if rows.min is not None else ("<=", str(rows.max))
                 self.metric(check, "row_count", one)
         elif kind == "sql_check":
             rule = check.params["rule"]
@@ -186,7 +192,7 @@ class _SodaExport:
                 result.skip(check, "the contract names no series column")
                 return
             assert plan.catalog is not None
-            self.emit(f"invalid_count({check.columns[0]}) = 0", check, **{"valid values": list(plan.catalog.series)})
+            self.emit(f"invalid_count({check.columns[0]}) = 0", check, **_valid_values(plan.catalog.series))
         elif kind == "cadence":
             reason = cadence_skip_reason(plan, check)
             if reason is not None:

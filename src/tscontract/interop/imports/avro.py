@@ -52,6 +52,7 @@ _CONNECT = {  # Kafka Connect / Debezium semantic types: (tscontract type, reaso
     ),
 }
 _FIELD_KEYS = ("name", "type", "doc", "default", "aliases")
+_TYPE_KEYS: tuple[str, ...]  # extended below
 _TYPE_KEYS = ("type", "logicalType", "precision", "scale", "connect.name", "connect.version", "connect.parameters")
 _TYPE_KEYS += ("connect.default",)  # Kafka Connect restating the field's default (compared in _field)
 
@@ -220,7 +221,8 @@ def _type(draft: SchemaDraft, path: str, node: Any) -> tuple[str | None, str | N
             if k not in ("type", "name", "namespace", "symbols", "doc", "aliases"):
                 draft.lose(f"{path}.{k}", v, "no place in a tscontract contract")
         return (f"enum[{', '.join(symbols)}]", None) if symbols else (None, "an enum without symbols")
-    params = node.get("connect.parameters") if isinstance(node.get("connect.parameters"), dict) else {}
+    raw_params = node.get("connect.parameters")
+    params = raw_params if isinstance(raw_params, dict) else {}
     if connect == "io.debezium.data.Enum" and isinstance(params.get("allowed"), str):
         return f"enum[{', '.join(params['allowed'].split(','))}]", None
     for k, v in node.items():
@@ -230,8 +232,8 @@ def _type(draft: SchemaDraft, path: str, node: Any) -> tuple[str | None, str | N
         if k not in ("scale", "connect.decimal.precision"):
             draft.lose(f"{path}.connect.parameters.{k}", v, "a Kafka Connect parameter with no tscontract clause")
     if logical == "decimal" or connect == "org.apache.kafka.connect.data.Decimal":
-        precision = node.get("precision", params.get("connect.decimal.precision"))
-        scale = node.get("scale", params.get("scale", 0))
+        precision: Any = node.get("precision", params.get("connect.decimal.precision"))
+        scale: Any = node.get("scale", params.get("scale", 0))
         if str(precision).isdigit() and str(scale).isdigit() and 1 <= int(precision) <= 38:
             return f"decimal({int(precision)},{int(scale)})", None
         return "float64", f"a decimal with precision {precision!r} (tscontract: 1..38) is read as float64"

@@ -33,9 +33,11 @@ from tscontract.interop.imports.base import (
 )
 from tscontract.interop.odcs.read import Imported, _Clause
 
+_MODEL_TAKEN: tuple[str, ...]  # extended below
 _MODEL_TAKEN = ("name", "description", "columns", "tests", "data_tests", "constraints", "config", "meta")
 _MODEL_TAKEN += ("freshness", "loaded_at_field")  # a source table's (or its source's) freshness
 _COLUMN_TAKEN = ("name", "description", "data_type", "tests", "data_tests", "constraints", "meta", "quote")
+_TEST_TAKEN: tuple[str, ...]  # extended below
 _TEST_TAKEN = ("name", "description", "arguments", "config", "values", "min_value", "max_value", "inclusive")
 _TEST_TAKEN += ("strictly", "regex", "expression", "combination_of_columns", "column_name")
 _CHECK_INDEX = re.compile(r"^invariants\[(\d+)\]$")
@@ -109,12 +111,12 @@ def _model(
     time_column: str | None,
     comments: list[tuple[str, str]],
 ) -> Imported:
-    meta = ((model.get("config") or {}).get("meta") or model.get("meta") or {}).get("tscontract")
-    own = isinstance(meta, dict)
+    raw_meta = ((model.get("config") or {}).get("meta") or model.get("meta") or {}).get("tscontract")
+    own = isinstance(raw_meta, dict)
     draft = SchemaDraft("dbt", f"{origin} {path}", contract_name(str(model["name"])), str(model["name"]))
-    if own:
-        draft.name = contract_name(str(meta.get("contract", model["name"])))
-        draft.top.update({k: str(meta[k]) for k in ("version", "owner") if k in meta})
+    if isinstance(raw_meta, dict):
+        draft.name = contract_name(str(raw_meta.get("contract", model["name"])))
+        draft.top.update({k: str(raw_meta[k]) for k in ("version", "owner") if k in raw_meta})
     elif isinstance(model.get("description"), str):
         draft.top["description"] = model["description"]
     for k, v in model.items():
@@ -133,6 +135,27 @@ def _model(
         where = f"{path}.columns[{column['name']}]"
         name = _column(draft, where, column, own, pk, unique, indexed)
         names[column["name"]] = name
+    _model_constraints(draft, path, model, names, pk)
+    _model_tests(draft, path, model, names, own, indexed)
+    if not own:
+        draft.clauses += [c for _, c in sorted(indexed, key=lambda x: x[0])]
+    if pk:
+        draft.key = pk
+    _source_freshness(draft, path, model, names)
+    for k, v in (model.get("config") or {}).items():
+        if k == "unique_key" and draft.key == ([v] if isinstance(v, str) else v):
+            continue  # restates the key
+        if k not in ("contract", "meta") or (k == "meta" and not own):
+            draft.lose(f"{path}.config.{k}", v, "model configuration: no place in a tscontract contract")
+    if own:  # clauses the export could not state as tests, from its header comments
+        _own_comments(draft, comments, indexed)
+    return finish(draft, key, time_column)
+
+
+def _model_constraints(
+    draft: SchemaDraft, path: str, model: dict[str, Any], names: dict[str, str], pk: list[str]
+) -> None:
+    """A model's ``constraints``: a primary key (added to ``pk``), a check as a clause, the rest listed."""
     for i, constraint in enumerate(_list(model.get("constraints"))):
         where = f"{path}.constraints[{i}]"
         kind = constraint.get("type") if isinstance(constraint, dict) else None
@@ -142,6 +165,17 @@ def _model(
             _sql(draft, where, constraint["expression"], None, "error")
         else:
             draft.lose(where, constraint, f"{kind or 'a'} constraint: no tscontract clause for it")
+
+
+def _model_tests(
+    draft: SchemaDraft,
+    path: str,
+    model: dict[str, Any],
+    names: dict[str, str],
+    own: bool,
+    indexed: list[tuple[int, _Clause]],
+) -> None:
+    """A model's (table-level) data tests."""
     for i, name, test in _tests(model):
         where = f"{path}.data_tests[{i}]"
         check = str(((test.get("config") or {}).get("meta") or {}).get("tscontract_check", ""))
@@ -171,32 +205,24 @@ def _model(
             _leftover(draft, where, {k: v for k, v in test.items() if k not in ("datepart", "interval", "field")})
         else:
             draft.lose(where, test.get("_raw"), f"dbt test {test.get('_package')!r}: no tscontract clause for it")
-    if not own:
-        draft.clauses += [c for _, c in sorted(indexed, key=lambda x: x[0])]
-    if pk:
-        draft.key = pk
-    _source_freshness(draft, path, model, names)
-    for k, v in (model.get("config") or {}).items():
-        if k == "unique_key" and draft.key == ([v] if isinstance(v, str) else v):
-            continue  # restates the key
-        if k not in ("contract", "meta") or (k == "meta" and not own):
-            draft.lose(f"{path}.config.{k}", v, "model configuration: no place in a tscontract contract")
-    if own:  # clauses the export could not state as tests, from its header comments
-        for check_id, clause in comments:
-            found_index = _CHECK_INDEX.match(check_id)
-            parts = check_id.split(".")
-            if found_index:
-                indexed.append((int(found_index.group(1)), _Clause(f"# {check_id}", clause, clause)))
-            elif len(parts) == 3 and parts[0] == "field" and parts[2] == "constraint" and parts[1] in draft.fields:
-                draft.fields[parts[1]]["constraint"] = clause
-        draft.clauses += [c for _, c in sorted(indexed, key=lambda x: x[0])]
-        rules = {check_id.removeprefix("time."): clause for check_id, clause in comments}
-        draft.time.update({k: rules[k] for k in ("timezone", "cadence") if k in rules})
-        instants = [n for n, f in draft.fields.items() if str(f["type"]).startswith("timestamp")]
-        if len(instants) == 1 and draft.time:
-            rules = {k: draft.time[k] for k in ("precision", "timezone", "cadence") if k in draft.time}
-            draft.time = {"column": instants[0], **rules}
-    return finish(draft, key, time_column)
+
+
+def _own_comments(draft: SchemaDraft, comments: list[tuple[str, str]], indexed: list[tuple[int, _Clause]]) -> None:
+    """The clauses a tscontract export could not state as tests, read back from its header comments."""
+    for check_id, clause in comments:
+        found_index = _CHECK_INDEX.match(check_id)
+        parts = check_id.split(".")
+        if found_index:
+            indexed.append((int(found_index.group(1)), _Clause(f"# {check_id}", clause, clause)))
+        elif len(parts) == 3 and parts[0] == "field" and parts[2] == "constraint" and parts[1] in draft.fields:
+            draft.fields[parts[1]]["constraint"] = clause
+    draft.clauses += [c for _, c in sorted(indexed, key=lambda x: x[0])]
+    rules = {check_id.removeprefix("time."): clause for check_id, clause in comments}
+    draft.time.update({k: rules[k] for k in ("timezone", "cadence") if k in rules})
+    instants = [n for n, f in draft.fields.items() if str(f["type"]).startswith("timestamp")]
+    if len(instants) == 1 and draft.time:
+        rules = {k: draft.time[k] for k in ("precision", "timezone", "cadence") if k in draft.time}
+        draft.time = {"column": instants[0], **rules}
 
 
 _DATEPART = {"second": "s", "minute": "m", "hour": "h", "day": "d", "week": "w"}
@@ -265,26 +291,9 @@ def _column(
     unique: list[str],
     indexed: list[tuple[int, _Clause]],
 ) -> str:
-    meta = column.get("meta") if isinstance(column.get("meta"), dict) else {}
-    written_type = column.get("data_type")
-    entry: dict[str, Any] = {}
-    if own and isinstance(meta.get("tscontract_type"), str):
-        entry["type"] = meta["tscontract_type"]
-        entry.update({k: meta[k] for k in ("unit", "dimension") if isinstance(meta.get(k), str)})
-    elif isinstance(written_type, str):
-        found = sql_type(written_type)
-        if found is None:
-            draft.lose(f"{where}.data_type", written_type, "a SQL type tscontract does not know: read as string")
-            entry["type"] = "string"
-        else:
-            entry["type"], reason, length = found
-            if reason:
-                draft.lose(f"{where}.data_type", written_type, reason)
-            if length is not None:
-                draft.clause(f"{where}.data_type", written_type, f"length({column['name']}) <= {length}")
-    else:
-        draft.lose(f"{where}.data_type", "", "no data_type: read as string")
-        entry["type"] = "string"
+    raw_meta = column.get("meta")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+    entry = _column_type(draft, where, column, meta, own)
     if meta and not own:
         draft.lose(f"{where}.meta", meta, "meta: no place in a tscontract contract")
     if isinstance(column.get("description"), str):
@@ -310,7 +319,6 @@ def _column(
     for i, test_name, test in _tests(column):
         at = f"{where}.data_tests[{i}]"
         check = str(((test.get("config") or {}).get("meta") or {}).get("tscontract_check", ""))
-        severity = _severity(test)
         if own and (found := _CHECK_INDEX.match(check)):
             described = str(test.get("description"))
             indexed.append((int(found.group(1)), _Clause(at, described, described)))
@@ -320,26 +328,68 @@ def _column(
             continue
         if own and check and not check.endswith(".nullable"):
             continue  # the export's test for a clause the contract states another way (its type...)
-        if test_name == "not_null" and severity == "error":
-            entry["nullable"] = False
-        elif test_name == "unique" and severity == "error":
-            entry["unique"] = True
-            unique.append(name)
-        elif test_name == "accepted_values" and isinstance(test.get("values"), list):
-            literals = [str(v) if isinstance(v, int | float) else quoted_literal(str(v)) for v in test["values"]]
-            draft.clause(at, test["values"], f"{name} in ({', '.join(literals)})", name, severity)
-        elif test_name in ("accepted_range", "expect_column_values_to_be_between"):
-            strict = bool(test.get("strictly")) or test.get("inclusive") is False
-            before = len(draft.clauses)
-            draft.bounds(at, name, test.get("min_value"), test.get("max_value"), strict, strict)
-            for c in draft.clauses[before:]:
-                c.severity = severity
-        elif test_name == "expect_column_values_to_match_regex" and "regex" in test:
-            draft.pattern(at, name, test["regex"], severity)
-        elif test_name == "expression_is_true" and isinstance(test.get("expression"), str):
-            _sql(draft, at, test["expression"], column["name"], severity)
-        else:
-            draft.lose(at, test.get("_raw"), f"dbt test {test.get('_package')!r}: no tscontract clause for it")
-            continue
-        _leftover(draft, at, test)
+        if _column_test(draft, at, column, name, entry, unique, test_name, test):
+            _leftover(draft, at, test)
     return name
+
+
+def _column_type(
+    draft: SchemaDraft, where: str, column: dict[str, Any], meta: dict[str, Any], own: bool
+) -> dict[str, Any]:
+    """A column's field entry as far as its type: the contract's own (``meta``), else its ``data_type``."""
+    written_type = column.get("data_type")
+    entry: dict[str, Any] = {}
+    if own and isinstance(meta.get("tscontract_type"), str):
+        entry["type"] = meta["tscontract_type"]
+        entry.update({k: meta[k] for k in ("unit", "dimension") if isinstance(meta.get(k), str)})
+    elif isinstance(written_type, str):
+        found = sql_type(written_type)
+        if found is None:
+            draft.lose(f"{where}.data_type", written_type, "a SQL type tscontract does not know: read as string")
+            entry["type"] = "string"
+        else:
+            entry["type"], reason, length = found
+            if reason:
+                draft.lose(f"{where}.data_type", written_type, reason)
+            if length is not None:
+                draft.clause(f"{where}.data_type", written_type, f"length({column['name']}) <= {length}")
+    else:
+        draft.lose(f"{where}.data_type", "", "no data_type: read as string")
+        entry["type"] = "string"
+    return entry
+
+
+def _column_test(
+    draft: SchemaDraft,
+    at: str,
+    column: dict[str, Any],
+    name: str,
+    entry: dict[str, Any],
+    unique: list[str],
+    test_name: str,
+    test: dict[str, Any],
+) -> bool:
+    """One column test as a clause (or the field's nullable/unique); False when it has none (then listed)."""
+    severity = _severity(test)
+    if test_name == "not_null" and severity == "error":
+        entry["nullable"] = False
+    elif test_name == "unique" and severity == "error":
+        entry["unique"] = True
+        unique.append(name)
+    elif test_name == "accepted_values" and isinstance(test.get("values"), list):
+        literals = [str(v) if isinstance(v, int | float) else quoted_literal(str(v)) for v in test["values"]]
+        draft.clause(at, test["values"], f"{name} in ({', '.join(literals)})", name, severity)
+    elif test_name in ("accepted_range", "expect_column_values_to_be_between"):
+        strict = bool(test.get("strictly")) or test.get("inclusive") is False
+        before = len(draft.clauses)
+        draft.bounds(at, name, test.get("min_value"), test.get("max_value"), strict, strict)
+        for c in draft.clauses[before:]:
+            c.severity = severity
+    elif test_name == "expect_column_values_to_match_regex" and "regex" in test:
+        draft.pattern(at, name, test["regex"], severity)
+    elif test_name == "expression_is_true" and isinstance(test.get("expression"), str):
+        _sql(draft, at, test["expression"], column["name"], severity)
+    else:
+        draft.lose(at, test.get("_raw"), f"dbt test {test.get('_package')!r}: no tscontract clause for it")
+        return False
+    return True

@@ -35,8 +35,10 @@ from tscontract.typemap.jsonschema import INT32, INT64
 
 _INT32 = INT32
 _INT64 = INT64
+_ROOT_TAKEN: tuple[str, ...]  # extended below
 _ROOT_TAKEN = ("$schema", "$id", "id", "type", "properties", "required", "title", "description", "$defs")
 _ROOT_TAKEN += ("definitions", "$comment", "additionalProperties")
+_PROPERTY_TAKEN: tuple[str, ...]  # extended below
 _PROPERTY_TAKEN = ("type", "description", "title", "default", "$comment", "format", "enum", "const", "pattern")
 _PROPERTY_TAKEN += ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength")
 _PROPERTY_TAKEN += ("allOf", "anyOf", "oneOf", "$ref")

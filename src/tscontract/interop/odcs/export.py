@@ -134,55 +134,80 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     contract = plan.contract
     result = ExportResult("odcs", contract.contract, contract.version)
     properties = {name: _property(contract, name) for name in contract.fields}
-    record_quality: list[dict[str, Any]] = []
-
-    def add(check: Check, entry: dict[str, Any], column: str | None = None) -> None:
-        if column is None:
-            record_quality.append(entry)
-        else:
-            properties[column].setdefault("quality", []).append(entry)
-        result.exported.append(check.id)
-
+    out = _Quality(properties, [], result)
     for check in plan.checks:
-        kind = check.kind
-        if kind in _BY_PROPERTIES:
-            dtype = contract.fields[check.columns[0]].type if kind == "type" else None
-            if dtype is not None and dtype.kind == "enum":
-                add(check, _members(check, dtype), check.columns[0])
-            else:
-                result.exported.append(check.id)
-        elif kind == "unknown_columns":
-            result.skip(check, UNSUPPORTED[kind])
-        elif kind == "unique_key":
-            result.exported.append(check.id)  # primaryKey / primaryKeyPosition: the key's uniqueness
-        elif kind == "unique":
-            column = check.columns[0]
-            if check.severity == "error" and check.params.get("max_failing") is None:
-                properties[column]["unique"] = True
-                result.exported.append(check.id)
-            else:
-                add(check, _library(check, "duplicateValues"), column)
-        elif kind == "row_count":
-            add(check, _row_count(check, contract))
-        elif kind == "sql_check":
-            add(check, _sql_check(check))
-        elif kind == "constraint" and _pattern(check) is not None:
-            properties[check.columns[0]].setdefault("logicalTypeOptions", {})["pattern"] = _pattern(check)
-            result.exported.append(check.id)
-        elif check.predicate is not None and not check.params.get("needs_catalog"):
-            column = None if kind == "invariant" else check.columns[0]
-            add(check, _row_rule(check, check.predicate.sql(dialect="duckdb")), column)
-        elif _catalog_holds(plan, check) is not None:  # the catalog as of the export, inlined as VALUES
-            column = check.columns[0] if kind == "constraint" else None
-            add(check, _row_rule(check, str(_catalog_holds(plan, check))), column)
-        else:
-            entry = _custom(check)
-            if kind == "constraint":
-                properties[check.columns[0]].setdefault("quality", []).append(entry)
-            else:
-                record_quality.append(entry)
-            result.skip(check, _CUSTOM_REASON)
+        _export_check(plan, check, out)
+    document = _document(
+        contract, _schema_object(contract, properties, out.record_quality), options.get("status", "active")
+    )
+    header = "".join(f"# {line}\n" for line in result.header_lines())
+    result.artifacts.append(Artifact(f"{contract.contract}.odcs.yaml", header + dump(document)))
+    return result
 
+
+class _Quality:
+    """What the export has stated so far: the property entries, the record's quality rules, the result."""
+
+    def __init__(
+        self, properties: dict[str, dict[str, Any]], record_quality: list[dict[str, Any]], result: ExportResult
+    ) -> None:
+        self.properties = properties
+        self.record_quality = record_quality
+        self.result = result
+
+    def add(self, check: Check, entry: dict[str, Any], column: str | None = None) -> None:
+        if column is None:
+            self.record_quality.append(entry)
+        else:
+            self.properties[column].setdefault("quality", []).append(entry)
+        self.result.exported.append(check.id)
+
+
+def _export_check(plan: CheckPlan, check: Check, out: _Quality) -> None:
+    """One check as a property's (or the record's) quality rule, a property setting, or custom quality."""
+    kind = check.kind
+    if kind in _BY_PROPERTIES:
+        dtype = plan.contract.fields[check.columns[0]].type if kind == "type" else None
+        if dtype is not None and dtype.kind == "enum":
+            out.add(check, _members(check, dtype), check.columns[0])
+        else:
+            out.result.exported.append(check.id)
+    elif kind == "unknown_columns":
+        out.result.skip(check, UNSUPPORTED[kind])
+    elif kind == "unique_key":
+        out.result.exported.append(check.id)  # primaryKey / primaryKeyPosition: the key's uniqueness
+    elif kind == "unique":
+        unique_column = check.columns[0]
+        if check.severity == "error" and check.params.get("max_failing") is None:
+            out.properties[unique_column]["unique"] = True
+            out.result.exported.append(check.id)
+        else:
+            out.add(check, _library(check, "duplicateValues"), unique_column)
+    elif kind == "row_count":
+        out.add(check, _row_count(check, plan.contract))
+    elif kind == "sql_check":
+        out.add(check, _sql_check(check))
+    elif kind == "constraint" and _pattern(check) is not None:
+        out.properties[check.columns[0]].setdefault("logicalTypeOptions", {})["pattern"] = _pattern(check)
+        out.result.exported.append(check.id)
+    elif check.predicate is not None and not check.params.get("needs_catalog"):
+        column = None if kind == "invariant" else check.columns[0]
+        out.add(check, _row_rule(check, check.predicate.sql(dialect="duckdb")), column)
+    elif _catalog_holds(plan, check) is not None:  # the catalog as of the export, inlined as VALUES
+        column = check.columns[0] if kind == "constraint" else None
+        out.add(check, _row_rule(check, str(_catalog_holds(plan, check))), column)
+    else:
+        entry = _custom(check)
+        if kind == "constraint":
+            out.properties[check.columns[0]].setdefault("quality", []).append(entry)
+        else:
+            out.record_quality.append(entry)
+        out.result.skip(check, _CUSTOM_REASON)
+
+
+def _schema_object(
+    contract: Contract, properties: dict[str, dict[str, Any]], record_quality: list[dict[str, Any]]
+) -> dict[str, Any]:
     schema_object: dict[str, Any] = {
         "name": contract.contract,
         "physicalName": contract.contract,
@@ -197,13 +222,17 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
         [("key", list(contract.key))]
         + [(prop, _plain(getattr(contract, section))) for section, prop in _SECTIONS.items()]
     )
+    return schema_object
+
+
+def _document(contract: Contract, schema_object: dict[str, Any], status: Any) -> dict[str, Any]:
     document: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "DataContract",
         "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"urn:tscontract:{contract.contract}")),
         "name": contract.contract,
         "version": contract.version,
-        "status": options.get("status", "active"),
+        "status": status,
     }
     if contract.description:
         document["description"] = {"purpose": contract.description}
@@ -217,9 +246,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
     )
     if top:
         document["customProperties"] = top
-    header = "".join(f"# {line}\n" for line in result.header_lines())
-    result.artifacts.append(Artifact(f"{contract.contract}.odcs.yaml", header + dump(document)))
-    return result
+    return document
 
 
 def _property(contract: Contract, name: str) -> dict[str, Any]:

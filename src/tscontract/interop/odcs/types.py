@@ -286,7 +286,8 @@ def field_type(prop: dict[str, Any], choices: Choices, server: str | None = None
             f"give --type {physical}=TYPE or --drop {{columns}}",
         )
     logical = str(prop.get("logicalType") or "string").lower()
-    options = prop.get("logicalTypeOptions") if isinstance(prop.get("logicalTypeOptions"), dict) else {}
+    raw_options = prop.get("logicalTypeOptions")
+    options = raw_options if isinstance(raw_options, dict) else {}
     fmt = str(options.get("format", ""))
     if logical == "integer":
         return Read({"i8": "int8", "i16": "int16", "i32": "int32"}.get(fmt, "int64"))
