@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -112,23 +112,7 @@ def validate(
     """
     from tscontract.engines import validate as run_validate
 
-    loaded_mapping = None
-    if mapping is not None:
-        from tscontract.engines.inputs.mapping import load_mapping  # pydantic models and sqlglot dialects: 0.1 s
-
-        loaded_mapping = load_mapping(mapping)
-    conf = None
-    if spark_conf:
-        from tscontract.engines.spark import parse_conf
-
-        conf = parse_conf(spark_conf)
-    _check_html(html, data)
-
-    loaded_bounds = None
-    if bounds is not None:
-        from tscontract.plan.bounds import load_bounds
-
-        loaded_bounds = load_bounds(bounds)
+    loaded_mapping, conf, loaded_bounds = _validate_inputs(mapping, spark_conf, html, data, bounds)
     console = make_console(stderr=True)
     show_progress = fmt is ReportFormat.text and console.is_terminal
     at, coverage = parse_now(now), parse_coverage(coverage_from, coverage_to)
@@ -149,16 +133,56 @@ def validate(
             mapping=loaded_mapping,
         )
     if html is not None:
-        from tscontract.engines.plot_data import series_data
-        from tscontract.report.html import render_html
-
-        source = data if len(data) > 1 else data[0]
-        series = series_data(  # draws the bounds that were applied
-            contract, source, catalog, report, mapping=loaded_mapping, bounds=loaded_bounds, now=at, coverage=coverage
-        )
-        html.write_text(render_html(report, series=series), encoding="utf-8")
+        _write_html(html, contract, data, catalog, report, loaded_mapping, loaded_bounds, at, coverage)
     print_report(report, fmt, contract, quiet)
     raise typer.Exit(EXIT_OK if report.passed else EXIT_VIOLATION)
+
+
+def _validate_inputs(
+    mapping: Path | None, spark_conf: list[str] | None, html: Path | None, data: list[str], bounds: Path | None
+) -> tuple[Any, Any, Any]:
+    """The mapping, Spark settings and bounds ``validate`` was given, loaded (None when not given); the HTML
+    report's arguments checked."""
+    loaded_mapping = None
+    if mapping is not None:
+        from tscontract.engines.inputs.mapping import load_mapping  # pydantic models and sqlglot dialects: 0.1 s
+
+        loaded_mapping = load_mapping(mapping)
+    conf = None
+    if spark_conf:
+        from tscontract.engines.spark import parse_conf
+
+        conf = parse_conf(spark_conf)
+    _check_html(html, data)
+
+    loaded_bounds = None
+    if bounds is not None:
+        from tscontract.plan.bounds import load_bounds
+
+        loaded_bounds = load_bounds(bounds)
+    return loaded_mapping, conf, loaded_bounds
+
+
+def _write_html(
+    html: Path,
+    contract: Path,
+    data: list[str],
+    catalog: Path | None,
+    report: Any,
+    loaded_mapping: Any,
+    loaded_bounds: Any,
+    at: Any,
+    coverage: Any,
+) -> None:
+    """The self-contained HTML report with plots, which draw the bounds that were applied."""
+    from tscontract.engines.plot_data import series_data
+    from tscontract.report.html import render_html
+
+    source = data if len(data) > 1 else data[0]
+    series = series_data(  # draws the bounds that were applied
+        contract, source, catalog, report, mapping=loaded_mapping, bounds=loaded_bounds, now=at, coverage=coverage
+    )
+    html.write_text(render_html(report, series=series), encoding="utf-8")
 
 
 def _check_html(html: Path | None, data: list[str]) -> None:

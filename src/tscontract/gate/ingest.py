@@ -266,26 +266,34 @@ class _Gate:
         result: IngestResult,
     ) -> Batch:
         con = self.con
-        contract = self.contract
-        clauses = {c.id: c.clause for c in checks} | rule_clauses(contract) | duplicates_clause(contract)
+        clauses = {c.id: c.clause for c in checks} | rule_clauses(self.contract) | duplicates_clause(self.contract)
         register(con, "__tsc_clauses", pa.table({"check_id": list(clauses), "clause": list(clauses.values())}))
         batch_level = bool(batch_ids)
-        batch_list = "[" + ", ".join(sql_string(i) for i in batch_ids) + "]::VARCHAR[]"
         con.execute(
             "CREATE TEMP TABLE __tsc_fail_agg AS SELECT f.__row, list(DISTINCT f.check_id ORDER BY f.check_id) AS ids "
             "FROM __tsc_row_fail f GROUP BY f.__row"
         )
+        published = pa.table({}) if batch_level else self.published()
+        quarantined = self.quarantined(batch_ids)
+        corrections = self.corrections(batch_level)
+        run = self.run_record(input_hash, paths, started, report, result, published, quarantined, batch_level)
+        return Batch(run=run, published=published, quarantined=quarantined, corrections=corrections)
+
+    def published(self) -> pa.Table:
+        """The rows no check failed, typed, with the run id and the ingestion time."""
         now = f"TIMESTAMPTZ '{self.now.isoformat()}'"
-        cols = ", ".join(f"t.{ident(n)}" for n in contract.fields)
-        published = (
-            pa.table({})
-            if batch_level
-            else fetch_arrow(
-                con,
-                f"SELECT {cols}, {sql_string(self.run_id)} AS _run_id, {now} AS _ingested_at FROM __tsc_typed t "
-                "ANTI JOIN __tsc_fail_agg f USING (__row) ORDER BY t.__row",
-            )
+        cols = ", ".join(f"t.{ident(n)}" for n in self.contract.fields)
+        return fetch_arrow(
+            self.con,
+            f"SELECT {cols}, {sql_string(self.run_id)} AS _run_id, {now} AS _ingested_at FROM __tsc_typed t "
+            "ANTI JOIN __tsc_fail_agg f USING (__row) ORDER BY t.__row",
         )
+
+    def quarantined(self, batch_ids: list[str]) -> pa.Table:
+        """The rejected rows as written, each with its check ids and the clauses they stand for."""
+        con = self.con
+        batch_level = bool(batch_ids)
+        batch_list = "[" + ", ".join(sql_string(i) for i in batch_ids) + "]::VARCHAR[]"
         raw_columns = [
             str(r[0])
             for r in con.execute("DESCRIBE __tsc_raw").fetchall()
@@ -299,37 +307,54 @@ class _Gate:
         if malformed:
             record = f"CASE WHEN r.{MALFORMED} IS NULL THEN {record} ELSE json_object('_text', r.{RECORD}) END"
         why = f"r.{MALFORMED}" if malformed else "NULL"
-        # a value the mapping could not convert: its reason stands for the clause of the field's type check
-        whens = "".join(
-            f" WHEN {sql_string(f'field.{name}.type')} THEN b.{ident(REASON_PREFIX + name)}"
-            for name in self.conversion_reasons
-        )
-        converted = f"CASE check_id{whens} END" if whens else "NULL"
         ids = f"list_distinct(list_concat({batch_list}, coalesce(f.ids, []::VARCHAR[])))"
         which = "" if batch_level else "WHERE f.ids IS NOT NULL"
         # each rejected row with its check ids and, in the same order, the clauses as written
-        failing = (
+        failing = self.converted(
             f"SELECT r.__row, unnest({ids}) AS check_id, {why} AS why FROM __tsc_raw r "
             f"LEFT JOIN __tsc_fail_agg f USING (__row) {which}"
         )
-        if whens:
-            failing = f"SELECT u.*, {converted} AS converted FROM ({failing}) u LEFT JOIN __tsc_batch b USING (__row)"
-        else:
-            failing = f"SELECT u.*, NULL AS converted FROM ({failing}) u"
         reasons = (
             f"SELECT i.__row, list(i.check_id ORDER BY i.check_id) AS ids, "
             "list(coalesce(CASE WHEN i.check_id = 'source.rows' THEN i.why END, i.converted, c.clause, i.check_id) "
             f"ORDER BY i.check_id) AS clauses FROM ({failing}) i "
             "LEFT JOIN __tsc_clauses c USING (check_id) GROUP BY i.__row"
         )
-        quarantined = fetch_arrow(
+        return fetch_arrow(
             con,
             f"SELECT {sql_string(self.run_id)} AS _run_id, r.__row AS _row, "
             f"{str(batch_level).upper()} AS _batch_level, "
             f"to_json(q.ids)::VARCHAR AS _checks, to_json(q.clauses)::VARCHAR AS _clauses, "
             f"{record}::VARCHAR AS _record FROM __tsc_raw r JOIN ({reasons}) q USING (__row) ORDER BY r.__row",
         )
-        corrections = self.corrections(batch_level)
+
+    def converted(self, failing: str) -> str:
+        """`failing` with a `converted` column: the reason of a value the mapping could not convert, which stands
+        for the clause of the field's type check."""
+        whens = "".join(
+            f" WHEN {sql_string(f'field.{name}.type')} THEN b.{ident(REASON_PREFIX + name)}"
+            for name in self.conversion_reasons
+        )
+        if whens:
+            return (
+                f"SELECT u.*, CASE check_id{whens} END AS converted FROM ({failing}) u "
+                "LEFT JOIN __tsc_batch b USING (__row)"
+            )
+        return f"SELECT u.*, NULL AS converted FROM ({failing}) u"
+
+    def run_record(
+        self,
+        input_hash: str,
+        paths: list[Path],
+        started: datetime,
+        report: ValidationReport,
+        result: IngestResult,
+        published: pa.Table,
+        quarantined: pa.Table,
+        batch_level: bool,
+    ) -> dict[str, Any]:
+        """The run's row in the store: its inputs, counts and the summary of the checks that did not pass."""
+        contract = self.contract
         summary: dict[str, dict[str, object]] = {
             c.id: {"status": c.status, "failed_rows": c.failed_rows} for c in report.checks if c.status != "passed"
         }
@@ -337,11 +362,11 @@ class _Gate:
         for drop in self.conversion.dropped if self.conversion else []:  # rows the mapping dropped, recorded
             summary[drop["id"]] = {"status": "dropped", "failed_rows": drop["rows"], "clause": drop["clause"]}
         source_ids = (
-            con.execute("SELECT string_agg(DISTINCT source_id, ',') FROM __tsc_typed").fetchall()[0]
+            self.con.execute("SELECT string_agg(DISTINCT source_id, ',') FROM __tsc_typed").fetchall()[0]
             if "source_id" in contract.fields
             else (None,)
         )
-        run = {
+        return {
             "run_id": self.run_id,
             "contract": contract.contract,
             "version": contract.version,
@@ -361,7 +386,6 @@ class _Gate:
             "backfill": self.backfill,
             "duplicates": self.duplicates_record(batch_level),
         }
-        return Batch(run=run, published=published, quarantined=quarantined, corrections=corrections)
 
     def superseded_only(self, batch_level: bool) -> int:
         """Rows quarantined only as superseded copies of a repeated key (nothing else failed)."""

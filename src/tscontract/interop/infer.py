@@ -481,6 +481,11 @@ SESSION_CANDIDATES = (
 _SESSIONS_TABLE = "__tsc_init_sessions"
 
 
+# one calendar's fit to one series (or their totals): bars, bars inside its regular sessions, sessions of the
+# sample's span, sessions whole and regular
+_SessionFit = tuple[int, int, int, int]
+
+
 def _sessions(con: Any, draft: Draft, interval: int) -> bool:
     """Whether exchange sessions explain the gaps: a calendar whose regular sessions hold every bar of
     every series, each session of the sample's span whole (first bar less than one interval after the
@@ -500,6 +505,27 @@ def _sessions(con: Any, draft: Draft, interval: int) -> bool:
         draft.calendar_note = f"exchange sessions not tested: {exc}"
         return False
     small_table(con, _SESSIONS_TABLE, calendars.COLUMNS, rows)
+    by_series, tolerance = _session_fits(con, draft, interval, t)
+    if not by_series:
+        return False
+    choice = _choose_calendars(draft, by_series)
+    if choice is None:
+        return False
+    chosen, common = choice
+    spread = max(tolerance[(s, c)] for s, c in chosen.items())
+    rule = f"{_duration(interval)} within session; no bars outside session"
+    draft.cadence = rule + (f"; tolerance +/-{_duration(spread)}" if spread else "")
+    draft.cadence_note = f"median interval {_duration(interval)} inside sessions; the gaps are between sessions" + (
+        "" if common else " (each series' calendar in the catalog)"
+    )
+    return True
+
+
+def _session_fits(
+    con: Any, draft: Draft, interval: int, t: str
+) -> tuple[dict[str, dict[str, _SessionFit]], dict[tuple[str, str], int]]:
+    """Per series, each candidate calendar's fit; and per (series, calendar) the largest deviation from
+    ``interval`` inside a session."""
     series = ident(draft.series_column) if draft.series_column else "'*'"
     fits = con.execute(
         f"""
@@ -525,51 +551,48 @@ def _sessions(con: Any, draft: Draft, interval: int) -> bool:
         GROUP BY e.s, e.calendar
         """
     ).fetchall()
-    order = {name: i for i, name in enumerate(SESSION_CANDIDATES)}
-    by_series: dict[str, dict[str, tuple[int, int, int, int]]] = {}
+    by_series: dict[str, dict[str, _SessionFit]] = {}
     tolerance: dict[tuple[str, str], int] = {}
     for s, calendar, n, inside, sessions, whole, deviation in fits:
         by_series.setdefault(str(s), {})[calendar] = (int(n), int(inside), int(sessions), int(whole))
         tolerance[(str(s), calendar)] = int(deviation)
+    return by_series, tolerance
 
-    def fits_whole(fit: tuple[int, int, int, int]) -> bool:
-        return fit[1] == fit[0] and fit[3] == fit[2]
 
-    def rank(fit: tuple[int, int, int, int], name: str) -> tuple[float, float, int]:
-        return (-fit[1] / fit[0], -fit[3] / fit[2], order[name])
+def _fits_whole(fit: _SessionFit) -> bool:
+    return fit[1] == fit[0] and fit[3] == fit[2]
 
-    if not by_series:
-        return False
 
-    def total(c: str) -> tuple[int, int, int, int]:
+def _session_rank(fit: _SessionFit, name: str) -> tuple[float, float, int]:
+    return (-fit[1] / fit[0], -fit[3] / fit[2], SESSION_CANDIDATES.index(name))
+
+
+def _choose_calendars(draft: Draft, by_series: dict[str, dict[str, _SessionFit]]) -> tuple[dict[str, str], bool] | None:
+    """One calendar for every series when one fits them all (True), else each series its own (False), set on
+    the draft with the evidence; None (and a note) when a series fits none."""
+
+    def total(c: str) -> _SessionFit:
         n, inside, sessions, whole = (sum(f[c][i] for f in by_series.values() if c in f) for i in range(4))
         return n, inside, sessions, whole
 
-    # one calendar for every series when one fits them all, else each series its own
-    totals = {c: total(c) for c in order}
-    common = [c for c in order if all(c in f and fits_whole(f[c]) for f in by_series.values())]
+    totals = {c: total(c) for c in SESSION_CANDIDATES}
+    common = [c for c in SESSION_CANDIDATES if all(c in f and _fits_whole(f[c]) for f in by_series.values())]
     if common:
         calendar = common[0]
         draft.calendar = calendar
-        draft.calendar_note = _session_evidence(calendar, totals, common[1:], rank, len(by_series))
-        chosen = dict.fromkeys(by_series, calendar)
-    else:
-        chosen = {}
-        for s, found in sorted(by_series.items()):
-            best = min(found, key=lambda c: rank(found[c], c))
-            if not fits_whole(found[best]):
-                who = "" if s == "*" else f"{s}: "
-                draft.calendar_note = f"{who}closest exchange calendar " + _session_evidence(best, found, [], rank, 1)
-                return False
-            chosen[s] = best
-            draft.catalog.setdefault(s, {})["calendar"] = best
-    spread = max(tolerance[(s, c)] for s, c in chosen.items())
-    rule = f"{_duration(interval)} within session; no bars outside session"
-    draft.cadence = rule + (f"; tolerance +/-{_duration(spread)}" if spread else "")
-    draft.cadence_note = f"median interval {_duration(interval)} inside sessions; the gaps are between sessions" + (
-        "" if common else " (each series' calendar in the catalog)"
-    )
-    return True
+        draft.calendar_note = _session_evidence(calendar, totals, common[1:], _session_rank, len(by_series))
+        return dict.fromkeys(by_series, calendar), True
+    chosen: dict[str, str] = {}
+    for s, found in sorted(by_series.items()):
+        best = min(found, key=lambda c: _session_rank(found[c], c))
+        if not _fits_whole(found[best]):
+            who = "" if s == "*" else f"{s}: "
+            evidence = _session_evidence(best, found, [], _session_rank, 1)
+            draft.calendar_note = f"{who}closest exchange calendar {evidence}"
+            return None
+        chosen[s] = best
+        draft.catalog.setdefault(s, {})["calendar"] = best
+    return chosen, False
 
 
 def _session_evidence(

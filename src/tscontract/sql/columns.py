@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -154,83 +155,21 @@ def _decimal_digits_fail(raw: str, dtype: DataType) -> tuple[str, str]:
     return fail, reason
 
 
+# A check of one declared kind, for a column read from text: sets ``col.typed`` and returns
+# (the condition a value fails, the SQL of its reason)
+_TextCheck = Callable[[ColumnSQL, str, DataType, str], tuple[str, str]]
+
+
 def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
     raw = ident(name)
     jt = ident("__jt_" + name) if json else None
     col = ColumnSQL(name, dtype, True, typed="", raw=raw, is_null=f"{raw} IS NULL")
     target = sql_type(dtype)
     kind = dtype.kind
-    expect_number = kind in ("int", "float", "decimal")
-    json_wrong = None
-    if json and expect_number:
-        json_wrong = f"{jt} NOT IN {_JSON_NUMBER}"
-    elif json and kind == "bool":
-        json_wrong = f"{jt} <> 'BOOLEAN'"
-    elif json and kind in ("string", "enum", "date"):
-        json_wrong = f"{jt} <> 'VARCHAR'"
-    elif json and kind == "timestamp":
-        json_wrong = f"{jt} NOT IN ('VARCHAR', 'BIGINT', 'UBIGINT')"
-    if kind == "decimal":
-        fail, reason = _decimal_digits_fail(raw, dtype)
-        col.typed = f"TRY_CAST({raw} AS {target})"
-    elif kind == "int":
-        bits = dtype.bits or 64
-        low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-        fail = (
-            f"(NOT regexp_full_match({raw}, '^[+-]?\\d+$') OR TRY_CAST({raw} AS HUGEINT) NOT BETWEEN {low} AND {high})"
-        )
-        reason = (
-            f"CASE WHEN NOT regexp_full_match({raw}, '^[+-]?\\d+$') THEN 'not an integer' ELSE 'outside int{bits}' END"
-        )
-        col.typed = f"TRY_CAST({raw} AS {target})"
-    elif kind == "float":
-        # a number written past the type's range reads as infinity: refused, not rounded to it ('inf' is infinity)
-        overflow = (
-            f"(abs(TRY_CAST({raw} AS {target})) = CAST('Infinity' AS DOUBLE) "
-            f"AND NOT regexp_full_match(lower(trim({raw})), '[+-]?(inf|infinity)'))"
-        )
-        fail = f"(TRY_CAST({raw} AS DOUBLE) IS NULL OR {overflow})"
-        reason = f"CASE WHEN {overflow} THEN 'outside the float{dtype.bits or 64} range' ELSE 'not a number' END"
-        col.typed = f"TRY_CAST({raw} AS {target})"
-    elif kind == "bool":
-        fail = f"lower({raw}) NOT IN ('true', 'false')"
-        reason = "'not true or false'"
-        col.typed = f"CASE lower({raw}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END"
-    elif kind == "enum":
-        members = ", ".join(sql_string(m) for m in dtype.members)
-        fail = f"{raw} NOT IN ({members})"
-        reason = f"'not one of {', '.join(dtype.members)}'"
-        col.typed = raw
-    elif kind == "timestamp":
-        unit = dtype.time_unit or "ms"
-        epoch = f"regexp_full_match({raw}, '^-?\\d+$')"
-        typed = (
-            f"CASE WHEN {epoch} THEN {_epoch_timestamp(f'TRY_CAST({raw} AS HUGEINT)', unit)} "
-            f"ELSE TRY_CAST({raw} AS TIMESTAMPTZ) END"
-        )
-        low, high = EPOCH_PLAUSIBLE
-        implausible = f"({epoch} AND {typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}')"
-        fail = f"((NOT {epoch} AND NOT regexp_full_match({raw}, '{_RFC3339}')) OR {typed} IS NULL OR {implausible})"
-        reason = (
-            f"CASE WHEN {implausible} THEN 'epoch {unit} outside {low}..{high}: wrong epoch unit?' "
-            "ELSE 'not an RFC 3339 timestamp or epoch integer' END"
-        )
-        col.typed = typed
-        col.utc_fail = (
-            f"(NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND NOT regexp_matches({raw}, '{_UTC_SUFFIX}'))"
-        )
-        digits = FRACTION_DIGITS[unit]
-        col.precision_fail = f"(NOT {epoch} AND length(rtrim(regexp_extract({raw}, '\\.(\\d+)', 1), '0')) > {digits})"
-        # examples show a UTC instant read without loss in the one report form; anything else as written
-        lossless = (
-            f"NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND regexp_matches({raw}, '{_UTC_SUFFIX}') "
-            f"AND length(regexp_extract({raw}, '\\.(\\d+)', 1)) <= 6 AND {typed} IS NOT NULL"
-        )
-        col.raw = f"CASE WHEN {lossless} THEN {instant_text(typed)} ELSE {raw} END"
-    elif kind == "date":
-        fail = f"TRY_CAST({raw} AS DATE) IS NULL OR NOT regexp_full_match({raw}, '^\\d{{4}}-\\d{{2}}-\\d{{2}}$')"
-        reason = "'not an ISO date'"
-        col.typed = f"TRY_CAST({raw} AS DATE)"
+    json_wrong = _json_wrong(jt, kind) if jt is not None else None
+    check = _TEXT_CHECKS.get(kind)
+    if check is not None:
+        fail, reason = check(col, raw, dtype, target)
     else:
         fail, reason = "FALSE", "NULL"
         col.typed = raw
@@ -244,103 +183,240 @@ def _text_column(name: str, dtype: DataType, json: bool) -> ColumnSQL:
     return col
 
 
+def _json_wrong(jt: str, kind: str) -> str | None:
+    """When a JSON value's own type (column ``jt``) is not the one ``kind`` is written as."""
+    if kind in ("int", "float", "decimal"):
+        return f"{jt} NOT IN {_JSON_NUMBER}"
+    if kind == "bool":
+        return f"{jt} <> 'BOOLEAN'"
+    if kind in ("string", "enum", "date"):
+        return f"{jt} <> 'VARCHAR'"
+    if kind == "timestamp":
+        return f"{jt} NOT IN ('VARCHAR', 'BIGINT', 'UBIGINT')"
+    return None
+
+
+def _text_decimal(col: ColumnSQL, raw: str, dtype: DataType, target: str) -> tuple[str, str]:
+    col.typed = f"TRY_CAST({raw} AS {target})"
+    return _decimal_digits_fail(raw, dtype)
+
+
+def _text_int(col: ColumnSQL, raw: str, dtype: DataType, target: str) -> tuple[str, str]:
+    bits = dtype.bits or 64
+    low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    fail = f"(NOT regexp_full_match({raw}, '^[+-]?\\d+$') OR TRY_CAST({raw} AS HUGEINT) NOT BETWEEN {low} AND {high})"
+    reason = f"CASE WHEN NOT regexp_full_match({raw}, '^[+-]?\\d+$') THEN 'not an integer' ELSE 'outside int{bits}' END"
+    col.typed = f"TRY_CAST({raw} AS {target})"
+    return fail, reason
+
+
+def _text_float(col: ColumnSQL, raw: str, dtype: DataType, target: str) -> tuple[str, str]:
+    # a number written past the type's range reads as infinity: refused, not rounded to it ('inf' is infinity)
+    overflow = (
+        f"(abs(TRY_CAST({raw} AS {target})) = CAST('Infinity' AS DOUBLE) "
+        f"AND NOT regexp_full_match(lower(trim({raw})), '[+-]?(inf|infinity)'))"
+    )
+    fail = f"(TRY_CAST({raw} AS DOUBLE) IS NULL OR {overflow})"
+    reason = f"CASE WHEN {overflow} THEN 'outside the float{dtype.bits or 64} range' ELSE 'not a number' END"
+    col.typed = f"TRY_CAST({raw} AS {target})"
+    return fail, reason
+
+
+def _text_bool(col: ColumnSQL, raw: str, dtype: DataType, target: str) -> tuple[str, str]:
+    col.typed = f"CASE lower({raw}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END"
+    return f"lower({raw}) NOT IN ('true', 'false')", "'not true or false'"
+
+
+def _text_enum(col: ColumnSQL, raw: str, dtype: DataType, target: str) -> tuple[str, str]:
+    members = ", ".join(sql_string(m) for m in dtype.members)
+    col.typed = raw
+    return f"{raw} NOT IN ({members})", f"'not one of {', '.join(dtype.members)}'"
+
+
+def _text_timestamp(col: ColumnSQL, raw: str, dtype: DataType, target: str) -> tuple[str, str]:
+    unit = dtype.time_unit or "ms"
+    epoch = f"regexp_full_match({raw}, '^-?\\d+$')"
+    typed = (
+        f"CASE WHEN {epoch} THEN {_epoch_timestamp(f'TRY_CAST({raw} AS HUGEINT)', unit)} "
+        f"ELSE TRY_CAST({raw} AS TIMESTAMPTZ) END"
+    )
+    low, high = EPOCH_PLAUSIBLE
+    implausible = f"({epoch} AND {typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}')"
+    fail = f"((NOT {epoch} AND NOT regexp_full_match({raw}, '{_RFC3339}')) OR {typed} IS NULL OR {implausible})"
+    reason = (
+        f"CASE WHEN {implausible} THEN 'epoch {unit} outside {low}..{high}: wrong epoch unit?' "
+        "ELSE 'not an RFC 3339 timestamp or epoch integer' END"
+    )
+    col.typed = typed
+    col.utc_fail = (
+        f"(NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND NOT regexp_matches({raw}, '{_UTC_SUFFIX}'))"
+    )
+    digits = FRACTION_DIGITS[unit]
+    col.precision_fail = f"(NOT {epoch} AND length(rtrim(regexp_extract({raw}, '\\.(\\d+)', 1), '0')) > {digits})"
+    # examples show a UTC instant read without loss in the one report form; anything else as written
+    lossless = (
+        f"NOT {epoch} AND regexp_full_match({raw}, '{_RFC3339}') AND regexp_matches({raw}, '{_UTC_SUFFIX}') "
+        f"AND length(regexp_extract({raw}, '\\.(\\d+)', 1)) <= 6 AND {typed} IS NOT NULL"
+    )
+    col.raw = f"CASE WHEN {lossless} THEN {instant_text(typed)} ELSE {raw} END"
+    return fail, reason
+
+
+def _text_date(col: ColumnSQL, raw: str, dtype: DataType, target: str) -> tuple[str, str]:
+    col.typed = f"TRY_CAST({raw} AS DATE)"
+    fail = f"TRY_CAST({raw} AS DATE) IS NULL OR NOT regexp_full_match({raw}, '^\\d{{4}}-\\d{{2}}-\\d{{2}}$')"
+    return fail, "'not an ISO date'"
+
+
+_TEXT_CHECKS: dict[str, _TextCheck] = {
+    "decimal": _text_decimal,
+    "int": _text_int,
+    "float": _text_float,
+    "bool": _text_bool,
+    "enum": _text_enum,
+    "timestamp": _text_timestamp,
+    "date": _text_date,
+}
+
+
 def _decimal_type(physical: str) -> tuple[int, int] | None:
     match = re.match(r"^DECIMAL\((\d+),\s*(\d+)\)$", physical)
     return (int(match[1]), int(match[2])) if match else None
 
 
+@dataclass
+class _Fit:
+    """How a typed column's physical type fits its declared one: a schema problem (every value fails with it),
+    or the condition a value fails and the SQL of its reason."""
+
+    problem: str | None = None
+    row_fail: str | None = None
+    reason: str | None = None
+
+
+# A check of one declared kind, for a column of a typed source: may set ``col.typed`` and ``col.raw``
+_TypedCheck = Callable[[ColumnSQL, str, DataType, str], _Fit]
+
+
 def _typed_column(name: str, dtype: DataType, physical: str) -> ColumnSQL:
     raw = ident(name)
     col = ColumnSQL(name, dtype, True, typed=raw, raw=f"CAST({raw} AS VARCHAR)", is_null=f"{raw} IS NULL")
-    kind = dtype.kind
     target = sql_type(dtype)
-    base = physical.split("(")[0]
-    if kind == "timestamp" and physical == "VARCHAR":
+    if dtype.kind == "timestamp" and physical == "VARCHAR":
         text = _text_column(name, dtype, json=False)
         text.raw = raw
         return text
-    problem = None
-    row_fail, reason = None, None
-    if kind in ("string",):
-        problem = None if physical == "VARCHAR" else f"column is {physical}, not text"
-    elif kind == "enum":
-        if physical == "VARCHAR" or physical.startswith("ENUM"):
-            members = ", ".join(sql_string(m) for m in dtype.members)
-            row_fail = f"CAST({raw} AS VARCHAR) NOT IN ({members})"
-            reason = f"'not one of {', '.join(dtype.members)}'"
-            col.typed = f"CAST({raw} AS VARCHAR)"
-        else:
-            problem = f"column is {physical}, not text"
-    elif kind == "bool":
-        problem = None if physical == "BOOLEAN" else f"column is {physical}, not BOOLEAN"
-    elif kind == "int":
-        bits = dtype.bits or 64
-        have = DUCKDB_INT_BITS.get(physical)
-        if have is None:
-            problem = f"column is {physical}, not an integer type"
-        elif have > bits:
-            low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-            row_fail = f"{raw} NOT BETWEEN {low} AND {high}"
-            reason = f"'outside int{bits}'"
-    elif kind == "float":
-        if physical not in ("FLOAT", "DOUBLE") and base not in DUCKDB_INT_BITS and base != "DECIMAL":
-            problem = f"column is {physical}, not a number"
-    elif kind == "decimal":
-        found = _decimal_type(physical)
-        integer_digits = (dtype.precision or 0) - (dtype.scale or 0)
-        if physical in ("FLOAT", "DOUBLE"):
-            problem = f"column is {physical} where {dtype.text} is declared: floats are not decimals"
-        elif found is not None or physical in DUCKDB_INT_BITS:
-            p, s = found if found else (39, 0)
-            checks, reasons = [], []
-            if s > (dtype.scale or 0):
-                checks.append(f"{raw} <> round({raw}, {dtype.scale})")
-                reasons.append((checks[-1], f"more than {dtype.scale} decimal places"))
-            if p - s > integer_digits:
-                checks.append(f"abs({raw}) >= 1e{integer_digits}")
-                reasons.append((checks[-1], f"more than {integer_digits} integer digits"))
-            if checks:
-                row_fail = " OR ".join(f"({c})" for c in checks)
-                reason = "CASE " + " ".join(f"WHEN {c} THEN {sql_string(r)}" for c, r in reasons) + " END"
-        else:
-            problem = f"column is {physical} where {dtype.text} is declared"
-        col.typed = f"TRY_CAST({raw} AS {target})"
-    elif kind == "timestamp":
-        unit = dtype.time_unit or "ms"
-        digits = FRACTION_DIGITS[unit]
-        nanos = is_nanosecond_type(physical)
-        if is_instant_type(physical) and nanos:
-            col.typed = instant_from_nanoseconds(raw)
-            col.raw = instant_text_ns(raw)
-        elif is_instant_type(physical):
-            col.typed = raw
-            col.raw = instant_text(raw)  # the instant as reports show it, on every engine
-        elif physical.startswith("TIMESTAMP"):
-            col.typed = f"CAST({raw} AS TIMESTAMP) AT TIME ZONE 'UTC'"
-            col.utc_fail = f"{raw} IS NOT NULL"
-        elif base in DUCKDB_INT_BITS:
-            col.typed = _epoch_timestamp(f"CAST({raw} AS HUGEINT)", unit)
-            low, high = EPOCH_PLAUSIBLE
-            row_fail = f"{col.typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}'"
-            reason = f"'epoch {unit} outside {low}..{high}: wrong epoch unit?'"
-        else:
-            problem = f"column is {physical}, not a UTC timestamp"
-            col.typed = f"TRY_CAST({raw} AS TIMESTAMPTZ)"
-        if nanos and digits < 9:  # the digits below the microsecond, before the engine's instant drops them
-            col.precision_fail = f"epoch_ns({raw}) % {10 ** (9 - digits)} <> 0"
-        elif digits < 6 and problem is None:
-            col.precision_fail = f"epoch_us({col.typed}) % {10 ** (6 - digits)} <> 0"
-    elif kind == "date":
-        problem = None if physical == "DATE" else f"column is {physical}, not DATE"
-    if problem is not None:
-        col.schema_problem = problem
-        row_fail, reason = "TRUE", sql_string(problem)
+    check = _TYPED_CHECKS.get(dtype.kind)
+    fit = check(col, raw, dtype, physical) if check is not None else _Fit()
+    row_fail, reason = fit.row_fail, fit.reason
+    if fit.problem is not None:
+        col.schema_problem = fit.problem
+        row_fail, reason = "TRUE", sql_string(fit.problem)
         if col.typed == raw:
             col.typed = f"TRY_CAST({raw} AS {target})"
     if row_fail is not None:
         col.type_fail = f"({raw} IS NOT NULL AND ({row_fail}))"
         col.type_reason = reason
     return col
+
+
+def _typed_string(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    return _Fit(None if physical == "VARCHAR" else f"column is {physical}, not text")
+
+
+def _typed_enum(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    if not (physical == "VARCHAR" or physical.startswith("ENUM")):
+        return _Fit(f"column is {physical}, not text")
+    members = ", ".join(sql_string(m) for m in dtype.members)
+    col.typed = f"CAST({raw} AS VARCHAR)"
+    return _Fit(None, f"CAST({raw} AS VARCHAR) NOT IN ({members})", f"'not one of {', '.join(dtype.members)}'")
+
+
+def _typed_bool(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    return _Fit(None if physical == "BOOLEAN" else f"column is {physical}, not BOOLEAN")
+
+
+def _typed_int(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    bits = dtype.bits or 64
+    have = DUCKDB_INT_BITS.get(physical)
+    if have is None:
+        return _Fit(f"column is {physical}, not an integer type")
+    if have > bits:
+        low, high = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+        return _Fit(None, f"{raw} NOT BETWEEN {low} AND {high}", f"'outside int{bits}'")
+    return _Fit()
+
+
+def _typed_float(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    base = physical.split("(")[0]
+    if physical not in ("FLOAT", "DOUBLE") and base not in DUCKDB_INT_BITS and base != "DECIMAL":
+        return _Fit(f"column is {physical}, not a number")
+    return _Fit()
+
+
+def _typed_decimal(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    col.typed = f"TRY_CAST({raw} AS {sql_type(dtype)})"
+    found = _decimal_type(physical)
+    integer_digits = (dtype.precision or 0) - (dtype.scale or 0)
+    if physical in ("FLOAT", "DOUBLE"):
+        return _Fit(f"column is {physical} where {dtype.text} is declared: floats are not decimals")
+    if found is None and physical not in DUCKDB_INT_BITS:
+        return _Fit(f"column is {physical} where {dtype.text} is declared")
+    p, s = found if found else (39, 0)
+    reasons: list[tuple[str, str]] = []
+    if s > (dtype.scale or 0):
+        reasons.append((f"{raw} <> round({raw}, {dtype.scale})", f"more than {dtype.scale} decimal places"))
+    if p - s > integer_digits:
+        reasons.append((f"abs({raw}) >= 1e{integer_digits}", f"more than {integer_digits} integer digits"))
+    if not reasons:
+        return _Fit()
+    row_fail = " OR ".join(f"({c})" for c, _ in reasons)
+    return _Fit(None, row_fail, "CASE " + " ".join(f"WHEN {c} THEN {sql_string(r)}" for c, r in reasons) + " END")
+
+
+def _typed_timestamp(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    unit = dtype.time_unit or "ms"
+    digits = FRACTION_DIGITS[unit]
+    nanos = is_nanosecond_type(physical)
+    fit = _Fit()
+    if is_instant_type(physical) and nanos:
+        col.typed = instant_from_nanoseconds(raw)
+        col.raw = instant_text_ns(raw)
+    elif is_instant_type(physical):
+        col.typed = raw
+        col.raw = instant_text(raw)  # the instant as reports show it, on every engine
+    elif physical.startswith("TIMESTAMP"):
+        col.typed = f"CAST({raw} AS TIMESTAMP) AT TIME ZONE 'UTC'"
+        col.utc_fail = f"{raw} IS NOT NULL"
+    elif physical.split("(")[0] in DUCKDB_INT_BITS:
+        col.typed = _epoch_timestamp(f"CAST({raw} AS HUGEINT)", unit)
+        low, high = EPOCH_PLAUSIBLE
+        fit.row_fail = f"{col.typed} NOT BETWEEN TIMESTAMPTZ '{low}' AND TIMESTAMPTZ '{high}'"
+        fit.reason = f"'epoch {unit} outside {low}..{high}: wrong epoch unit?'"
+    else:
+        fit.problem = f"column is {physical}, not a UTC timestamp"
+        col.typed = f"TRY_CAST({raw} AS TIMESTAMPTZ)"
+    if nanos and digits < 9:  # the digits below the microsecond, before the engine's instant drops them
+        col.precision_fail = f"epoch_ns({raw}) % {10 ** (9 - digits)} <> 0"
+    elif digits < 6 and fit.problem is None:
+        col.precision_fail = f"epoch_us({col.typed}) % {10 ** (6 - digits)} <> 0"
+    return fit
+
+
+def _typed_date(col: ColumnSQL, raw: str, dtype: DataType, physical: str) -> _Fit:
+    return _Fit(None if physical == "DATE" else f"column is {physical}, not DATE")
+
+
+_TYPED_CHECKS: dict[str, _TypedCheck] = {
+    "string": _typed_string,
+    "enum": _typed_enum,
+    "bool": _typed_bool,
+    "int": _typed_int,
+    "float": _typed_float,
+    "decimal": _typed_decimal,
+    "timestamp": _typed_timestamp,
+    "date": _typed_date,
+}
 
 
 def with_conversion_reason(col: ColumnSQL) -> ColumnSQL:

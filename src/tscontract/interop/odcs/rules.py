@@ -222,6 +222,35 @@ def sql_check(
     query is written in (:func:`server_dialect`), translated to DuckDB's by sqlglot — the entry's
     ``note`` then gives the query as written.
     """
+    written, text = _placeholders_filled(rule, field)
+    tree = _one_select(text, dialect)
+    changed = _read_object(tree, tables, columns) or text != written or dialect is not None
+    # the query as written when it already reads {object} by the contract's names, else as rewritten
+    try:  # a query sqlglot cannot translate exactly (a sampling method DuckDB lacks ...) is refused
+        level = ErrorLevel.RAISE if dialect else ErrorLevel.WARN
+        sql = tree.sql(dialect="duckdb", unsupported_level=level).replace(OBJECT_TABLE, OBJECT)
+    except UnsupportedError as exc:
+        raise Refused(f"no exact DuckDB form of the {dialect} query: {str(exc).splitlines()[0]}") from None
+    sql = sql if changed else written
+    try:
+        parsed = sql_check_query(sql)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+    value = parsed.expressions[0]
+    # bound first: a function DuckDB does not have is named as such, not taken for a value per row
+    rows = _bind(parsed, types)
+    aggregated = any(value.find_all(exp.AggFunc)) or rows == 1  # an aggregate gives one row of no rows
+    if parsed.args.get("group") or not (aggregated or parsed.args.get("limit")):
+        raise Refused("the query returns a value per row (or group), not one value: aggregate it (count, max ...)")
+    entry: dict[str, Any] = {"sql": sql}
+    entry.update(_expectation(rule, parsed))
+    if dialect is not None:
+        entry["note"] = f"the ODCS query, in {dialect} SQL: {' '.join(written.split())}"
+    return entry
+
+
+def _placeholders_filled(rule: dict[str, Any], field: str | None) -> tuple[str, str]:
+    """The rule's query as written (no trailing ``;``), and with {object} and the property's placeholders filled."""
     query = rule.get("query")
     if not isinstance(query, str) or not query.strip():
         raise Refused("a sql rule without a query")
@@ -233,6 +262,11 @@ def sql_check(
             if field is None:
                 raise Refused(f"{placeholder} in a rule that is not on a property")
             text = text.replace(placeholder, field)
+    return written, text
+
+
+def _one_select(text: str, dialect: str | None) -> exp.Select:
+    """``text`` parsed in ``dialect`` (DuckDB's by default): one SELECT statement, else refused."""
     try:
         statements = sqlglot.parse(text.replace(OBJECT, OBJECT_TABLE), read=dialect or "duckdb")
     except (ParseError, TokenError) as exc:
@@ -241,8 +275,13 @@ def sql_check(
         ) from None
     if len(statements) != 1 or not isinstance(statements[0], exp.Select):
         raise Refused("a SQL check is one SELECT statement returning one number")
-    tree = statements[0]
-    changed = text != written or dialect is not None
+    return statements[0]
+
+
+def _read_object(tree: exp.Select, tables: set[str], columns: dict[str, str]) -> bool:
+    """Rewrite ``tree`` in place to read {object} by the contract's field names; whether that changed it.
+    A table that is neither {object}, one of ``tables`` nor a CTE is refused."""
+    changed = False
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     for table in tree.find_all(exp.Table):
         if table.name in ctes:
@@ -267,28 +306,7 @@ def sql_check(
         if column.table and column.table.lower() in tables:
             column.set("table", exp.to_identifier(OBJECT_TABLE))
             changed = True
-    # the query as written when it already reads {object} by the contract's names, else as rewritten
-    try:  # a query sqlglot cannot translate exactly (a sampling method DuckDB lacks ...) is refused
-        level = ErrorLevel.RAISE if dialect else ErrorLevel.WARN
-        sql = tree.sql(dialect="duckdb", unsupported_level=level).replace(OBJECT_TABLE, OBJECT)
-    except UnsupportedError as exc:
-        raise Refused(f"no exact DuckDB form of the {dialect} query: {str(exc).splitlines()[0]}") from None
-    sql = sql if changed else written
-    try:
-        parsed = sql_check_query(sql)
-    except ValueError as exc:
-        raise Refused(str(exc)) from None
-    value = parsed.expressions[0]
-    # bound first: a function DuckDB does not have is named as such, not taken for a value per row
-    rows = _bind(parsed, types)
-    aggregated = any(value.find_all(exp.AggFunc)) or rows == 1  # an aggregate gives one row of no rows
-    if parsed.args.get("group") or not (aggregated or parsed.args.get("limit")):
-        raise Refused("the query returns a value per row (or group), not one value: aggregate it (count, max ...)")
-    entry: dict[str, Any] = {"sql": sql}
-    entry.update(_expectation(rule, parsed))
-    if dialect is not None:
-        entry["note"] = f"the ODCS query, in {dialect} SQL: {' '.join(written.split())}"
-    return entry
+    return changed
 
 
 def _expectation(rule: dict[str, Any], query: exp.Select) -> dict[str, Any]:
