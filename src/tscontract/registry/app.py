@@ -39,6 +39,7 @@ from tscontract.registry.limits import (
     check_schema_text,
     check_size,
 )
+from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
@@ -266,8 +267,10 @@ class RegistryApp:
                 who = self.authenticate(authorization) or "anonymous"
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
             handler: Callable[..., tuple[int, Any]] = getattr(self, "_h_" + name)
-            if (name == "get_schema" and self._cached_id(params["schema_id"])) or (
-                name in _INLINE_READS and self.store.inline_reads
+            serialize = "format" in call.query  # compiles a Protobuf schema: not on the event loop
+            if not serialize and (
+                (name == "get_schema" and self._cached_id(params["schema_id"]))
+                or (name in _INLINE_READS and self.store.inline_reads)
             ):
                 status, payload = handler(call, **params)  # from memory or one local query: no thread hop
             else:
@@ -313,6 +316,8 @@ class RegistryApp:
         kind = {"AVRO": "Avro", "JSON": "JSON", "PROTOBUF": "Protobuf"}[schema_type]
         try:
             check_schema_text(schema_type, text)  # before any parser, the canonical formatter included
+            if schema_type == "PROTOBUF":
+                text = descriptor_text(text)  # a base64 FileDescriptorProto, as ProtobufSerializer sends it
             text = canonical_text(schema_type, text, normalize)
             check_size(text, "canonical schema text")
         except (ValueError, RecursionError) as exc:  # over a limit, not JSON (Avro, JSON Schema)
@@ -329,13 +334,23 @@ class RegistryApp:
             raise RegistryError(422, 42201, problem)
         return _Submitted(body, schema_type, text, references, metadata, rule_set, check_text)
 
-    @staticmethod
-    def _version_payload(registered: Any) -> dict[str, Any]:
+    def _schema_text(self, call: _Call, stored: Any) -> str:
+        """The schema text as asked: ``?format=serialized`` gives a Protobuf schema as the base64
+        ``FileDescriptorProto`` that confluent-kafka's ``ProtobufDeserializer`` reads."""
+        text: str = stored.schema_text
+        if stored.schema_type != "PROTOBUF" or call.query.get("format", [""])[-1] != "serialized":
+            return text
+        try:
+            return serialized(self.store.check_text(stored.schema_type, text, stored.references))
+        except ValueError as exc:
+            raise RegistryError(422, 42201, f"Invalid Protobuf schema: cannot serialize it: {exc}") from None
+
+    def _version_payload(self, registered: Any, call: _Call | None = None) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "subject": registered.subject,
             "version": registered.version,
             "id": registered.schema_id,
-            "schema": registered.schema_text,
+            "schema": registered.schema_text if call is None else self._schema_text(call, registered),
         }
         if registered.schema_type != "AVRO":
             payload["schemaType"] = registered.schema_type
@@ -393,7 +408,8 @@ class RegistryApp:
         return 200, {"id": schema_id}
 
     def _h_get_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
-        return 200, self._version_payload(self.store.get_version(subject, _version(version)))
+        registered = self.store.get_version(subject, _version(version), _flag(call.query, "deleted"))
+        return 200, self._version_payload(registered, call)
 
     def _h_get_version_schema(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         registered = self.store.get_version(subject, _version(version))
@@ -421,7 +437,7 @@ class RegistryApp:
         found = self.store.lookup(
             subject, s.schema_type, s.text, s.references, s.metadata if given else None, s.rule_set if given else None
         )
-        return 200, self._version_payload(found)
+        return 200, self._version_payload(found, call)
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
@@ -439,7 +455,7 @@ class RegistryApp:
         if not 1 <= number <= MAX_ID:
             raise RegistryError(404, 40403, f"Schema {schema_id} not found")
         stored = self.store.schema_by_id(number)
-        payload: dict[str, Any] = {"schema": stored.schema_text}
+        payload: dict[str, Any] = {"schema": self._schema_text(call, stored)}
         if stored.schema_type != "AVRO":
             payload["schemaType"] = stored.schema_type
         if stored.references:

@@ -48,22 +48,29 @@ class StoreReads(StoreConnections):
         row = conn.execute("SELECT 1 FROM subject_versions WHERE subject = ? AND deleted = 0 LIMIT 1", (subject,))
         return row.fetchone() is not None
 
-    def get_version(self, subject: str, version: int | str) -> RegisteredVersion:
-        """One version (``latest`` or -1 for the newest live one): one indexed query."""
+    @staticmethod
+    def _has_any(conn: Any, subject: str) -> bool:
+        row = conn.execute("SELECT 1 FROM subject_versions WHERE subject = ? LIMIT 1", (subject,))
+        return row.fetchone() is not None
+
+    def get_version(self, subject: str, version: int | str, include_deleted: bool = False) -> RegisteredVersion:
+        """One version (``latest`` or -1 for the newest live one; a soft-deleted one too with
+        ``include_deleted``, as ``?deleted=true`` asks): one indexed query."""
+        live = "" if include_deleted else " AND v.deleted = 0"
         with self._connect() as conn:
             if version in ("latest", -1):
                 row = conn.execute(
-                    _SELECT_VERSION + " WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC LIMIT 1",
+                    _SELECT_VERSION + f" WHERE v.subject = ?{live} ORDER BY v.version DESC LIMIT 1",
                     (subject,),
                 ).fetchone()
             elif isinstance(version, int) and 1 <= version <= MAX_ID:
                 row = conn.execute(
-                    _SELECT_VERSION + " WHERE v.subject = ? AND v.version = ? AND v.deleted = 0", (subject, version)
+                    _SELECT_VERSION + f" WHERE v.subject = ? AND v.version = ?{live}", (subject, version)
                 ).fetchone()
             else:
                 row = None
             if row is None:
-                if not self._has_live(conn, subject):
+                if not self._has_live(conn, subject) and not (include_deleted and self._has_any(conn, subject)):
                     raise subject_not_found(subject)
                 raise version_not_found(subject, version)
         return self._registered(subject, row)
