@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tscontract.registry.contract_fields import properties_match, property_value
@@ -179,8 +180,27 @@ class RegistryStore(StoreConfig):
         conn.execute(f"INSERT INTO schemas (id, {columns}) VALUES (?, ?, ?, ?, ?, ?)", (explicit_id, *identity))
         return explicit_id
 
+    @staticmethod
+    def _refuse_referenced(conn: Any, subject: str, versions: list[int]) -> None:
+        """422/42206 when another registered schema references one of the subject's versions."""
+        rows = conn.execute(
+            "SELECT DISTINCT s.refs FROM schemas s JOIN subject_versions v ON v.schema_id = s.id WHERE s.refs LIKE ?",
+            ("%" + json.dumps(subject)[1:-1] + "%",),
+        ).fetchall()
+        for (refs,) in rows:
+            for reference in json.loads(refs):
+                if reference.get("subject") == subject and reference.get("version") in versions:
+                    raise RegistryError(
+                        422,
+                        42206,
+                        f"One or more references exist to the schema {{subject={subject}, "
+                        f"version={reference['version']}}}.",
+                    )
+
     def delete_subject(self, subject: str, permanent: bool = False) -> list[int]:
         with self._write() as conn:
+            every = conn.execute("SELECT version FROM subject_versions WHERE subject = ?", (subject,)).fetchall()
+            self._refuse_referenced(conn, subject, [row[0] for row in every])
             if permanent:
                 rows = conn.execute(
                     "SELECT version, deleted FROM subject_versions WHERE subject = ? ORDER BY version", (subject,)
@@ -212,6 +232,7 @@ class RegistryStore(StoreConfig):
                 number = version
             changed = 0
             if isinstance(number, int) and 1 <= number <= MAX_ID:
+                self._refuse_referenced(conn, subject, [number])
                 changed = conn.execute(
                     "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ? AND deleted = 0",
                     (subject, number),
