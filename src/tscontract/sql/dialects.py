@@ -133,7 +133,8 @@ def _duckdb_function(generator: Any, node: exp.Anonymous) -> exp.Expr | None:
 def _unit_width(width: exp.Expr) -> exp.Expr:
     """A bucket width in microseconds: ``to_microseconds(n)`` as ``n``."""
     if isinstance(width, exp.Anonymous) and width.name.lower() == "to_microseconds":
-        return width.expressions[0]
+        micros: exp.Expr = width.expressions[0]
+        return micros
     return width
 
 
@@ -144,7 +145,8 @@ def _time_bucket(generator: Any, node: exp.DateBin) -> exp.Expr | None:
     t = generator.micros(node.expression)
     since_origin = exp.Sub(this=t, expression=exp.Literal.number(TIME_BUCKET_ORIGIN_US))
     offset = _fn(generator.MOD, since_origin, _unit_width(node.this).copy())
-    return generator.instant(exp.Sub(this=t.copy(), expression=offset))
+    bucket: exp.Expr = generator.instant(exp.Sub(this=t.copy(), expression=offset))
+    return bucket
 
 
 def _time_to_str(generator: Any, node: exp.TimeToStr) -> exp.Expr | None:
