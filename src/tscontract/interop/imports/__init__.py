@@ -6,7 +6,7 @@ from importlib import import_module
 from typing import Any
 
 from tscontract.errors import InputError
-from tscontract.interop.odcs.read import Imported
+from tscontract.interop.imports.result import Imported
 
 # format -> (module, function); every function takes (text, origin, object_name, key, time_column)
 # and the keyword options import_options builds for it

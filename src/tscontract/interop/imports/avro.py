@@ -30,7 +30,7 @@ from tscontract.interop.imports.base import (
     restore_field_doc,
     restore_record_lines,
 )
-from tscontract.interop.odcs.read import Imported
+from tscontract.interop.imports.result import Imported
 from tscontract.typemap.avro import LOGICAL_UNIT, PRIMITIVE_READS
 
 _PRIMITIVE = PRIMITIVE_READS

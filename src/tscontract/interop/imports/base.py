@@ -3,8 +3,8 @@ time column, its clauses, and the contract YAML it becomes.
 
 Each format's module reads its document into a :class:`SchemaDraft` — fields with tscontract types,
 nullability where the document states it, clauses with the element they come from, and every element
-with no place as a :class:`~tscontract.interop.odcs.read.Loss` — and :func:`finish` turns it into an
-:class:`~tscontract.interop.odcs.read.Imported`, the same result ``import odcs`` writes (losses in the
+with no place as a :class:`~tscontract.interop.imports.result.Loss` — and :func:`finish` turns it into an
+:class:`~tscontract.interop.imports.result.Imported`, the same result ``import odcs`` writes (losses in the
 header, on the terminal and in ``--format json``; a clause the loader refuses becomes a loss).
 
 A document this package exported carries the contract's clauses as text (``key: [...]``,
@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tscontract.errors import InputError
+from tscontract.interop.imports.result import Imported, Loss
 from tscontract.interop.odcs.read import (
-    Imported,
-    Loss,
     _Clause,
     header_notes,
     identifier,

@@ -31,7 +31,8 @@ from tscontract.interop.imports.base import (
     sql_clause,
     sql_type,
 )
-from tscontract.interop.odcs.read import Imported, _Clause
+from tscontract.interop.imports.result import Imported
+from tscontract.interop.odcs.read import _Clause
 
 _MODEL_TAKEN: tuple[str, ...]  # extended below
 _MODEL_TAKEN = ("name", "description", "columns", "tests", "data_tests", "constraints", "config", "meta")

@@ -16,7 +16,8 @@ from typing import Any
 
 from tscontract.errors import InputError
 from tscontract.interop.imports.base import SchemaDraft, contract_name, finish, sql_clause, sql_type
-from tscontract.interop.odcs.read import Imported, number_text
+from tscontract.interop.imports.result import Imported
+from tscontract.interop.odcs.read import number_text
 from tscontract.typemap.odcs import UNSIGNED_READS
 
 _DIALECTS = ("postgres", "mysql", "snowflake", "bigquery", "tsql", None)

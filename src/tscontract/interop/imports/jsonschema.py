@@ -30,7 +30,7 @@ from tscontract.interop.imports.base import (
     restore_field_doc,
     restore_record_lines,
 )
-from tscontract.interop.odcs.read import Imported
+from tscontract.interop.imports.result import Imported
 from tscontract.typemap.jsonschema import INT32, INT64
 
 _INT32 = INT32

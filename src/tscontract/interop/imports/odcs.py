@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tscontract.interop.odcs.read import Imported, import_document
+from tscontract.interop.imports.result import Imported
+from tscontract.interop.odcs.read import import_document
 from tscontract.interop.odcs.types import Choices, make_choices
 
 

@@ -35,7 +35,7 @@ from tscontract.interop.imports.base import (
     restore_field_doc,
     restore_record_lines,
 )
-from tscontract.interop.odcs.read import Imported
+from tscontract.interop.imports.result import Imported
 from tscontract.typemap.protobuf import SCALAR_READS
 
 _TOKEN = re.compile(

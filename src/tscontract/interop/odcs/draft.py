@@ -1,4 +1,4 @@
-"""A draft contract as an importer builds it: the result (``Imported``, its ``Loss``-es), the clauses it writes,
+"""A draft contract as an importer builds it (the result is interop/imports/result.py): the clauses it writes,
 and the helpers every importer shares (names, time and key, clause placement, mapping, a load-and-retry check)."""
 
 from __future__ import annotations
@@ -7,54 +7,19 @@ import json
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from tscontract.contract.model import IDENTIFIER, SEMVER
 from tscontract.errors import InputError, SourceError
+from tscontract.interop.imports.result import Loss
 from tscontract.interop.odcs import rules as odcs_rules
 from tscontract.interop.odcs.yaml_out import dump
 
 _TEXT_SHOWN = 200
 _MAX_RETRIES = 50
 _LOSSES_NAMED = 3  # the losses a refusal names in its one line
-
-
-@dataclass(frozen=True)
-class Loss:
-    """An element of the ODCS document the contract does not carry."""
-
-    path: str
-    text: str
-    reason: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "text": self.text, "reason": self.reason}
-
-    def line(self) -> str:
-        return f"{self.path}: {self.reason}: {self.text}"
-
-
-@dataclass
-class Imported:
-    """One schema object as a contract: its YAML, the mapping that renames columns, the losses."""
-
-    object: str
-    contract: str
-    text: str
-    mapping: str | None = None
-    losses: list[Loss] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)  # descriptive elements kept as written in notes, by path
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "object": self.object,
-            "contract": self.contract,
-            "mapping": self.mapping is not None,
-            "lost": [loss.to_json() for loss in self.losses],
-            "kept": list(self.kept),
-        }
 
 
 def shown(value: Any) -> str:

@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from tscontract.errors import InputError
+from tscontract.interop.imports.result import Imported
 from tscontract.interop.odcs.draft import (
-    Imported,
     _Clause,
     _lines,
     contract_name,

@@ -37,9 +37,8 @@ from typing import Any
 from tscontract.errors import InputError
 
 # the draft-contract toolkit the other importers share, re-exported here where they import it from
+from tscontract.interop.imports.result import Imported, Loss
 from tscontract.interop.odcs.draft import (
-    Imported,
-    Loss,
     _Clause,
     contract_name,
     header_notes,
