@@ -27,6 +27,7 @@ from tscontract.contract.loader import load_contract
 from tscontract.interop.exports import export
 from tscontract.interop.exports._records import python_record, read_csv_rows
 from tscontract.interop.exports.confluent import type_predicate
+from tscontract.plan.params import TypeParams
 
 OHLCV = EXAMPLES / "ohlcv_1m"
 TOPIC = "bars"
@@ -435,7 +436,7 @@ def test_every_cel_rule_agrees_with_duckdb_on_every_record(tmp_path: Path) -> No
     failures = 0
     for rule in rules:
         check = checks[rule["params"]["tscontract.check"]]
-        predicate = check.predicate or type_predicate(check.columns[0], check.params["dtype"])
+        predicate = check.predicate or type_predicate(check.columns[0], check.params_of(TypeParams).dtype)
         sql = predicate.sql(dialect="duckdb")
         expected = [row[0] for row in con.execute(f"SELECT COALESCE(({sql}), TRUE) FROM t ORDER BY n").fetchall()]
         program = env.program(env.compile(rule["expr"]), functions=EXTRA_FUNCS)

@@ -10,6 +10,7 @@ artifact or a named reason.
 Each engine and each export declares, per kind, that it handles it (``HANDLERS``) or why it cannot
 (``UNSUPPORTED``); together they name every kind, and what they declare is what they do: a kind
 added to the enum fails here, naming each engine and export that has not said what it does with it.
+Each check's parameters are the one class ``PARAMS`` names for its kind (plan/params.py).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from tscontract.engines.duckdb import profile
 from tscontract.interop.exports import EXPORTERS, FORMATS, export_plan
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import PARAMS, ClauseParams, PatternParams, StepParams, TypeParams
 
 
 def declared(name: str) -> Any:
@@ -65,6 +67,27 @@ def test_a_kind_the_enum_does_not_name_cannot_be_built() -> None:
     with pytest.raises(ValueError, match="'invarient' is not a valid CheckKind"):
         Check("x", "invarient", "invariants", "a < b", "invariants[0]", "row")  # type: ignore[arg-type]
     assert Check("x", "invariant", "invariants", "a < b", "invariants[0]", "row").kind is CheckKind.INVARIANT
+
+
+def test_each_check_carries_the_parameters_of_its_kind(tmp_path: Path) -> None:
+    assert set(PARAMS) == set(CheckKind)
+    for plan, _ in plans(tmp_path):
+        for check in plan.checks:
+            assert type(check.params) is PARAMS[check.kind], check.id
+
+
+def test_parameters_of_another_kind_cannot_be_built() -> None:
+    with pytest.raises(TypeError, match="a type check takes TypeParams, not Params"):
+        Check("x", "type", "fields", "int64", "fields.x.type", "row", ("x",))
+    with pytest.raises(TypeError, match="a invariant check takes ClauseParams, not PatternParams"):
+        Check("x", "invariant", "invariants", "a < b", "invariants[0]", "row", params=PatternParams("^a$"))
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'dtype'"):
+        TypeParams()  # type: ignore[call-arg]
+    # a kind whose parameters all have defaults gets them without saying so
+    check = Check("x", "invariant", "invariants", "a < b", "invariants[0]", "row")
+    assert check.params == ClauseParams() and not check.params.needs_catalog and check.params.max_failing is None
+    with pytest.raises(TypeError, match=r"check x \(invariant\) has ClauseParams, not StepParams"):
+        check.params_of(StepParams)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -5,6 +5,7 @@ a contract's query in a read-only transaction with a statement timeout."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -18,6 +19,7 @@ from tscontract.engines.duckdb import DuckDBEngine, connect
 from tscontract.engines.inputs.sources import open_source
 from tscontract.engines.sandbox import is_locked, lock
 from tscontract.plan.checks import build_plan
+from tscontract.plan.params import SqlCheckParams
 
 DATA = "sensor,ts,value\na,2026-01-01T00:00:00Z,1\nb,2026-01-01T00:00:01Z,2\n"
 
@@ -71,7 +73,10 @@ def test_a_query_that_slipped_past_the_allow_list_cannot_read_a_file(files: tupl
     check = next(c for c in plan.checks if c.kind == "sql_check")
     # what the allow-list refuses, put into the plan by hand
     evil = f"SELECT CAST(content AS INT) FROM __tsc_object, LATERAL read_text('{secret}') LIMIT 1"
-    check.params["query"] = sqlglot.parse_one(evil, read="duckdb")
+    query = sqlglot.parse_one(evil, read="duckdb")
+    assert isinstance(query, sqlglot.exp.Select)
+    evil_check = replace(check, params=replace(check.params_of(SqlCheckParams), query=query))
+    plan = replace(plan, checks=tuple(evil_check if c is check else c for c in plan.checks))
     report = DuckDBEngine().run(plan, [str(data)])
     result = next(r for r in report.checks if r.id == check.id)
     assert result.status == "error"

@@ -209,6 +209,11 @@ class Step(_Section):
         ]
         return "step: {" + ", ".join(parts) + "}"
 
+    @property
+    def half_window(self) -> int:
+        """The neighbours on each side of a point under ``max_mad`` (``(window - 1) / 2``); 0 under ``max_abs``."""
+        return (self.window - 1) // 2 if self.window is not None else 0
+
 
 class FieldSpec(_Section):
     """One column: type, nullability, unit and dimension, fixed value, constraint."""

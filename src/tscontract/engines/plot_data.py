@@ -133,7 +133,7 @@ def _points_sql(
         sql
         for check in run.plan.of_scope("row")
         if field in check.columns and not run.missing(check)
-        if not (check.params.get("needs_catalog") and not run.catalog_joined)
+        if not (check.params.needs_catalog and not run.catalog_joined)
         if (sql := run.failure_sql(check)) is not None
     ]
     fail = " OR ".join(f"COALESCE(({sql}), FALSE)" for sql in failing) or "FALSE"

@@ -65,7 +65,7 @@ def disposition(check: Check, result: CheckResult, *, backfill: bool = False) ->
         return "batch"
     if check.kind == "type" and result.message:  # the physical type itself is wrong: schema drift
         return "batch"
-    catalog_ref = check.params.get("catalog")
+    catalog_ref = check.params.catalog
     if catalog_ref is not None and catalog_ref.attribute == "unit":
         return "batch"
     return "row"

@@ -17,6 +17,22 @@ from tscontract.contract.sql_checks import sql_check_query
 from tscontract.errors import InputError
 from tscontract.plan.ir import Check
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import (
+    BoundsParams,
+    CadenceParams,
+    CatalogParams,
+    ClauseParams,
+    CompletenessParams,
+    FreshnessParams,
+    KeyParams,
+    PatternParams,
+    PrecisionParams,
+    SessionParams,
+    SqlCheckParams,
+    StepParams,
+    TypeParams,
+    UniqueParams,
+)
 
 
 def schema_checks(contract: Contract) -> list[Check]:
@@ -77,7 +93,7 @@ def _field_type(contract: Contract, name: str) -> list[Check]:
             f"{source}.type" if not spec.implied else source,
             "row",
             (name,),
-            params={"dtype": spec.type},
+            params=TypeParams(spec.type),
         )
     )
     if not contract.is_nullable(name):
@@ -145,7 +161,7 @@ def _field_rules(contract: Contract, name: str) -> list[Check]:
                 "window",
                 (name,),
                 severity=unique.severity,
-                params={"max_failing": unique.max_failing},
+                params=UniqueParams(unique.max_failing),
             )
         )
     if spec.step is not None:
@@ -164,6 +180,7 @@ def time_checks(contract: Contract) -> list[Check]:
     timestamp_columns = tuple(n for n, s in contract.fields.items() if s.type.kind == "timestamp")
     add(Check("time.timezone", CheckKind.UTC_INSTANT, "time", tz_clause, "time.timezone", "row", timestamp_columns))
     unit = time.precision or time_type.time_unit
+    assert unit is not None  # the loader requires the time column to be a UTC timestamp, which has a unit
     add(
         Check(
             "time.precision",
@@ -173,7 +190,7 @@ def time_checks(contract: Contract) -> list[Check]:
             "time.precision",
             "row",
             timestamp_columns,
-            params={"unit": unit},
+            params=PrecisionParams(unit),
         )
     )
 
@@ -195,7 +212,7 @@ def key_checks(contract: Contract) -> list[Check]:
             "window",
             tuple(contract.key),
             # copies of a key that ``by`` orders are resolved (one kept), not failures
-            params={"duplicates": duplicates} if duplicates else {},
+            params=KeyParams(duplicates),
         )
     )
 
@@ -216,7 +233,7 @@ def key_checks(contract: Contract) -> list[Check]:
                 (series,),
                 # as the clause ``<series> matches '<pattern>'``: exporters state it as that row clause
                 predicate=exp.RegexpFullMatch(this=exp.column(series), expression=exp.Literal.string(pattern)),
-                params={"pattern": pattern},
+                params=PatternParams(pattern),
             )
         )
     return out
@@ -228,7 +245,7 @@ def catalog_checks(contract: Contract, catalog: Catalog | None, before: list[Che
     add = out.append
     time = contract.time
     series = contract.series_column
-    catalog_needed = any(c.params.get("needs_catalog") for c in before) or (
+    catalog_needed = any(c.params.needs_catalog for c in before) or (
         time.cadence is not None and time.cadence.source == "catalog"
     )
     if catalog_needed or catalog is not None:
@@ -241,7 +258,7 @@ def catalog_checks(contract: Contract, catalog: Catalog | None, before: list[Che
                 "catalog",
                 "row",
                 (series,) if series else (),
-                params={"needs_catalog": True},
+                params=CatalogParams(),
             )
         )
     if "calibration_id" in contract.fields and (
@@ -257,7 +274,7 @@ def catalog_checks(contract: Contract, catalog: Catalog | None, before: list[Che
                 "fields.calibration_id",
                 "row",
                 ("calibration_id", time.column),
-                params={"needs_catalog": True},
+                params=CatalogParams(),
             )
         )
 
@@ -281,7 +298,7 @@ def window_checks(contract: Contract, catalog: Catalog | None, all_series: bool)
                 "time.cadence",
                 "window",
                 (series, time.column) if series else (time.column,),
-                params={"cadence": cadence, "needs_catalog": cadence.source == "catalog"},
+                params=CadenceParams(cadence),
             )
         )
         if cadence.outside_session_forbidden or cadence.within_session:
@@ -294,7 +311,7 @@ def window_checks(contract: Contract, catalog: Catalog | None, all_series: bool)
                     "time.cadence",
                     "window",
                     (series, time.column) if series else (time.column,),
-                    params={"cadence": cadence, "timezone": time.timezone},
+                    params=SessionParams(cadence, time.timezone),
                 )
             )
     if contract.completeness is not None:
@@ -307,7 +324,7 @@ def window_checks(contract: Contract, catalog: Catalog | None, all_series: bool)
                 "completeness",
                 "window",
                 (time.column,),
-                params={"completeness": contract.completeness},
+                params=CompletenessParams(contract.completeness),
             )
         )
     if contract.freshness is not None:
@@ -320,7 +337,7 @@ def window_checks(contract: Contract, catalog: Catalog | None, all_series: bool)
                 "freshness",
                 "batch",
                 (contract.freshness.column or time.column,),
-                params={"freshness": contract.freshness, "all_series": all_series and catalog is not None},
+                params=FreshnessParams(contract.freshness, all_series and catalog is not None),
             )
         )
     return out
@@ -344,7 +361,7 @@ def batch_checks(contract: Contract) -> list[Check]:
                 f"sql_checks[{i}]",
                 "batch",
                 severity=sql_check.severity,
-                params={"query": sql_check_query(sql_check.sql), "rule": sql_check},
+                params=SqlCheckParams(sql_check_query(sql_check.sql), sql_check),
             )
         )
     return out
@@ -378,7 +395,7 @@ def bounds_checks(contract: Contract, bounds: Any) -> list[Check]:
                     "row",
                     columns,
                     severity="warning",
-                    params={"field": field_name},
+                    params=BoundsParams(field_name),
                 )
             )
             add(
@@ -390,7 +407,7 @@ def bounds_checks(contract: Contract, bounds: Any) -> list[Check]:
                     "bounds",
                     "batch",
                     columns,
-                    params={"field": field_name},
+                    params=BoundsParams(field_name),
                 )
             )
     return out
@@ -408,11 +425,8 @@ def _row_clause(check_id: str, kind: CheckKind, section: str, source: str, claus
         clause.columns,
         severity=clause.severity,  # as written: ``{clause: ..., severity: warning}``
         predicate=clause.predicate,
-        params={
-            "needs_catalog": clause.catalog is not None,
-            "catalog": clause.catalog,
-            "max_failing": clause.max_failing,  # a share of failing rows tolerated: ``max_failing: "0.1%"``
-        },
+        # a share of failing rows tolerated: ``max_failing: "0.1%"``
+        params=ClauseParams(clause.catalog, clause.max_failing),
     )
 
 
@@ -434,7 +448,7 @@ def _step_check(contract: Contract, name: str) -> Check:
         "window",
         (*series, time, name),
         severity=step.severity,
-        params={"field": name, "series": series, "step": step, "revision": contract.revision_column},
+        params=StepParams(name, series, step, contract.revision_column),
     )
 
 

@@ -9,15 +9,17 @@ against the input's physical schema. ``plan/builders.py`` makes the checks of ea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Literal, TypeVar
 
 import sqlglot.expressions as exp
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import PARAMS, Params
+
+P = TypeVar("P", bound=Params)
 
 Scope = Literal["schema", "row", "window", "batch"]
 Severity = Literal["error", "warning"]
@@ -37,6 +39,10 @@ SECTIONS = (
 )
 
 
+def _required(cls: type[Params]) -> bool:
+    return any(f.default is MISSING and f.default_factory is MISSING for f in fields(cls))
+
+
 @dataclass(frozen=True)
 class Check:
     """One executable clause. ``clause`` is the contract's text exactly as written."""
@@ -50,10 +56,22 @@ class Check:
     columns: tuple[str, ...] = ()
     severity: Severity = "error"
     predicate: exp.Expression | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Params = field(default_factory=Params)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "kind", CheckKind(self.kind))  # a kind CheckKind does not name raises
+        kind = CheckKind(self.kind)  # a kind CheckKind does not name raises
+        object.__setattr__(self, "kind", kind)
+        expected = PARAMS[kind]
+        if type(self.params) is Params and expected is not Params and not _required(expected):
+            object.__setattr__(self, "params", expected())  # a kind whose parameters all have defaults
+        if type(self.params) is not expected:
+            raise TypeError(f"a {kind} check takes {expected.__name__}, not {type(self.params).__name__}")
+
+    def params_of(self, cls: type[P]) -> P:
+        """The parameters as the class its kind takes (``check.params_of(StepParams).series``)."""
+        if not isinstance(self.params, cls):
+            raise TypeError(f"check {self.id} ({self.kind}) has {type(self.params).__name__}, not {cls.__name__}")
+        return self.params
 
 
 @dataclass(frozen=True)
@@ -73,4 +91,4 @@ class CheckPlan:
 
     @property
     def uses_catalog(self) -> bool:
-        return any(c.params.get("needs_catalog") for c in self.checks)
+        return any(c.params.needs_catalog for c in self.checks)

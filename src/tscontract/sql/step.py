@@ -10,6 +10,7 @@ exact and interpolated as ``percentile_cont(0.5)``.
 from __future__ import annotations
 
 from tscontract.plan.checks import Check
+from tscontract.plan.params import StepParams
 from tscontract.sql.columns import ident
 
 
@@ -21,10 +22,10 @@ class StepSql:
     """
 
     def __init__(self, check: Check, time: str, relation: str) -> None:
-        self.step = check.params["step"]
-        self.field: str = check.params["field"]
-        self.series: tuple[str, ...] = check.params["series"]
-        self.revision: str | None = check.params["revision"]
+        self.step = check.params_of(StepParams).step
+        self.field: str = check.params_of(StepParams).field
+        self.series: tuple[str, ...] = check.params_of(StepParams).series
+        self.revision: str | None = check.params_of(StepParams).revision
         self.time = time
         self.relation = relation
 
@@ -75,7 +76,7 @@ class StepSql:
 
     def mad_failures(self) -> str:
         """A point fails when ``|x - m| > max_mad * max(MAD, min_mad, 0.01 |m|)`` over its neighbours."""
-        half = (self.step.window - 1) // 2
+        half = self.step.half_window
         pairs = (
             f"SELECT a.__row AS __r, b.__v AS __nv FROM ({self.points()}) AS a JOIN ({self.points()}) AS b "
             f"ON {self.same_series('a', 'b')} AND b.__n BETWEEN a.__n - {half} AND a.__n + {half} "

@@ -9,6 +9,7 @@ from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.run.state import RunState
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
+from tscontract.plan.params import BoundsParams, SqlCheckParams
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident, json_value
 from tscontract.typemap.sql import sql_type
@@ -29,10 +30,10 @@ class BatchChecks(RunState):
 
     def sql_check(self, check: Check) -> None:
         """The contract's query over the typed view; its one value must meet the check's expectation."""
-        rule = check.params["rule"]
+        rule = check.params_of(SqlCheckParams).rule
         self.progress(f"SQL check {rule.name}")
         try:
-            found = self.untrusted(bound_to(check.params["query"], TYPED_VIEW))
+            found = self.untrusted(bound_to(check.params_of(SqlCheckParams).query, TYPED_VIEW))
         except InputError:
             raise
         except Exception as exc:  # the engine refused the query (unknown column, type): the check cannot run
@@ -59,7 +60,7 @@ class BatchChecks(RunState):
         The typical magnitude is the discrete median of ``abs(value)``, as in ``profile``: a value the
         series really took, in the field's own type.
         """
-        name = check.params["field"]
+        name = check.params_of(BoundsParams).field
         if not self.columns[name].present or not self.series or not self.columns[self.series].present:
             self.result(check, "error", message="field or series column missing")
             return

@@ -11,6 +11,7 @@ from typing import Any
 from tscontract.engines.inputs.sources import SOURCE_VIEW
 from tscontract.engines.run.state import RunState
 from tscontract.plan.checks import Check
+from tscontract.plan.params import KeyParams
 from tscontract.sql.columns import ident, json_value
 
 
@@ -40,8 +41,8 @@ class KeyChecks(RunState):
         candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
         where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
-        policy = check.params.get("duplicates")
-        by = self.columns[policy.by] if policy is not None else None
+        policy = check.params_of(KeyParams).duplicates
+        by = self.columns[policy.by] if policy is not None and policy.by is not None else None
         unresolved = f" AND count(DISTINCT {by.typed}) < count(*)" if by is not None and by.present else ""
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "

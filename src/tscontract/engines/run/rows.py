@@ -23,6 +23,7 @@ from tscontract.engines.inputs.sources import MALFORMED, RECORD, SOURCE_VIEW
 from tscontract.engines.run.state import RunState
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import BoundsParams, PatternParams
 from tscontract.sql.columns import ident, json_value, sql_string
 from tscontract.sql.semantics import lowered
 
@@ -41,7 +42,7 @@ def _flags(prefix: str) -> Callable[[RowChecks, Check], str | None]:
 
 
 def _clause(run: RowChecks, check: Check) -> str | None:
-    if check.params.get("needs_catalog") and not run.catalog_joined:
+    if check.params.needs_catalog and not run.catalog_joined:
         return None
     assert check.predicate is not None, check.id  # every clause kind is built with its predicate
     return f"NOT COALESCE(({run.predicate_sql(check.predicate)}), TRUE)"
@@ -53,7 +54,7 @@ def _catalog_series(run: RowChecks, check: Check) -> str | None:
 
 def _series_pattern(run: RowChecks, check: Check) -> str:  # the whole id matches (a series scheme), as re.fullmatch
     column = run.columns[check.columns[0]].typed
-    return f"NOT regexp_full_match({column}, {sql_string(check.params['pattern'])})"
+    return f"NOT regexp_full_match({column}, {sql_string(check.params_of(PatternParams).pattern)})"
 
 
 def _calibration(run: RowChecks, check: Check) -> str:
@@ -61,7 +62,7 @@ def _calibration(run: RowChecks, check: Check) -> str:
 
 
 def _plausibility(run: RowChecks, check: Check) -> str:
-    name = check.params["field"]
+    name = check.params_of(BoundsParams).field
     return f"{ident(name)} NOT BETWEEN {ident(f'__b_{name}_low')} AND {ident(f'__b_{name}_high')}"
 
 
@@ -114,7 +115,7 @@ class RowChecks(RunState):
             if missing:
                 self.result(check, "error", message=f"column(s) {', '.join(missing)} missing; see schema.columns")
                 continue
-            if check.params.get("needs_catalog") and not self.catalog_joined:
+            if check.params.needs_catalog and not self.catalog_joined:
                 why = "no catalog given (--catalog)" if self.plan.catalog is None else "the series column is missing"
                 self.result(check, "error", message=f"needs the series catalog: {why}")
                 continue

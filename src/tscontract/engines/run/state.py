@@ -115,7 +115,7 @@ class RunState:
         """A check ``failed`` rows fail: failed, unless its ``max_failing`` share of the batch tolerates them.
 
         Either way the report keeps the failing rows' count, examples and share of the batch."""
-        share = check.params.get("max_failing")
+        share = check.params.max_failing
         if share is None:
             self.result(check, "failed", failed, examples, message)
             return

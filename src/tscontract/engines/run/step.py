@@ -12,6 +12,7 @@ from typing import Any
 
 from tscontract.engines.base import TYPED_VIEW, Run
 from tscontract.plan.checks import Check
+from tscontract.plan.params import StepParams
 from tscontract.sql.columns import json_value
 from tscontract.sql.step import StepSql
 
@@ -28,9 +29,9 @@ class StepCheck:
     def __init__(self, run: Run, check: Check) -> None:
         self.run = run
         self.check = check
-        self.step = check.params["step"]
-        self.field: str = check.params["field"]
-        self.series: tuple[str, ...] = check.params["series"]
+        self.step = check.params_of(StepParams).step
+        self.field: str = check.params_of(StepParams).field
+        self.series: tuple[str, ...] = check.params_of(StepParams).series
         self.time = run.contract.time.column
 
     def execute(self) -> None:
@@ -41,9 +42,9 @@ class StepCheck:
         run.progress(f"steps of {self.field}")
         if not run.source.has_row_number:  # failing rows are named: number the input as the examples do
             run.create_typed_view(NUMBERED, numbered=True)
-        revision = check.params["revision"]
+        revision = check.params_of(StepParams).revision
         if revision is not None and not (revision in run.columns and run.columns[revision].present):
-            check = replace(check, params={**check.params, "revision": None})
+            check = replace(check, params=replace(check.params_of(StepParams), revision=None))
         table = step_table(run, check)
         run.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {StepSql(check, self.time, self.typed()).failing()}")
         total = int(run.fetch(f"SELECT count(*) FROM {table}")[0][0])

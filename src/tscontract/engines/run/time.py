@@ -33,6 +33,7 @@ from tscontract.engines.base import Run
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
+from tscontract.plan.params import CadencedParams, CompletenessParams, FreshnessParams
 from tscontract.shown import engine_message
 from tscontract.sql.columns import ident, json_value, sql_string
 
@@ -367,7 +368,7 @@ class TimeChecks:
         problem = None
         if not run.columns[self.time_col].present or (run.series and not run.columns[run.series].present):
             problem = "time or series column missing"
-        elif any(c.params.get("needs_catalog") for c in checks) and not run.catalog_joined:
+        elif any(c.params.needs_catalog for c in checks) and not run.catalog_joined:
             problem = "needs the series catalog (--catalog) for the cadence"
         freshness = [c for c in checks if c.kind == "freshness"]
         window_checks = [c for c in checks if c.kind != "freshness"]
@@ -440,7 +441,7 @@ class TimeChecks:
             f"SELECT __s, __t, __cal FROM {POINTS} WHERE __outside",
             "__s, __t",
         )
-        cadence = check.params["cadence"]
+        cadence = check.params_of(CadencedParams).cadence
         if not count or not (cadence.outside_session_forbidden or cadence.per_session):
             self.run.result(check, "passed")
             return
@@ -549,7 +550,7 @@ class TimeChecks:
         return f"SELECT *, {length} // __i AS __expected FROM ({windows})"
 
     def completeness(self, check: Check) -> None:
-        spec = check.params["completeness"]
+        spec = check.params_of(CompletenessParams).completeness
         if self.span() is None:
             self.run.result(check, "passed")
             return
@@ -649,7 +650,7 @@ class TimeChecks:
         counts the sessions that opened after the newest point's session and closed by ``now``.
         """
         run = self.run
-        spec = check.params["freshness"]
+        spec = check.params_of(FreshnessParams).freshness
         column = check.columns[0]
         if not run.columns[column].present:
             run.result(check, "error", message=f"column {column} missing")
@@ -663,7 +664,7 @@ class TimeChecks:
             f"SELECT {series} AS __s, max({ident(column)}) AS __newest, any_value({self.calendar_sql()}) AS __cal, "
             f"any_value({self.kind_sql()}) AS __kind FROM {run.typed_view} GROUP BY 1"
         )
-        if check.params.get("all_series") and run.catalog_joined:  # catalog series that never arrived
+        if check.params_of(FreshnessParams).all_series and run.catalog_joined:  # catalog series that never arrived
             newest += (
                 f" UNION ALL SELECT c.__cat_series_id, NULL, {self.calendar_sql()}, {self.kind_sql()} "
                 f"FROM {CATALOG_TABLE_SQL} c WHERE NOT EXISTS (SELECT 1 FROM {run.typed_view} t "

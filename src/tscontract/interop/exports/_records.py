@@ -141,14 +141,14 @@ RECORD_UNSUPPORTED: dict[CheckKind, str] = {
 
 def tolerance_reason(check: Check, why: str) -> str | None:
     """Why a check that tolerates a share of failing rows (``max_failing``) is not exported; None if it does not."""
-    share = check.params.get("max_failing")
+    share = check.params.max_failing
     return None if share is None else f"tolerates up to {share.text} of rows failing (max_failing); {why}"
 
 
 def batch_reason(check: Check) -> str | None:
     """Why no record schema can state ``check``; ``None`` for a clause about one record."""
-    if check.params.get("needs_catalog") and check.kind in ("constraint", "invariant"):
-        catalog = check.params.get("catalog")
+    if check.params.needs_catalog and check.kind in ("constraint", "invariant"):
+        catalog = check.params.catalog
         what = f"catalog {catalog.attribute} for {catalog.key}" if catalog is not None else "the series catalog"
         return f"looks up {what}; a schema would freeze today's catalog into the contract's schema"
     return RECORD_UNSUPPORTED.get(check.kind)

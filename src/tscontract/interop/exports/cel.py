@@ -40,7 +40,8 @@ _RESERVED = {
     *("package", "namespace", "return", "var", "void", "in", "null", "true", "false"),
 }
 _NUMERIC = ("int", "decimal", "double", "number")
-_CEL_OP: dict[type[exp.Expression], str] = {
+# a comparison's operator, the same in CEL and in Python (the pandera export writes it too)
+COMPARISONS: dict[type[exp.Expression], str] = {
     exp.EQ: "==",
     exp.NEQ: "!=",
     exp.LT: "<",
@@ -252,7 +253,7 @@ class _Compiler:
             return _Bool.definite(_not(self.value(node.this).present))
         if isinstance(node, exp.Boolean):
             return _Bool.definite(TRUE if node.this else FALSE)
-        if isinstance(node, tuple(_CEL_OP)):
+        if isinstance(node, tuple(COMPARISONS)):
             return self.comparison(type(node), self.value(node.this), self.value(node.expression))
         if isinstance(node, exp.Between):
             subject = self.value(node.this)
@@ -286,7 +287,7 @@ class _Compiler:
     def compare(self, op: type[exp.Expression], left: _Value, right: _Value) -> _Term:
         if left.kind in _NUMERIC and right.kind in _NUMERIC:
             if left.kind == right.kind == "int":
-                return _relation(left.cel, _CEL_OP[op], right.cel)
+                return _relation(left.cel, COMPARISONS[op], right.cel)
             a, b = _decimal(left), _decimal(right)
             if op is exp.NEQ:
                 return _not(_atom(f"decimals.eq({a}, {b})"))
@@ -296,7 +297,7 @@ class _Compiler:
             raise CelUnsupported(f"compares {left.kind} with {right.kind}")
         if op not in (exp.EQ, exp.NEQ) and left.kind not in _ORDERED:
             raise CelUnsupported(f"{left.kind} values have no order in CEL")
-        return _relation(left.cel, _CEL_OP[op], right.cel)
+        return _relation(left.cel, COMPARISONS[op], right.cel)
 
     def membership(self, subject: _Value, members: list[_Value]) -> _Bool:
         literal = all(m.present == TRUE for m in members)

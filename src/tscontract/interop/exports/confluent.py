@@ -40,6 +40,7 @@ from tscontract.interop.exports._records import RECORD_UNSUPPORTED, batch_reason
 from tscontract.interop.exports.cel import CelUnsupported, compile_predicate, field_ref, present
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import TypeParams
 
 # what the schema and its CEL rules state of each kind of check, and why they state none of the others
 HANDLERS = avro.HANDLERS | {CheckKind.FIXED_VALUE, CheckKind.INVARIANT, CheckKind.CONSTRAINT, CheckKind.SERIES_PATTERN}
@@ -125,12 +126,12 @@ def _rule_predicate(check: Check, schema_reason: str) -> tuple[exp.Expression | 
     if reason is not None:
         return None, reason
     if check.kind == "type":
-        return type_predicate(check.columns[0], check.params["dtype"]), schema_reason
+        return type_predicate(check.columns[0], check.params_of(TypeParams).dtype), schema_reason
     if check.kind not in _ROW_KINDS or check.predicate is None:
         return None, schema_reason
     if check.severity == "warning":
         return None, "a warning: a CONDITION rule that fails rejects the record (ERROR) or diverts it (DLQ)"
-    if check.params.get("max_failing") is not None:
+    if check.params.max_failing is not None:
         return None, tolerance_reason(check, "a rule judges each record on its own")
     return check.predicate, None
 

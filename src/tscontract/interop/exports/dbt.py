@@ -47,9 +47,11 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import TABLE_REASONS, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
-from tscontract.sql.columns import ident, sql_string, sql_type
+from tscontract.plan.params import CadencedParams, FreshnessParams, PrecisionParams, StepParams, TypeParams
+from tscontract.sql.columns import ident, sql_string
 from tscontract.sql.semantics import lowered
 from tscontract.sql.step import StepSql
+from tscontract.typemap.sql import sql_type
 
 DBT_TESTS = ("builtin", "dbt_utils")
 MACROS_PATH = "macros/tscontract_tests.sql"
@@ -108,7 +110,7 @@ def inline_catalog(predicate: exp.Expression, catalog: Catalog, key: str) -> exp
 
 
 def needs_missing_catalog(plan: CheckPlan, check: Check) -> bool:
-    return bool(check.params.get("needs_catalog")) and plan.catalog is None
+    return bool(check.params.needs_catalog) and plan.catalog is None
 
 
 def holds_sql(plan: CheckPlan, check: Check) -> str | None:
@@ -121,13 +123,13 @@ def holds_sql(plan: CheckPlan, check: Check) -> str | None:
         assert check.predicate is not None
         # the engine's SQL: NaN, binary64 division and exact decimal arithmetic written out (sql.semantics)
         predicate = lowered(check.predicate, field_types(plan))
-        ref = check.params.get("catalog")
+        ref = check.params.catalog
         if ref is not None:
             assert plan.catalog is not None
             predicate = inline_catalog(predicate, plan.catalog, ref.key)
         return f"coalesce(({predicate.sql(dialect='duckdb')}), true)"
     if kind == "time_precision":
-        modulus = _PRECISION_MODULUS.get(check.params["unit"])
+        modulus = _PRECISION_MODULUS.get(check.params_of(PrecisionParams).unit)
         if modulus is None or not check.columns:
             return None
         parts = " AND ".join(f"epoch_us({c}) % {modulus} = 0" for c in check.columns)
@@ -182,7 +184,7 @@ def range_bounds(plan: CheckPlan, check: Check) -> tuple[str, tuple[str, bool] |
     (NaN is not a number: every comparison with it is false), so a float column's bound is an
     ``expression_is_true`` / failed-rows test on the lowered predicate instead.
     """
-    if check.predicate is None or check.params.get("catalog"):
+    if check.predicate is None or check.params.catalog:
         return None
     bounds = column_range(check.predicate)
     if bounds is None or plan.contract.fields[bounds[0]].type.kind == "float":
@@ -240,7 +242,7 @@ def column_range(predicate: exp.Expression) -> tuple[str, tuple[str, bool] | Non
 
 def cadence_interval_sql(plan: CheckPlan, check: Check) -> str:
     """The expected step in microseconds, per series from the catalog or fixed."""
-    cadence = check.params["cadence"]
+    cadence = check.params_of(CadencedParams).cadence
     if cadence.source == "catalog":
         assert plan.catalog is not None
         series = plan.contract.series_column
@@ -252,11 +254,12 @@ def cadence_interval_sql(plan: CheckPlan, check: Check) -> str:
             f"(SELECT c.__tsc_value FROM (VALUES {values}) AS c(__tsc_series, __tsc_value) "
             f"WHERE c.__tsc_series = {series})"
         )
+    assert cadence.interval is not None  # a fixed cadence states its interval
     return str(int(cadence.interval.seconds * 1_000_000))
 
 
 def cadence_skip_reason(plan: CheckPlan, check: Check) -> str | None:
-    cadence = check.params["cadence"]
+    cadence = check.params_of(CadencedParams).cadence
     if cadence.uses_sessions or cadence.outside_session_forbidden:
         return "needs the venue's exchange sessions (calendar, holidays, half days), which SQL alone does not have"
     if needs_missing_catalog(plan, check):
@@ -265,7 +268,7 @@ def cadence_skip_reason(plan: CheckPlan, check: Check) -> str | None:
 
 
 def cadence_tolerance(check: Check) -> tuple[str | None, int | None]:
-    cadence = check.params["cadence"]
+    cadence = check.params_of(CadencedParams).cadence
     ratio = str(cadence.tolerance_ratio) if cadence.tolerance_ratio is not None else None
     fixed = int(cadence.tolerance.seconds * 1_000_000) if cadence.tolerance is not None else None
     return ratio, fixed
@@ -304,7 +307,7 @@ def cadence_failures_sql(plan: CheckPlan, check: Check, relation: str) -> str:
 
 def freshness_seconds(check: Check) -> Decimal | None:
     """``max_age`` in seconds; None when it counts trading days (needs a calendar)."""
-    max_age = check.params["freshness"].max_age
+    max_age = check.params_of(FreshnessParams).freshness.max_age
     return max_age.seconds if max_age.fixed else None
 
 
@@ -389,12 +392,12 @@ class _DbtExport:
         kind = check.kind
         if needs_missing_catalog(plan, check):
             result.skip(check, "needs the series catalog; export with a catalog to inline it as VALUES")
-        elif check.params.get("max_failing") is not None:
+        elif check.params.max_failing is not None:
             result.skip(check, str(tolerance_reason(check, "a dbt test fails on its count of rows, not a share")))
         elif kind in ("required_columns", "unknown_columns"):
             self.enforced(check)
         elif kind == "type":
-            dtype: DataType = check.params["dtype"]
+            dtype: DataType = check.params_of(TypeParams).dtype
             column = check.columns[0]
             if dtype.kind == "string":
                 self.enforced(check)
@@ -407,9 +410,9 @@ class _DbtExport:
         elif kind == "not_null":
             self.not_null.add(check.columns[0])
             self.column_tests[check.columns[0]].append(self.test("not_null", check))
-        elif kind == "time_precision" and check.params["unit"] == "us":
+        elif kind == "time_precision" and check.params_of(PrecisionParams).unit == "us":
             self.enforced(check)  # timestamptz holds microseconds, nothing finer
-        elif kind == "time_precision" and check.params["unit"] == "ns":
+        elif kind == "time_precision" and check.params_of(PrecisionParams).unit == "ns":
             result.skip(check, "timestamptz holds microseconds: the cast drops nanoseconds before any test")
         elif kind in ("fixed_value", "invariant", "constraint", "series_pattern") and check.predicate is not None:
             bounds = range_bounds(plan, check)
@@ -492,7 +495,7 @@ class _DbtExport:
         numbered = f"(select row_number() over (order by {key}) as __row, * from __tsc_model__)"
         failing = StepSql(check, self.contract.time.column, numbered).failing()
         self.macros.add("tscontract_step")
-        column = check.params["field"]
+        column = check.params_of(StepParams).field
         self.column_tests[column].append(self.test("tscontract_step", check, {"failing_sql": failing}))
 
     def freshness(self, check: Check) -> None:

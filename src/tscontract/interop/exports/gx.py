@@ -48,6 +48,7 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import RAW_INPUT
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import PrecisionParams, TypeParams
 from tscontract.typemap.table import FRACTION_DIGITS
 
 _RFC3339 = r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?"
@@ -115,7 +116,7 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
         except Unsupported as exc:
             result.skip(check, str(exc))
             continue
-        share = check.params.get("max_failing")
+        share = check.params.max_failing
         if share is not None:  # a share of failing rows tolerated: GX's `mostly` on each column expectation
             found = [(kind, kwargs | {"mostly": float(1 - share.ratio)}) for kind, kwargs in found]
         meta = {"clause": check.clause, "check_id": check.id}
@@ -149,7 +150,7 @@ def _expectations(check: Check, plan: CheckPlan) -> list[Expectation]:
     if kind == "unknown_columns":
         return [("expect_table_columns_to_match_set", {"column_set": list(check.columns), "exact_match": True})]
     if kind == "type":
-        dtype = check.params["dtype"]
+        dtype = check.params_of(TypeParams).dtype
         if dtype.kind != "enum":
             raise Unsupported(_TYPE_REASONS.get(dtype.kind, _TYPE_REASON))
         return [_in_set(check.columns[0], list(dtype.members))]
@@ -158,9 +159,9 @@ def _expectations(check: Check, plan: CheckPlan) -> list[Expectation]:
     if kind == "fixed_value":
         return [_in_set(check.columns[0], [_literal(check.predicate.expression)])]  # type: ignore[union-attr]
     if kind in ("invariant", "constraint", "series_pattern"):
-        if check.params.get("needs_catalog") and plan.catalog is None:
+        if check.params.needs_catalog and plan.catalog is None:
             raise Unsupported(_NO_CATALOG)
-        ref = check.params.get("catalog")
+        ref = check.params.catalog
         _refuse_floats(check.predicate, plan)  # type: ignore[arg-type]
         return _translate(check.predicate, plan, ref.key if ref is not None else None)  # type: ignore[arg-type]
     if kind == "utc_instant":
@@ -170,7 +171,12 @@ def _expectations(check: Check, plan: CheckPlan) -> list[Expectation]:
         return [
             (
                 "expect_column_values_to_match_regex",
-                {"column": c, "regex": precision_regex(plan.contract.fields[c].type.time_unit or check.params["unit"])},
+                {
+                    "column": c,
+                    "regex": precision_regex(
+                        plan.contract.fields[c].type.time_unit or check.params_of(PrecisionParams).unit
+                    ),
+                },
             )
             for c in check.columns
         ]

@@ -42,6 +42,7 @@ from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import RECORD_UNSUPPORTED, batch_reason, field_doc_parts, tolerance_reason
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import PatternParams
 from tscontract.typemap.jsonschema import int_bounds, json_type
 from tscontract.typemap.table import FRACTION_DIGITS
 
@@ -194,7 +195,7 @@ def _export_check(
         result.exported.append(check.id)
     elif check.kind == "series_pattern":  # ECMA-262 patterns search; anchored, as the engine matches
         try:
-            pattern = ecma_pattern(check.params["pattern"])
+            pattern = ecma_pattern(check.params_of(PatternParams).pattern)
         except ValueError as exc:
             result.skip(check, str(exc))
             return
@@ -203,7 +204,7 @@ def _export_check(
         result.exported.append(check.id)
     elif check.severity == "warning":
         result.skip(check, "a warning: JSON Schema has no severity, an instance breaking it would be invalid")
-    elif check.params.get("max_failing") is not None:
+    elif check.params.max_failing is not None:
         result.skip(check, str(tolerance_reason(check, "a schema judges each record on its own")))
     elif check.predicate is not None:
         try:

@@ -55,9 +55,11 @@ from tscontract.contract.regex import python_pattern
 from tscontract.contract.types import DataType
 from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports._records import tolerance_reason
+from tscontract.interop.exports.cel import COMPARISONS
 from tscontract.interop.exports.pandera_runtime import POLARS_RUNTIME, RUNTIME, STEP_FUNCTION
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import PrecisionParams, StepParams, TypeParams
 
 # what the schema states of each kind of check (HANDLERS), and why it states none of the others
 UNSUPPORTED: dict[CheckKind, str] = {
@@ -74,14 +76,6 @@ UNSUPPORTED: dict[CheckKind, str] = {
 }
 HANDLERS = frozenset(CheckKind) - set(UNSUPPORTED)
 _NO_CATALOG = "needs the series catalog: export with a catalog to embed its values"
-_COMPARE: dict[type[exp.Expression], str] = {
-    exp.EQ: "==",
-    exp.NEQ: "!=",
-    exp.LT: "<",
-    exp.LTE: "<=",
-    exp.GT: ">",
-    exp.GTE: ">=",
-}
 _ARITHMETIC: dict[type[exp.Expression], str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/"}
 _FUNCTIONS: dict[type[exp.Expression], str] = {
     exp.Abs: "abs",
@@ -140,8 +134,8 @@ def translate(predicate: exp.Expression, catalog_key: str | None = None) -> str:
             if isinstance(inner, exp.Literal) and not inner.is_string:
                 return _number("-" + inner.this)
             return f"(-{walk(inner)})"
-        if type(node) in _COMPARE:
-            return f"({row_value(walk(node.this))} {_COMPARE[type(node)]} {walk(node.expression)})"
+        if type(node) in COMPARISONS:
+            return f"({row_value(walk(node.this))} {COMPARISONS[type(node)]} {walk(node.expression)})"
         if type(node) in _ARITHMETIC:
             return f"({row_value(walk(node.this))} {_ARITHMETIC[type(node)]} {walk(node.expression)})"
         if isinstance(node, exp.And):
@@ -239,7 +233,7 @@ class _ModuleWriter:
         elif kind == "fixed_value":
             value = _python_literal(check.predicate.expression)  # type: ignore[union-attr]
             self.column_check(check.columns[0], "eq", self.label(check), argument=value)
-        elif check.params.get("max_failing") is not None:
+        elif check.params.max_failing is not None:
             return tolerance_reason(check, "a pandera check fails on any failing row")
         elif kind in ("invariant", "constraint", "series_pattern"):
             return self.add_predicate(check)
@@ -248,7 +242,9 @@ class _ModuleWriter:
             for column in check.columns:
                 dtype = self.contract.fields[column].type
                 # each instant column to its own type's unit, as the engine judges it
-                argument = "" if kind == "utc_instant" else repr(dtype.time_unit or check.params.get("unit"))
+                argument = (
+                    "" if kind == "utc_instant" else repr(dtype.time_unit or check.params_of(PrecisionParams).unit)
+                )
                 self.column_check(column, f"{helper}({argument})", self.label(check))
         elif kind == "unique_key":
             self.unique = list(check.columns)
@@ -270,7 +266,7 @@ class _ModuleWriter:
 
     def add_type(self, check: Check) -> None:
         column = check.columns[0]
-        dtype: DataType = check.params["dtype"]
+        dtype: DataType = check.params_of(TypeParams).dtype
         kind = dtype.kind
         label = self.label(check)
         # No pandera dtype: one pins a backing (object, 'string[python]', Int64, datetime64[ms, UTC]) and
@@ -294,8 +290,8 @@ class _ModuleWriter:
     def add_predicate(self, check: Check) -> str | None:
         if check.predicate is None:
             return "the clause has no predicate"
-        ref = check.params.get("catalog")
-        if check.params.get("needs_catalog") and self.plan.catalog is None:
+        ref = check.params.catalog
+        if check.params.needs_catalog and self.plan.catalog is None:
             return _NO_CATALOG
         try:
             expression = translate(check.predicate, ref.key if ref is not None else None)
@@ -335,20 +331,21 @@ class _ModuleWriter:
 
     def add_step(self, check: Check) -> None:
         """``fields.<name>.step`` as a frame-wide check: the rule of engines/run/step.py, series by series."""
-        step = check.params["step"]
+        step = check.params_of(StepParams).step
         if STEP_FUNCTION not in self.functions:
             self.functions.append(STEP_FUNCTION)
         gap = int(step.max_gap.seconds * 1_000_000) if step.max_gap is not None else None
         rule = (
             f"max_abs={str(step.max_abs)!r}"
             if step.max_abs is not None
-            else f"max_mad={str(step.max_mad)!r}, half={(step.window - 1) // 2}, min_mad={str(step.min_mad or 0)!r}"
+            else f"max_mad={str(step.max_mad)!r}, half={step.half_window}, min_mad={str(step.min_mad or 0)!r}"
         )
+        params = check.params_of(StepParams)
         args = (
-            f"{check.params['field']!r}, {self.contract.time.column!r}, {list(check.params['series'])!r}, "
-            f"{check.params['revision']!r}, {rule}, max_gap_us={gap!r}"
+            f"{params.field!r}, {self.contract.time.column!r}, {list(params.series)!r}, "
+            f"{params.revision!r}, {rule}, max_gap_us={gap!r}"
         )
-        reads = (check.params["field"], self.contract.time.column, *check.params["series"], check.params["revision"])
+        reads = (params.field, self.contract.time.column, *params.series, params.revision)
         function = f"lambda df: _step_holds(df, {args})"
         self.frame_checks.append(_Code(function, self.label(check), reads=tuple(c for c in reads if c)))
 

@@ -48,6 +48,7 @@ from tscontract.interop.exports.dbt import (
 )
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import PrecisionParams, SqlCheckParams, TypeParams
 from tscontract.sql.columns import ident, sql_string
 from tscontract.sql.step import StepSql
 
@@ -139,14 +140,14 @@ class _SodaExport:
         plan, result, kind = self.plan, self.result, check.kind
         if needs_missing_catalog(plan, check):
             result.skip(check, "needs the series catalog; export with a catalog to inline it as VALUES")
-        elif check.params.get("max_failing") is not None:
+        elif check.params.max_failing is not None:
             result.skip(check, str(tolerance_reason(check, "SodaCL thresholds count rows, not a share of them")))
         elif kind == "required_columns":
             self.schema_ids.insert(0, check.id)
         elif kind == "unknown_columns":
             self.unknown_columns(check)
         elif kind == "type":
-            dtype: DataType = check.params["dtype"]
+            dtype: DataType = check.params_of(TypeParams).dtype
             column = check.columns[0]
             if dtype.kind == "string":
                 self.schema_ids.append(check.id)  # the schema check's varchar settles it
@@ -156,9 +157,9 @@ class _SodaExport:
                 result.skip(check, f"{_RAW_INPUT} (the schema check enforces {soda_type(dtype)})")
         elif kind == "not_null":
             self.emit(f"missing_count({check.columns[0]}) = 0", check)
-        elif kind == "time_precision" and check.params["unit"] == "us":
+        elif kind == "time_precision" and check.params_of(PrecisionParams).unit == "us":
             self.schema_ids.append(check.id)  # timestamp with time zone holds microseconds, nothing finer
-        elif kind == "time_precision" and check.params["unit"] == "ns":
+        elif kind == "time_precision" and check.params_of(PrecisionParams).unit == "ns":
             result.skip(check, "timestamp with time zone holds microseconds: loading drops nanoseconds")
         elif kind in ("fixed_value", "invariant", "constraint", "series_pattern") and check.predicate is not None:
             if check.severity == "warning":  # a failed rows check that warns: soda-core >= 3.3 thresholds
@@ -184,8 +185,8 @@ class _SodaExport:
                 one = (">=", str(rows.min)) if rows.min is not None else ("<=", str(rows.max))
                 self.metric(check, "row_count", one)
         elif kind == "sql_check":
-            rule = check.params["rule"]
-            query = literal_block(bound_to(check.params["query"], self.table) + "\n")
+            rule = check.params_of(SqlCheckParams).rule
+            query = literal_block(bound_to(check.params_of(SqlCheckParams).query, self.table) + "\n")
             self.metric(check, rule.name, _expected(rule), **{f"{rule.name} query": query})
         elif kind == "catalog_series":
             if not check.columns:

@@ -55,6 +55,7 @@ from tscontract.interop.exports.dbt import holds_sql
 from tscontract.interop.odcs.yaml_out import dump
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import SqlCheckParams
 from tscontract.sql.columns import sql_string
 from tscontract.typemap.odcs import logical_type, physical_type
 
@@ -178,7 +179,7 @@ def _export_check(plan: CheckPlan, check: Check, out: _Quality) -> None:
         out.result.exported.append(check.id)  # primaryKey / primaryKeyPosition: the key's uniqueness
     elif kind == "unique":
         unique_column = check.columns[0]
-        if check.severity == "error" and check.params.get("max_failing") is None:
+        if check.severity == "error" and check.params.max_failing is None:
             out.properties[unique_column]["unique"] = True
             out.result.exported.append(check.id)
         else:
@@ -190,7 +191,7 @@ def _export_check(plan: CheckPlan, check: Check, out: _Quality) -> None:
     elif kind == "constraint" and _pattern(check) is not None:
         out.properties[check.columns[0]].setdefault("logicalTypeOptions", {})["pattern"] = _pattern(check)
         out.result.exported.append(check.id)
-    elif check.predicate is not None and not check.params.get("needs_catalog"):
+    elif check.predicate is not None and not check.params.needs_catalog:
         column = None if kind == "invariant" else check.columns[0]
         out.add(check, _row_rule(check, check.predicate.sql(dialect="duckdb")), column)
     elif _catalog_holds(plan, check) is not None:  # the catalog as of the export, inlined as VALUES
@@ -279,7 +280,7 @@ def _property(contract: Contract, name: str) -> dict[str, Any]:
 def _pattern(check: Check) -> str | None:
     """A field constraint that is one ``matches``: its regular expression as an ODCS pattern."""
     node = check.predicate
-    if not isinstance(node, exp.RegexpFullMatch) or check.params.get("needs_catalog"):
+    if not isinstance(node, exp.RegexpFullMatch) or check.params.needs_catalog:
         return None
     if not isinstance(node.this, exp.Column) or node.this.name != check.columns[0]:
         return None
@@ -326,7 +327,7 @@ def _row_rule(check: Check, holds: str) -> dict[str, Any]:
     """A row clause as SQL: the failing rows, or with ``max_failing`` their percentage of the rows."""
     failing = f"NOT ({holds})"
     entry = _rule(check, "sql")
-    share = check.params.get("max_failing")
+    share = check.params.max_failing
     if share is None:
         entry["query"] = f"SELECT COUNT(*) FROM {{object}} WHERE {failing}"
         entry["mustBe"] = 0
@@ -342,7 +343,7 @@ def _row_rule(check: Check, holds: str) -> dict[str, Any]:
 def _library(check: Check, metric: str) -> dict[str, Any]:
     entry = _rule(check, "library")
     entry["metric"] = metric
-    share = check.params.get("max_failing")
+    share = check.params.max_failing
     if share is None:
         entry["mustBe"] = 0
     else:
@@ -375,7 +376,7 @@ def _row_count(check: Check, contract: Contract) -> dict[str, Any]:
 
 
 def _sql_check(check: Check) -> dict[str, Any]:
-    rule: SqlCheck = check.params["rule"]
+    rule: SqlCheck = check.params_of(SqlCheckParams).rule
     entry = _rule(check, "sql")
     entry["description"] = rule.description or check.clause
     entry["query"] = rule.sql.strip()

@@ -342,7 +342,7 @@ def _bind(query: exp.Select, types: dict[str, DataType]) -> int:
     import duckdb
 
     from tscontract.engines.sandbox import lock
-    from tscontract.sql.columns import sql_type
+    from tscontract.typemap.sql import sql_type
 
     con = duckdb.connect()
     try:
