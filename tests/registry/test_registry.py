@@ -143,7 +143,7 @@ def test_error_codes(registry: Registry) -> None:
         (("GET", "/config/s"), 404, 40408),
         (("DELETE", "/subjects/nope"), 404, 40401),
         (("DELETE", "/subjects/s/versions/9"), 404, 40402),
-        (("POST", "/compatibility/subjects/nope/versions/latest", {"schema": avro_record("T", "a")}), 404, 40401),
+        (("POST", "/compatibility/subjects/nope/versions/3", {"schema": avro_record("T", "a")}), 404, 40402),
         (("POST", "/compatibility/subjects/s/versions/5", {"schema": avro_record("T", "a")}), 404, 40402),
         (("GET", "/nowhere"), 404, 404),
         (("PUT", "/subjects"), 405, 405),
@@ -232,12 +232,23 @@ def test_compatibility_endpoint_and_injected_callable(tmp_path: Path) -> None:
         assert reg.call("GET", "/subjects/s/versions") == (200, [1, 2, 3])
 
         bad = {"schema": avro_record("T", "bad")}
-        assert reg.call("POST", "/compatibility/subjects/s/versions/latest", bad) == (
+        assert reg.call("POST", "/compatibility/subjects/s/versions/latest?verbose=true", bad) == (
             200,
-            {"is_compatible": False, "messages": ["field 'bad' is not allowed"]},
+            {
+                "is_compatible": False,
+                "messages": [
+                    "field 'bad' is not allowed",
+                    "{validateFields: 'false', compatibility: 'FULL_TRANSITIVE'}",
+                ],
+            },
         )
+        assert reg.call("POST", "/compatibility/subjects/s/versions/latest", bad) == (200, {"is_compatible": False})
         good = {"schema": avro_record("T", "a", "b", "c", "d")}
+        # as Confluent: a version in the path is the one version checked, whatever the mode
         assert reg.call("POST", "/compatibility/subjects/s/versions/latest", good)[1]["is_compatible"] is True
+        assert calls[-1][3] == [v3]
+        # no version: the versions the mode names (every one under FULL_TRANSITIVE), as registering checks
+        assert reg.call("POST", "/compatibility/subjects/s/versions", good)[1]["is_compatible"] is True
         assert calls[-1][3] == [v3, v2, v1]
         assert reg.call("POST", "/compatibility/subjects/s/versions/1", good)[1]["is_compatible"] is True
         assert calls[-1][3] == [v1]

@@ -30,7 +30,7 @@ from starlette.responses import Response
 
 from tscontract.registry.canonical import canonical_text
 from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
-from tscontract.registry.errors import RegistryError, version_not_found
+from tscontract.registry.errors import RegistryError
 from tscontract.registry.limits import (
     MAX_BODY_BYTES,
     MAX_RESOLVED_BYTES,
@@ -40,6 +40,7 @@ from tscontract.registry.limits import (
     check_size,
 )
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
+from tscontract.registry.routes_compat import compatibility_answer
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
@@ -48,7 +49,6 @@ from tscontract.registry.store import (
     CompatFn,
     RegistryStore,
     check_subject,
-    olds_for_mode,
     subject_problem,
 )
 
@@ -518,24 +518,11 @@ class RegistryApp:
         return 200, {"mode": self.store.delete_mode(subject)}
 
     def _h_test_compat(self, call: _Call, subject: str, version: str | None = None) -> tuple[int, Any]:
-        store = self.store
-        store.versions(subject)  # 40401
-        wanted = "latest" if version is None else _version(version)
-        submitted = self._submitted(call)
-        schema_type, text = submitted.schema_type, submitted.check_text
-        mode = store.compatibility(subject) or "FULL_TRANSITIVE"
-        if wanted == "latest":
-            olds = olds_for_mode(mode, [old for _, old in store.live_texts(subject)])
-        else:
-            try:
-                old = store.get_version(subject, wanted)
-                olds = olds_for_mode(mode, [store.check_text(old.schema_type, old.schema_text, old.references)])
-            except RegistryError as exc:
-                if exc.error_code == 40402:
-                    raise version_not_found(subject, version) from None
-                raise
-        ok, messages = self.compat(mode, schema_type, text, olds)
-        return 200, {"is_compatible": bool(ok), "messages": list(messages)}
+        wanted = None if version is None else _version(version)
+        verbose = _flag(call.query, "verbose")
+        return 200, compatibility_answer(
+            self.store, self.compat, lambda: self._submitted(call), subject, wanted, verbose
+        )
 
 
 class _Submitted(NamedTuple):

@@ -75,6 +75,14 @@ class StoreReads(StoreConnections):
                 raise version_not_found(subject, version)
         return self._registered(subject, row)
 
+    def live_versions(self, subject: str) -> list[RegisteredVersion]:
+        """The subject's live versions, newest first ([] when it has none)."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                _SELECT_VERSION + " WHERE v.subject = ? AND v.deleted = 0 ORDER BY v.version DESC", (subject,)
+            ).fetchall()
+        return [self._registered(subject, row) for row in rows]
+
     def live_texts(self, subject: str) -> list[tuple[str, str]]:
         """(schema type, text) of the subject's live versions, newest first (what a transitive check needs)."""
         with self._connect() as conn:

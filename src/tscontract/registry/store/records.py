@@ -6,13 +6,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from tscontract.contract.model import COMPATIBILITY_MODES
 
 COMPATIBILITY_LEVELS = COMPATIBILITY_MODES  # the modes a contract's evolution section names
 DEFAULT_COMPATIBILITY = "FULL_TRANSITIVE"
 _GLOBAL = ""  # the config row of the global level
+_T = TypeVar("_T")
 MAX_ID = 2**31 - 1  # Confluent's ids and versions are 32-bit
 
 # a schema's identity: (schema type, text, references, metadata, ruleSet); one id per identity
@@ -57,7 +58,7 @@ def _refs_key(references: list[dict] | None) -> str:
     )
 
 
-def olds_for_mode(mode: str, olds_newest_first: list[str]) -> list[str]:
+def olds_for_mode(mode: str, olds_newest_first: list[_T]) -> list[_T]:
     """Confluent semantics: a transitive mode checks every live version, the others only the latest."""
     if mode == "NONE":
         return []
