@@ -371,6 +371,10 @@ class RegistryApp:
         submitted = self._submitted(call)
         mode = self.store.mode(check_subject(subject))
         explicit_id = submitted.body.get("id")
+        if mode != "READWRITE":  # as Confluent: a schema the subject holds answers its id in any mode
+            held = self._held(subject, submitted)
+            if held is not None:
+                return 200, {"id": held}
         if explicit_id is not None:
             if mode != "IMPORT":
                 raise RegistryError(
@@ -406,6 +410,26 @@ class RegistryApp:
             submitted.check_text,
         )
         return 200, {"id": schema_id}
+
+    def _held(self, subject: str, submitted: _Submitted) -> int | None:
+        """The id when the subject holds this schema live and the body's ``id``/``version`` (if any) agree."""
+        try:
+            found = self.store.lookup(
+                subject,
+                submitted.schema_type,
+                submitted.text,
+                submitted.references,
+                submitted.metadata,
+                submitted.rule_set,
+            )
+        except RegistryError:  # 40401, 40403: not held
+            return None
+        explicit_id, version = submitted.body.get("id"), submitted.body.get("version")
+        if explicit_id is not None and _body_number(explicit_id, "id") != found.schema_id:
+            return None
+        if version is not None and version not in (-1, 0) and _body_number(version, "version") != found.version:
+            return None
+        return found.schema_id
 
     def _h_get_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         registered = self.store.get_version(subject, _version(version), _flag(call.query, "deleted"))
@@ -512,7 +536,7 @@ class RegistryApp:
         mode = call.body().get("mode")
         if not isinstance(mode, str) or mode.upper() not in MODES:
             raise RegistryError(422, 42204, f"Invalid mode {mode!r}; one of {', '.join(MODES)}")
-        return 200, {"mode": self.store.set_mode(subject, mode.upper())}
+        return 200, {"mode": self.store.set_mode(subject, mode.upper(), force=_flag(call.query, "force"))}
 
     def _h_delete_mode(self, call: _Call, subject: str) -> tuple[int, Any]:
         return 200, {"mode": self.store.delete_mode(subject)}

@@ -63,18 +63,37 @@ class StoreConfig(StoreReads):
         row = conn.execute("SELECT mode FROM modes WHERE subject = ?", (_GLOBAL,)).fetchone()
         return row[0] if row is not None else DEFAULT_MODE
 
-    def set_mode(self, subject: str | None, mode: str) -> str:
+    def set_mode(self, subject: str | None, mode: str, force: bool = False) -> str:
+        """Set the subject's (or the global) mode. Moving to IMPORT, as Confluent does, needs no live
+        version in scope (the subject, or every subject for the global mode) unless ``force``: else
+        422/42205; the soft-deleted versions in scope are then removed for good (42206 when referenced)
+        so imported versions can take their numbers."""
         if subject:
             check_subject(subject)
         if mode not in MODES:
             raise RegistryError(422, 42204, f"Invalid mode {mode!r}; one of {', '.join(MODES)}")
         with self._write() as conn:
+            if mode == "IMPORT" and not force and self._mode(conn, subject) != "IMPORT":
+                self._clear_for_import(conn, subject)
             conn.execute(
                 "INSERT INTO modes (subject, mode) VALUES (?, ?)"
                 " ON CONFLICT (subject) DO UPDATE SET mode = excluded.mode",
                 (subject or _GLOBAL, mode),
             )
         return mode
+
+    def _clear_for_import(self, conn: Any, subject: str | None) -> None:
+        """42205 when a live version is in scope (``RegistryStore`` also purges soft-deleted ones)."""
+        sql = "SELECT 1 FROM subject_versions WHERE deleted = 0"
+        params: tuple = ()
+        if subject:
+            sql, params = sql + " AND subject = ?", (subject,)
+        if conn.execute(sql + " LIMIT 1", params).fetchone() is not None:
+            raise RegistryError(
+                422,
+                42205,
+                "Cannot import since found existing subjects: delete them first or set the mode with ?force=true",
+            )
 
     def delete_mode(self, subject: str) -> str:
         """Remove the subject's own mode (the global one applies again); returns the mode removed."""

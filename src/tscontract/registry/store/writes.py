@@ -155,7 +155,10 @@ class RegistryStore(StoreConfig):
                 "SELECT schema_id FROM subject_versions WHERE subject = ? AND version = ?", (subject, number)
             ).fetchone()
             if held is not None:
-                if held[0] == schema_id:
+                if held[0] == schema_id:  # the same import again; a soft-deleted one comes back
+                    conn.execute(
+                        "UPDATE subject_versions SET deleted = 0 WHERE subject = ? AND version = ?", (subject, number)
+                    )
                     return schema_id
                 raise RegistryError(
                     422, 42205, f"Version {number} of subject '{subject}' already holds schema id {held[0]}"
@@ -242,3 +245,17 @@ class RegistryStore(StoreConfig):
                     raise subject_not_found(subject)
                 raise version_not_found(subject, version)
         return int(number)  # type: ignore[arg-type]
+
+    def _clear_for_import(self, conn: Any, subject: str | None) -> None:
+        """No live version in scope (else 42205); then the soft-deleted ones go for good, unless referenced."""
+        super()._clear_for_import(conn, subject)
+        sql = "SELECT subject, version FROM subject_versions"
+        params: tuple = ()
+        if subject:
+            sql, params = sql + " WHERE subject = ?", (subject,)
+        held: dict[str, list[int]] = {}
+        for name, version in conn.execute(sql, params).fetchall():
+            held.setdefault(name, []).append(version)
+        for name, versions in held.items():
+            self._refuse_referenced(conn, name, versions)
+            conn.execute("DELETE FROM subject_versions WHERE subject = ?", (name,))
