@@ -318,7 +318,9 @@ class RegistryApp:
             check_schema_text(schema_type, text)  # before any parser, the canonical formatter included
             if schema_type == "PROTOBUF":
                 text = descriptor_text(text)  # a base64 FileDescriptorProto, as ProtobufSerializer sends it
-            text = canonical_text(schema_type, text, normalize)
+            sent, text = text, canonical_text(schema_type, text, normalize)
+            # the form stores written before {"type": "int"} became "int" hold: lookups find those too
+            legacy = canonical_text(schema_type, sent, normalize, collapse=False) if schema_type == "AVRO" else text
             check_size(text, "canonical schema text")
         except (ValueError, RecursionError) as exc:  # over a limit, not JSON (Avro, JSON Schema)
             raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc or type(exc).__name__}") from None
@@ -332,7 +334,9 @@ class RegistryApp:
         problem = self.parse_problem(schema_type, check_text)
         if problem:
             raise RegistryError(422, 42201, problem)
-        return _Submitted(body, schema_type, text, references, metadata, rule_set, check_text)
+        return _Submitted(
+            body, schema_type, text, references, metadata, rule_set, check_text, None if legacy == text else legacy
+        )
 
     def _schema_text(self, call: _Call, stored: Any) -> str:
         """The schema text as asked: ``?format=serialized`` gives a Protobuf schema as the base64
@@ -371,8 +375,9 @@ class RegistryApp:
         submitted = self._submitted(call)
         mode = self.store.mode(check_subject(subject))
         explicit_id = submitted.body.get("id")
-        if mode != "READWRITE":  # as Confluent: a schema the subject holds answers its id in any mode
-            held = self._held(subject, submitted)
+        # as Confluent: a schema the subject holds answers its id in any mode (READWRITE finds it as it registers)
+        for text in ([] if mode == "READWRITE" else [submitted.text]) + [submitted.legacy or ""]:
+            held = self._held(subject, submitted, text) if text else None
             if held is not None:
                 return 200, {"id": held}
         if explicit_id is not None:
@@ -411,13 +416,14 @@ class RegistryApp:
         )
         return 200, {"id": schema_id}
 
-    def _held(self, subject: str, submitted: _Submitted) -> int | None:
-        """The id when the subject holds this schema live and the body's ``id``/``version`` (if any) agree."""
+    def _held(self, subject: str, submitted: _Submitted, text: str) -> int | None:
+        """The id when the subject holds this schema (as ``text``) live and the body's ``id``/``version``
+        (if any) agree."""
         try:
             found = self.store.lookup(
                 subject,
                 submitted.schema_type,
-                submitted.text,
+                text,
                 submitted.references,
                 submitted.metadata,
                 submitted.rule_set,
@@ -458,9 +464,13 @@ class RegistryApp:
     def _h_lookup(self, call: _Call, subject: str) -> tuple[int, Any]:
         s = self._submitted(call)
         given = "metadata" in s.body or "ruleSet" in s.body  # else any stored metadata and rules match
-        found = self.store.lookup(
-            subject, s.schema_type, s.text, s.references, s.metadata if given else None, s.rule_set if given else None
-        )
+        metadata, rule_set = (s.metadata, s.rule_set) if given else (None, None)
+        try:
+            found = self.store.lookup(subject, s.schema_type, s.text, s.references, metadata, rule_set)
+        except RegistryError as exc:
+            if exc.error_code != 40403 or s.legacy is None:
+                raise
+            found = self.store.lookup(subject, s.schema_type, s.legacy, s.references, metadata, rule_set)
         return 200, self._version_payload(found, call)
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
@@ -557,6 +567,7 @@ class _Submitted(NamedTuple):
     metadata: str
     rule_set: str
     check_text: str
+    legacy: str | None = None  # the canonical text as stores written before the Avro primitive rule hold it
 
 
 def _writable(subject: str, mode: str | None) -> None:

@@ -1,14 +1,16 @@
 """The text a registry stores for a schema, so the same schema gets the same id however it is written.
 
 Like Confluent's registry, every registration and lookup uses a canonical string, not the bytes
-sent: Avro and JSON Schema are re-serialised compactly (whitespace never matters) and Protobuf
+sent: Avro and JSON Schema are re-serialised compactly (whitespace never matters; an Avro
+primitive written ``{"type": "int"}`` is ``"int"``, as Avro's parser prints it) and Protobuf
 is re-printed from its tokens (whitespace and comments never matter). With ``normalize=true``
 (query parameter) the registry also removes differences that do not change the meaning:
 
 * Avro: members of every JSON object in a fixed order (Avro's own attributes first, in the order
-  of the specification's Parsing Canonical Form, then the others sorted), and every name and type
-  reference fully qualified (``namespace`` folded into ``name``);
-* JSON Schema: members of every object sorted;
+  of the specification's Parsing Canonical Form, then the others sorted), objects inside defaults
+  and custom properties sorted, aliases sorted, and every name and type reference fully qualified
+  (``namespace`` folded into ``name``);
+* JSON Schema: members of every object sorted, at every depth (nested ``properties`` too);
 * Protobuf: ``import`` statements and file ``option`` statements sorted.
 
 Record field order, union branch order and enum symbol order are never changed: they are part of
@@ -28,14 +30,43 @@ AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes",
 AVRO_NAMED = {"record", "error", "enum", "fixed"}
 
 
-def canonical_text(schema_type: str, text: str, normalize: bool = False) -> str:
-    """The registry's stored form of ``text`` (already known to parse as ``schema_type``)."""
+def canonical_text(schema_type: str, text: str, normalize: bool = False, collapse: bool = True) -> str:
+    """The registry's stored form of ``text`` (already known to parse as ``schema_type``).
+
+    Avro: a primitive written as an object with nothing else (``{"type": "int"}``) is the
+    primitive's name (``"int"``), as Avro's own parser prints it, so both get one id.
+    ``collapse=False`` gives the form stores written before that rule hold.
+    """
     if schema_type == "PROTOBUF":
         return _proto_text(text, normalize)
     document = json.loads(text)
     if normalize:
         document = _avro_normal(document, "") if schema_type == "AVRO" else _sorted(document)
+    if schema_type == "AVRO" and collapse:
+        document = _avro_collapsed(document)
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+
+def _avro_collapsed(node: Any) -> Any:
+    """``node`` with every ``{"type": "<primitive>"}`` (no other member) at a schema position as the name."""
+    if isinstance(node, list):
+        return [_avro_collapsed(branch) for branch in node]
+    if not isinstance(node, dict):
+        return node
+    out = dict(node)
+    if isinstance(out.get("type"), dict | list):
+        out["type"] = _avro_collapsed(out["type"])
+    for key in ("items", "values"):
+        if key in out:
+            out[key] = _avro_collapsed(out[key])
+    if isinstance(out.get("fields"), list):
+        out["fields"] = [
+            dict(field, type=_avro_collapsed(field["type"])) if isinstance(field, dict) and "type" in field else field
+            for field in out["fields"]
+        ]
+    if list(out) == ["type"] and out["type"] in AVRO_PRIMITIVES:
+        return out["type"]
+    return out
 
 
 def _sorted(node: Any) -> Any:
@@ -90,9 +121,18 @@ def _avro_field(field: Any, namespace: str) -> Any:
 
 
 def _avro_ordered(node: dict[str, Any]) -> dict[str, Any]:
+    """Members in canonical order; as Confluent's normalisation, objects inside a default or a custom
+    property sorted by key, and aliases sorted (a set of names)."""
     known = [key for key in _AVRO_ORDER + _AVRO_KEEP if key in node]
     rest = sorted(key for key in node if key not in known)
-    return {key: node[key] for key in known + rest}
+    out = {key: node[key] for key in known + rest}
+    for key in ["default", *rest]:
+        if key in out:
+            out[key] = _sorted(out[key])
+    aliases = out.get("aliases")
+    if isinstance(aliases, list) and all(isinstance(a, str) for a in aliases):
+        out["aliases"] = sorted(aliases)
+    return out
 
 
 # .proto tokens: comments (dropped), string literals (kept verbatim), words and numbers, punctuation
