@@ -277,3 +277,111 @@ def test_too_many_subschema_pairs_is_refused_not_passed():
 
     with pytest.raises(ValueError, match="too large or too recursive"):
         check_read(union(True), union(False))
+
+
+# -- Confluent's recursive oneOf pairs (json-schema-provider SchemaDiffTest) ------------------------
+
+_TRADE_TYPES = ["Asset", "Basket", "Swap", "Bond", "Option", "Future"]
+_TRADE_TYPES += ["Forward", "Loan", "Repo", "Equity", "Index", "CommodityLeg"]
+
+
+def _confluent_trade(asset_id: str = "string") -> dict:
+    """recursiveOneOfTradeSchema(): 12 types, each with two properties that are a oneOf of all 12."""
+
+    def union() -> dict:
+        return {"oneOf": [{"$ref": f"#/definitions/{t}"} for t in _TRADE_TYPES]}
+
+    definitions = {
+        t: {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "underlying": union(), "referenceProduct": union()},
+        }
+        for t in _TRADE_TYPES
+    }
+    definitions["Asset"]["properties"]["id"]["type"] = asset_id
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "Trade",
+        "type": "object",
+        "additionalProperties": True,
+        "definitions": definitions,
+        "properties": {"tradeId": {"type": "string"}, "product": union()},
+    }
+
+
+def _memo_masking(t0_id: str, t1_id: str) -> dict:
+    """memoMaskingSchema(): T0 -> T2 -> T0 is a cycle; the root is oneOf[T0, T1]."""
+
+    def node(id_type: str, target: str) -> dict:
+        ref = {"oneOf": [{"$ref": f"#/definitions/{target}"}]}
+        return {"type": "object", "additionalProperties": True, "properties": {"id": {"type": id_type}, "ref": ref}}
+
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "additionalProperties": True,
+        "definitions": {"T0": node(t0_id, "T2"), "T1": node(t1_id, "T2"), "T2": node("integer", "T0")},
+        "properties": {"root": {"oneOf": [{"$ref": "#/definitions/T0"}, {"$ref": "#/definitions/T1"}]}},
+    }
+
+
+def test_confluents_recursive_oneOf_union_is_decided():
+    # testRecursiveOneOfUnionTerminates / ...DetectsIncompatibleChange: once "not a valid JSON Schema
+    # (RecursionError ...)"; now decided, both ways, in one pass of the shared budget
+    old, new = json.dumps(_confluent_trade()), json.dumps(_confluent_trade("number"))
+    assert check_read(old, old) == []
+    assert check_read(new, old) != []
+    assert check_read(old, new) != []
+    result = check("FULL_TRANSITIVE", new, [old], "jsonschema")
+    assert not result.compatible and all("/properties/product/oneOf" in r for r in result.reasons)
+    assert check("FULL", old, [old], "jsonschema").compatible
+
+
+def test_a_cached_recursive_pair_does_not_mask_an_incompatibility():
+    # testRecursiveOneOfMemoizationDoesNotMaskIncompatibility
+    original, update = json.dumps(_memo_masking("integer", "boolean")), json.dumps(_memo_masking("boolean", "number"))
+    assert check_read(update, original) != []
+    assert check_read(original, update) != []
+
+
+def _chain(length: int, last_type: str) -> str:
+    """D0 -> D1 -> ... -> D{length}: every link a new pair, nested one in another."""
+    definitions = {
+        f"D{i}": {"type": "object", "properties": {"next": {"$ref": f"#/definitions/D{i + 1}"}}} for i in range(length)
+    }
+    definitions[f"D{length}"] = {"type": last_type}
+    return json.dumps({"definitions": definitions, "$ref": "#/definitions/D0"})
+
+
+def test_over_the_nesting_budget_is_refused_with_a_budget_message(tmp_path):
+    from tests.conftest import run_cli
+    from tscontract.evolution.issues import CheckBudgetExceeded
+
+    assert check_read(_chain(300, "integer"), _chain(300, "string")) != []  # deep, within the budget
+    with pytest.raises(CheckBudgetExceeded, match=r"budget .*nested subschema comparisons"):
+        check_read(_chain(600, "integer"), _chain(600, "string"))
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    new.write_text(_chain(600, "integer"))
+    old.write_text(_chain(600, "string"))
+    result = run_cli("compat", "jsonschema", new, old)
+    assert result.returncode == 2, result.stdout
+    assert "budget" in result.stderr and "not a valid JSON Schema" not in result.stderr
+    trade = tmp_path / "trade.json"
+    trade.write_text(json.dumps(_confluent_trade()))
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(_confluent_trade("number")))
+    result = run_cli("compat", "jsonschema", changed, trade, "--format", "json")
+    assert result.returncode == 1 and json.loads(result.stdout)["compatible"] is False
+
+
+def test_a_recursion_error_is_a_budget_never_an_invalid_schema(monkeypatch):
+    from tscontract.evolution import json_compat
+    from tscontract.evolution.issues import CheckBudgetExceeded
+
+    def deep(*args: object) -> list:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(json_compat._Checker, "compare", deep)
+    with pytest.raises(CheckBudgetExceeded, match="recursion limit") as caught:
+        check_read('{"type": "string"}', '{"type": "string"}')
+    assert "not a valid JSON Schema" not in str(caught.value)

@@ -118,3 +118,28 @@ def test_a_different_schema_type_is_incompatible(registry: Registry) -> None:
     status, answer = registry.call("POST", "/compatibility/subjects/mixed/versions/latest?verbose=true", body)
     assert status == 200 and answer["is_compatible"] is False
     assert answer["messages"][0] == "Incompatible because of different schema type"
+
+
+def test_confluents_recursive_oneof_pair_is_decided_and_a_budget_is_422(default_store_registry: Registry) -> None:
+    from tests.evolution.test_json_compat import _chain, _confluent_trade
+
+    reg = default_store_registry
+    trade = {"schema": json.dumps(_confluent_trade()), "schemaType": "JSON"}
+    changed = {"schema": json.dumps(_confluent_trade("number")), "schemaType": "JSON"}
+    assert reg.call("POST", "/subjects/trade/versions", trade) == (200, {"id": 1})
+    assert reg.call("POST", "/compatibility/subjects/trade/versions/latest", trade) == (200, {"is_compatible": True})
+    assert reg.call("POST", "/compatibility/subjects/trade/versions/latest", changed) == (
+        200,
+        {"is_compatible": False},
+    )
+    status, body = reg.call("POST", "/subjects/trade/versions", changed)
+    assert (status, body["error_code"]) == (409, 409) and "RecursionError" not in body["message"]
+
+    deep = {"schema": _chain(600, "string"), "schemaType": "JSON"}
+    deeper = {"schema": _chain(600, "integer"), "schemaType": "JSON"}
+    assert reg.call("POST", "/subjects/chain/versions", deep) == (200, {"id": 2})
+    for method, path in (("POST", "/subjects/chain/versions"), ("POST", "/compatibility/subjects/chain/versions")):
+        status, body = reg.call(method, path, deeper)
+        assert (status, body["error_code"]) == (422, 422), (path, body)
+        assert "budget" in body["message"] and "Invalid" not in body["message"]
+    assert reg.call("GET", "/subjects/chain/versions") == (200, [1])

@@ -19,3 +19,8 @@ class Issue:
 
     def __str__(self) -> str:
         return f"{self.path or '/'}: {self.message}"
+
+
+class CheckBudgetExceeded(ValueError):
+    """A check that went over its budget (pairs compared, nesting): it decided nothing, so the
+    change is refused, and the message says which budget, never that a schema is invalid."""

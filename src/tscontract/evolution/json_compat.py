@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from fractions import Fraction
 from typing import Any
 from urllib.parse import unquote
 
 from tscontract.contract.json_text import load_json
-from tscontract.evolution.issues import Issue
+from tscontract.evolution.issues import CheckBudgetExceeded, Issue
 
 _ANNOTATIONS = {
     "description",
@@ -88,9 +89,14 @@ _VALIDATED |= {"minLength", "maxLength", "pattern", "required", "properties", "p
 _VALIDATED |= {"additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties"}
 _VALIDATED |= {"items", "prefixItems", "additionalItems", "unevaluatedItems", "minItems", "maxItems", "uniqueItems"}
 _VALIDATED |= {"allOf", "anyOf", "oneOf", "not", "$ref"}
+_NO_ASSUMPTION = 1 << 30  # ``low`` when a comparison relied on no pair in progress
 _ALL_TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
 _MISSING = object()
 _MAX_PAIRS = 20_000  # subschema pairs compared per check; beyond it the check refuses (never passes)
+# comparisons nested in one another (a recursive oneOf nests one per new pair; Confluent's 12-type
+# trade union needs 160); about ten frames each: the recursion limit is raised (never lowered) to fit
+_MAX_NESTING = 400
+_RECURSION_LIMIT = 12 * _MAX_NESTING + 1_000
 
 
 def _strip(node: Any) -> Any:
@@ -223,11 +229,19 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 class _Checker:
     def __init__(self, reader_root: Any, writer_root: Any) -> None:
         self.roots = {"reader": reader_root, "writer": writer_root}
-        self.active: set[tuple[int, int]] = set()
+        # the comparisons in progress, outermost first, shared with the swapped checker: a pair met
+        # again is assumed to hold (coinduction); ``low[0]``: the outermost one a result relied on
+        self.trail: list[tuple[int, int, int]] = []
+        self.active: dict[tuple[int, int, int], int] = {}
+        self.low = [_NO_ASSUMPTION]
+        self.assumed: list[bool] = []  # per level in progress: did a result assume it holds
+        self.provisional: list[tuple[dict[tuple[int, int], list[Any]], tuple[int, int]]] = []  # (memo, key)
         self.clauses: list[list[Any]] = []  # the writer's own allOf clauses, innermost comparison last
-        self.memo: dict[tuple[int, int], tuple[Any, Any, str, list[Issue]]] = {}
+        # (r, w) ids -> [r, w, path, issues, the level it assumed (_NO_ASSUMPTION: final)]
+        self.memo: dict[tuple[int, int], list[Any]] = {}
         self.steps = [0]  # shared with the swapped checker
         self.swapped: _Checker | None = None
+        self.tag = 0  # 1 in the swapped checker: its pairs are its own
         # a writer oneOf branch -> (the branch, its sibling branches): a value of it matches none of them
         self.siblings: dict[int, tuple[Any, list[Any]]] = {}
 
@@ -297,17 +311,23 @@ class _Checker:
 
     # -- containment ------------------------------------------------------------------------
     def compare(self, r: Any, w: Any, path: str) -> list[Issue]:
+        """Why ``w`` is not within ``r`` (empty: it is). A pair met again while compared is assumed to
+        hold (coinduction); results relying on that stay provisional until the pair ends: kept when it
+        found nothing, dropped when it found something, so a cached pair never hides a difference."""
         key = (id(r), id(w))
-        if key in self.active:  # recursive schemas: assume the pair holds (coinduction)
+        level = self.active.get((self.tag, *key))
+        if level is not None:
+            self._rely(level)
             return []
         hit = self.memo.get(key)
         if hit is not None:  # the same pair met elsewhere: its findings, re-rooted at this path
+            if hit[4] < _NO_ASSUMPTION:
+                self._rely(hit[4])
             at, issues = hit[2], hit[3]
             return [Issue(path + i.path[len(at) :], i.message, i.warning) for i in issues]
-        self.steps[0] += 1
-        if self.steps[0] > _MAX_PAIRS:
-            raise ValueError(f"schemas too large or too recursive to compare (over {_MAX_PAIRS} subschema pairs)")
-        self.active.add(key)
+        level = self._enter(key)
+        outer_low, self.low[0] = self.low[0], _NO_ASSUMPTION
+        made = len(self.provisional)
         try:
             raw = self._deref(w, "writer")
             clauses = raw.get("allOf", []) if isinstance(raw, dict) else []
@@ -315,9 +335,58 @@ class _Checker:
             result = self._compare(self._deref(r, "reader"), self._flatten(w), path)
         finally:
             self.clauses.pop()
-            self.active.discard(key)
-        self.memo[key] = (r, w, path, result)  # r and w are kept alive, so their ids stay theirs
+            del self.active[self.trail.pop()]
+            relied_on, self.low[0] = self.low[0], min(outer_low, self.low[0])
+            assumed = self.assumed.pop()
+        self._settle(made, level, assumed, bool(result))
+        # final: it relied on no comparison in progress above it, or found something (more assumed finds less)
+        final = relied_on >= level or bool(result)
+        self.memo[key] = [r, w, path, result, _NO_ASSUMPTION if final else relied_on]  # r, w kept alive: ids stay
+        if not final:
+            self.provisional.append((self.memo, key))
         return result
+
+    def _enter(self, key: tuple[int, int]) -> int:
+        """Count the pair against the budgets and mark it in progress; its nesting level."""
+        self.steps[0] += 1
+        if self.steps[0] > _MAX_PAIRS:
+            raise CheckBudgetExceeded(
+                f"schemas too large or too recursive to compare within the checker's budget "
+                f"(over {_MAX_PAIRS} subschema pairs): compatibility not decided"
+            )
+        level = len(self.trail)
+        if level >= _MAX_NESTING:
+            raise CheckBudgetExceeded(
+                f"schemas too large or too recursive to compare within the checker's budget "
+                f"(over {_MAX_NESTING} nested subschema comparisons): compatibility not decided"
+            )
+        self.trail.append((self.tag, *key))
+        self.active[self.trail[-1]] = level
+        self.assumed.append(False)
+        return level
+
+    def _rely(self, level: int) -> None:
+        """The result being computed assumes the comparison in progress at ``level`` holds."""
+        self.low[0] = min(self.low[0], level)
+        self.assumed[level] = True
+
+    def _settle(self, made: int, level: int, assumed: bool, found: bool) -> None:
+        """The comparison at ``level`` ended: settle the provisional results made since it began."""
+        if not assumed:
+            return  # none relied on it: they wait for a comparison further out
+        if found:  # the assumption was wrong: drop what was derived while it stood
+            for memo, key in self.provisional[made:]:
+                memo.pop(key, None)
+            del self.provisional[made:]
+            return
+        waiting = []
+        for memo, key in self.provisional[made:]:
+            entry = memo.get(key)
+            if entry is not None and entry[4] >= level:
+                entry[4] = _NO_ASSUMPTION  # confirmed
+            elif entry is not None:
+                waiting.append((memo, key))
+        self.provisional[made:] = waiting
 
     def _canon(self, node: Any, side: str, depth: int = 0) -> Any:
         """``node`` with local ``$ref`` inlined (4 levels) and annotations dropped, to compare clauses as text."""
@@ -646,7 +715,9 @@ class _Checker:
         """Compare with the documents' roles swapped (inside ``not``, the writer's schema reads)."""
         if self.swapped is None:
             self.swapped = _Checker(self.roots["writer"], self.roots["reader"])
-            self.swapped.swapped, self.swapped.steps = self, self.steps
+            self.swapped.swapped, self.swapped.steps, self.swapped.tag = self, self.steps, 1 - self.tag
+            self.swapped.trail, self.swapped.active, self.swapped.low = self.trail, self.active, self.low
+            self.swapped.assumed, self.swapped.provisional = self.assumed, self.provisional
         return self.swapped.compare(reader_side, writer_side, path)
 
     # -- a single value ---------------------------------------------------------------------
@@ -715,7 +786,14 @@ def check_read(reader: str, writer: str, reader_is_new: bool = True) -> list[Iss
     """Why a record valid under JSON Schema ``writer`` may be rejected by ``reader`` (empty: never)."""
     del reader_is_new  # containment depends only on which side validates
     reader_root, writer_root = _load(reader), _load(writer)
+    if sys.getrecursionlimit() < _RECURSION_LIMIT:  # raised, never lowered: other threads may need it
+        sys.setrecursionlimit(_RECURSION_LIMIT)
     try:
         return _Checker(reader_root, writer_root).compare(reader_root, writer_root, "")
-    except (TypeError, AttributeError, KeyError, re.error, RecursionError) as exc:
+    except RecursionError:  # a budget, never a verdict on the schemas
+        raise CheckBudgetExceeded(
+            "schemas too deeply nested or recursive to compare within the checker's budget "
+            "(Python's recursion limit): compatibility not decided"
+        ) from None
+    except (TypeError, AttributeError, KeyError, re.error) as exc:
         raise ValueError(f"not a valid JSON Schema ({type(exc).__name__}: {exc})") from None

@@ -12,12 +12,13 @@ when the server has them. Every subject in a path or a reference passes ``check_
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hmac
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, unquote
 
@@ -28,6 +29,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
+from tscontract.evolution.issues import CheckBudgetExceeded
 from tscontract.registry.canonical import canonical_text
 from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
 from tscontract.registry.errors import RegistryError
@@ -404,16 +406,17 @@ class RegistryApp:
                 422, 42205, f"Subject '{subject}' is in IMPORT mode: a registration needs its 'id' (and 'version')"
             )
         _writable(subject, mode)
-        schema_id = self.store.register(
-            subject,
-            submitted.schema_type,
-            submitted.text,
-            submitted.references,
-            self.compat,
-            submitted.metadata,
-            submitted.rule_set,
-            submitted.check_text,
-        )
+        with _budget():
+            schema_id = self.store.register(
+                subject,
+                submitted.schema_type,
+                submitted.text,
+                submitted.references,
+                self.compat,
+                submitted.metadata,
+                submitted.rule_set,
+                submitted.check_text,
+            )
         return 200, {"id": schema_id}
 
     def _held(self, subject: str, submitted: _Submitted, text: str) -> int | None:
@@ -554,9 +557,10 @@ class RegistryApp:
     def _h_test_compat(self, call: _Call, subject: str, version: str | None = None) -> tuple[int, Any]:
         wanted = None if version is None else _version(version)
         verbose = _flag(call.query, "verbose")
-        return 200, compatibility_answer(
-            self.store, self.compat, lambda: self._submitted(call), subject, wanted, verbose
-        )
+        with _budget():
+            return 200, compatibility_answer(
+                self.store, self.compat, lambda: self._submitted(call), subject, wanted, verbose
+            )
 
 
 class _Submitted(NamedTuple):
@@ -568,6 +572,16 @@ class _Submitted(NamedTuple):
     rule_set: str
     check_text: str
     legacy: str | None = None  # the canonical text as stores written before the Avro primitive rule hold it
+
+
+@contextlib.contextmanager
+def _budget() -> Iterator[None]:
+    """A check over its budget (too large or too recursive to compare) decided nothing: 422 with the
+    budget's message, never 'incompatible' (409) and never 'invalid schema' (42201)."""
+    try:
+        yield
+    except CheckBudgetExceeded as exc:
+        raise RegistryError(422, 422, f"Compatibility not decided: {exc}") from None
 
 
 def _writable(subject: str, mode: str | None) -> None:

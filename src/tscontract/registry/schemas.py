@@ -111,6 +111,7 @@ def default_compat(mode: str, schema_type: str, new_text: str, olds_newest_first
         return True, []
     try:
         from tscontract.evolution import check
+        from tscontract.evolution.issues import CheckBudgetExceeded
     except ImportError:
         return False, [
             f"no compatibility checker available for {schema_type} (tscontract.evolution.check is not installed); "
@@ -118,6 +119,8 @@ def default_compat(mode: str, schema_type: str, new_text: str, olds_newest_first
         ]
     try:
         result = check(mode, new_text, olds_newest_first, _CHECKER_FORMATS[schema_type])
+    except CheckBudgetExceeded:
+        raise  # undecided, not incompatible: the REST layer answers 422 with the budget's message
     except Exception as exc:  # a checker that cannot decide must not let the change through
         return False, [f"compatibility checker failed: {type(exc).__name__}: {exc}"]
     if isinstance(result, tuple):
