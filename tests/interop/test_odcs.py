@@ -491,3 +491,32 @@ def test_a_calendar_declared_by_its_hours_round_trips():
     assert imported.losses == []
     back = parse_contract(imported.text, "imported.yaml")
     assert back.calendars == original.calendars and back.time.calendar == "callcentre"
+
+
+YAML11_WORDS = """\
+contract: switches
+version: 1.0.0
+key: [id, ts]
+time: {column: ts, precision: ms, timezone: UTC instant}
+fields:
+  id: {type: string, nullable: false}
+  ts: {type: timestamp_ms_utc, nullable: false}
+  "on": {type: boolean, nullable: false}
+  "no": {type: int32, nullable: true}
+  "yes": {type: "enum[y, n, off]", nullable: true}
+"""
+
+
+def test_words_a_yaml_1_1_reader_takes_for_booleans_stay_strings():
+    """PyYAML (and so datacontract-cli) reads bare `on`/`no`/`y` as booleans: the export quotes them."""
+    import yaml  # PyYAML: a YAML 1.1 reader, as datacontract-cli's lint uses
+
+    original = parse_contract(YAML11_WORDS, "switches.yaml")
+    odcs_text = export("odcs", original).artifacts[0].content
+    document = yaml.safe_load(odcs_text)
+    names = [p["name"] for p in document["schema"][0]["properties"]]
+    assert names == ["id", "ts", "on", "no", "yes"]
+    back = parse_contract(import_odcs(odcs_text), "imported.yaml")
+    assert list(back.fields) == list(original.fields)
+    assert back.fields["yes"].type == original.fields["yes"].type
+    assert yaml.safe_load(import_odcs(odcs_text))["fields"]["on"]["type"] == "bool"

@@ -551,6 +551,17 @@ def test_soda_and_gx_row_counts(implementation, engine, expected):
             "only row-count",
         ),
         ("SELECT 1", "montecarlo", "tscontract does not run it"),
+        # the ODCS standard's own example: Soda's contract form, as text and as a mapping
+        (
+            "type: duplicate_percent\ncolumns: [carrier, shipment_numer]\nmust_be_less_than: 1.0\n",
+            "soda",
+            "Soda check type 'duplicate_percent'",
+        ),
+        ({"type": "duplicate_percent", "must_be_less_than": 1.0}, "soda", "Soda check type 'duplicate_percent'"),
+        ("must_be_less_than: 1.0\n", "soda", "not one Soda row_count check"),
+        ("checks for t: 3\n", "soda", "not one Soda row_count check"),
+        ("checks for t:\n  - {}\n", "soda", "not one Soda row_count check"),
+        ("- row_count > 1\n", "soda", "not one Soda row_count check"),
     ],
 )
 def test_other_custom_rules_are_refused(implementation, engine, reason):

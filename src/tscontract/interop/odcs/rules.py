@@ -32,6 +32,7 @@ from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.regex import check_regex
 from tscontract.contract.sql_checks import OBJECT, OBJECT_TABLE, bound_to, sql_check_query
 from tscontract.contract.types import DataType
+from tscontract.shown import shown_value
 
 GREATER_EQUAL = ("mustBeGreaterOrEqualTo", "mustBeGreaterThanOrEqualTo")
 LESS_EQUAL = ("mustBeLessOrEqualTo", "mustBeLessThanOrEqualTo")
@@ -512,6 +513,37 @@ def range_clause(column: str, low: Any, high: Any) -> str:
 _SODA_ROW_COUNT = re.compile(r"^row_count\s*(?:(>=|<=|>|<|=)\s*(\d+)|between\s+(\d+)\s+and\s+(\d+))$")
 
 
+def _soda_tree(implementation: str | dict[str, Any]) -> Any:
+    if isinstance(implementation, dict):
+        return implementation
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return YAML(typ="safe").load(implementation)
+    except YAMLError:
+        raise Refused("a Soda check that is not YAML") from None
+
+
+def _soda_check(implementation: str | dict[str, Any]) -> str:
+    """The one SodaCL check an implementation holds (``checks for T: [row_count > 10]``); else refused.
+
+    A check in Soda's contract form (``type: duplicate_percent``, ``columns: [...]``) is named and refused:
+    only row-count bounds have a tscontract clause.
+    """
+    tree = _soda_tree(implementation)
+    if isinstance(tree, dict) and isinstance(tree.get("type"), str):
+        raise Refused(f"Soda check type {shown_value(tree['type'])!r}: only row_count bounds have a tscontract clause")
+    lists = list(tree.values()) if isinstance(tree, dict) else []
+    checks = [c for v in lists if isinstance(v, list) for c in v]
+    if len(checks) != 1 or len(lists) != 1:
+        raise Refused("not one Soda row_count check")
+    written = next(iter(checks[0])) if isinstance(checks[0], dict) and checks[0] else checks[0]
+    if not isinstance(written, str):
+        raise Refused("not one Soda row_count check")
+    return written
+
+
 def engine_row_count(rule: dict[str, Any]) -> dict[str, int]:
     """A Soda or GX ``custom`` rule that bounds the row count, as ``{min, max}``; else refused.
 
@@ -521,21 +553,11 @@ def engine_row_count(rule: dict[str, Any]) -> dict[str, int]:
     """
     engine = str(rule.get("engine", "")).lower()
     implementation = rule.get("implementation")
-    if engine == "soda" and isinstance(implementation, str):
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
-
-        try:
-            tree = YAML(typ="safe").load(implementation)
-        except YAMLError:
-            raise Refused("a Soda check that is not YAML") from None
-        checks = [c for v in tree.values() for c in (v or [])] if isinstance(tree, dict) else []
-        written = [next(iter(c)) if isinstance(c, dict) else c for c in checks]
-        if len(written) != 1 or not isinstance(written[0], str):
-            raise Refused("not one Soda row_count check")
-        found = _SODA_ROW_COUNT.match(written[0].strip())
+    if engine == "soda" and isinstance(implementation, (str, dict)):
+        written = _soda_check(implementation)
+        found = _SODA_ROW_COUNT.match(written.strip())
         if found is None:
-            raise Refused(f"Soda check {written[0]!r}: only row_count bounds have a tscontract clause")
+            raise Refused(f"Soda check {shown_value(written)!r}: only row_count bounds have a tscontract clause")
         op, value, low, high = found.groups()
         if op is None:
             return row_count({"mustBeBetween": [int(low), int(high)]})
