@@ -93,8 +93,9 @@ def _numeric(depth: int) -> st.SearchStrategy[str]:
 
 
 _COMPARE = st.sampled_from(["<", "<=", ">", ">=", "=", "<>", "!="])
-_TEXT_LITERALS = st.text(alphabet=st.sampled_from(list("abzAZ09 _-éß日")), min_size=0, max_size=4).map(
-    lambda s: f"'{s}'"
+# a quote inside a literal is written twice, as in SQL ('d''Ivoire')
+_TEXT_LITERALS = st.text(alphabet=st.sampled_from(list("abzAZ09 _-'éß日")), min_size=0, max_size=4).map(
+    lambda s: "'" + s.replace("'", "''") + "'"
 )
 
 

@@ -226,3 +226,19 @@ def test_type_expressions(text, kind, detail):
 def test_bad_types(text, message):
     with pytest.raises(ClauseSyntaxError, match=message):
         parse_type(text)
+
+
+def test_a_doubled_quote_is_one_quote_in_every_literal():
+    """As in SQL: `'d''Ivoire'` is d'Ivoire in a comparison, an in-list, an enum member and a pattern;
+    brackets inside quotes never count towards the nesting limit."""
+    assert parse_invariant("s = 'Côte d''Ivoire'").sql == "s = 'Côte d''Ivoire'"
+    assert parse_field_constraint("s", 'in (\'it\'\'s\', "say ""hi""")').sql == "s IN ('it''s', 'say \"hi\"')"
+    assert parse_type("enum[a, 'it''s']").members == ("a", "it's")
+    assert parse_field_constraint("s", "matches 'd''[A-Z]+'").sql == "REGEXP_FULL_MATCH(s, 'd''[A-Z]+')"
+    assert parse_invariant("s <> '((((((''(((((((((((((((((((((((((((((((('").sql.startswith("s <> '")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES ('Côte d''Ivoire'), ('Cote d''Ivoire')) v(s)")
+    predicate = parse_invariant("s in ('Côte d''Ivoire', 'x')").sql
+    assert con.execute(f"SELECT s FROM t WHERE {predicate}").fetchall() == [("Côte d'Ivoire",)]
+    with pytest.raises(ClauseSyntaxError):
+        parse_invariant("s = 'd'Ivoire'")  # a single quote inside still ends the literal

@@ -617,3 +617,36 @@ def test_a_sql_rule_in_the_servers_dialect_is_translated_to_duckdb():
         check("SELECT count(*) FROM ${model} SAMPLE (10 ROWS)", "snowflake")
     with pytest.raises(odcs_rules.Refused, match=r"calls dateadd\(\), which is not on the allow-list"):
         check("SELECT count(*) FROM ${model} WHERE order_ts > DATEADD(day, -1, GETDATE())", None)
+
+
+APOSTROPHES = """\
+apiVersion: v3.1.0
+kind: DataContract
+id: exports-by-country
+version: 1.0.0
+schema:
+  - name: exports
+    properties:
+      - {name: ts, physicalType: timestamptz, primaryKey: true, primaryKeyPosition: 2}
+      - name: country
+        physicalType: text
+        primaryKey: true
+        primaryKeyPosition: 1
+        quality:
+          - {metric: invalidValues, arguments: {validValues: ["Côte d'Ivoire", "O'Higgins", France]}, mustBe: 0}
+"""
+
+
+def test_a_valid_value_with_an_apostrophe_is_a_clause_that_judges_it(tmp_path: Path):
+    """`'Côte d''Ivoire'`: the clause grammar reads a doubled quote as one, as SQL does."""
+    (result,) = import_document(APOSTROPHES)
+    contract = parse_contract(result.text)
+    constraint = contract.fields["country"].constraint
+    assert "'Côte d''Ivoire'" in constraint and "'O''Higgins'" in constraint
+    header = "ts,country"
+    rows = ["2026-11-30T09:00:00Z,Côte d'Ivoire", "2026-11-30T09:00:00Z,O'Higgins", "2026-11-30T09:00:00Z,France"]
+    (tmp_path / "good.csv").write_text("\n".join([header, *rows]) + "\n")
+    assert not [c.id for c in validate(contract, tmp_path / "good.csv").checks if c.status != "passed"]
+    (tmp_path / "bad.csv").write_text("\n".join([header, *rows, "2026-11-30T09:00:00Z,Cote d''Ivoire"]) + "\n")
+    failed = {c.id: c.failed_rows for c in validate(contract, tmp_path / "bad.csv").checks if c.status != "passed"}
+    assert list(failed.values()) == [1], failed

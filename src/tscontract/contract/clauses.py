@@ -21,7 +21,7 @@ import sqlglot.expressions as exp
 from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import VisitError
 
-from tscontract.contract.grammar import ClauseSyntaxError, parse
+from tscontract.contract.grammar import ClauseSyntaxError, parse, unquote
 from tscontract.contract.precedence import bracketed
 from tscontract.contract.regex import check_regex
 from tscontract.contract.semantics import static_type
@@ -456,7 +456,7 @@ class _RowTransformer(Transformer[Token, "exp.Expr"]):  # a string: older sqlglo
         return exp.Literal.number("-" + str(token))
 
     def string(self, token: Token) -> exp.Expr:
-        return exp.Literal.string(str(token)[1:-1])
+        return exp.Literal.string(unquote(str(token)))
 
     def neg(self, operand: exp.Expr) -> exp.Expr:
         return exp.Neg(this=operand)
@@ -552,7 +552,7 @@ class _RowTransformer(Transformer[Token, "exp.Expr"]):  # a string: older sqlglo
         """``symbol matches '^[A-Z.]{1,6}$'``: the whole value matches (``regexp_full_match``)."""
         operand, token = (self._the_subject(), args[0]) if len(args) == 1 else args
         assert isinstance(token, Token) and isinstance(operand, exp.Expression)
-        pattern = str(token)[1:-1]
+        pattern = unquote(str(token))
         try:
             check_regex(pattern)
         except ClauseSyntaxError as exc:

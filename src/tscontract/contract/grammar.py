@@ -138,6 +138,15 @@ def nesting(tree: Tree[Token]) -> int:
     return _depth(tree, _NESTING_COST)
 
 
+def unquote(token: str) -> str:
+    """A quoted literal's value: the quotes off, a doubled quote inside as one (``'d''Ivoire'``).
+
+    Backslashes stay as written (a ``matches`` pattern needs them).
+    """
+    quote = token[0]
+    return token[1:-1].replace(quote * 2, quote)
+
+
 def _check_size(what: str, text: str) -> None:
     if len(text) > MAX_CLAUSE_CHARS:
         raise ClauseSyntaxError(

@@ -7,7 +7,7 @@ from typing import Literal
 
 from lark import Token, Tree
 
-from tscontract.contract.grammar import ClauseSyntaxError, parse
+from tscontract.contract.grammar import ClauseSyntaxError, parse, unquote
 
 TypeKind = Literal["string", "bool", "int", "float", "decimal", "timestamp", "date", "enum", "bytes"]
 TimeUnit = Literal["s", "ms", "us", "ns"]
@@ -114,6 +114,4 @@ def parse_type(text: str) -> DataType:
 def _member(node: Tree[Token] | Token) -> str:
     token = node.children[0] if isinstance(node, Tree) else node
     text = str(token)
-    if text[:1] in "'\"":
-        return text[1:-1]
-    return text
+    return unquote(text) if text[:1] in "'\"" else text
