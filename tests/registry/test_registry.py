@@ -275,7 +275,7 @@ def test_default_compat_fails_closed_without_a_checker(
     assert reg.register("s", avro_record("T", "c"))[0] == 200
 
     ok, messages = default_compat("NONE", "AVRO", "{", [])
-    assert not ok and messages[0].startswith("Invalid Avro schema")
+    assert not ok and messages[0].startswith("Invalid schema (Avro)")
     assert default_compat("NONE", "AVRO", avro_record("X", "a"), ["junk"])[0] is False
     assert default_compat("NONE", "JSON", '{"type": "string"}', ['{"type": "object"}']) == (True, [])
     assert default_compat("FULL", "AVRO", avro_record("X", "a"), [avro_record("X", "b")])[0] is False

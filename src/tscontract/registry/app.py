@@ -41,6 +41,7 @@ from tscontract.registry.limits import (
     check_schema_text,
     check_size,
 )
+from tscontract.registry.listing import list_subjects, list_versions
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
@@ -325,14 +326,14 @@ class RegistryApp:
             legacy = canonical_text(schema_type, sent, normalize, collapse=False) if schema_type == "AVRO" else text
             check_size(text, "canonical schema text")
         except (ValueError, RecursionError) as exc:  # over a limit, not JSON (Avro, JSON Schema)
-            raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc or type(exc).__name__}") from None
+            raise RegistryError(422, 42201, f"Invalid schema ({kind}): {exc or type(exc).__name__}") from None
         if normalize:
             references = sorted(references, key=lambda r: (r["name"], r["subject"], r["version"]))
         check_text = self.store.check_text(schema_type, text, references)
         try:
             check_size(check_text, "schema text with its references", MAX_RESOLVED_BYTES)
         except LimitError as exc:
-            raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc}") from None
+            raise RegistryError(422, 42201, f"Invalid schema ({kind}): {exc}") from None
         problem = self.parse_problem(schema_type, check_text)
         if problem:
             raise RegistryError(422, 42201, problem)
@@ -349,7 +350,7 @@ class RegistryApp:
         try:
             return serialized(self.store.check_text(stored.schema_type, text, stored.references))
         except ValueError as exc:
-            raise RegistryError(422, 42201, f"Invalid Protobuf schema: cannot serialize it: {exc}") from None
+            raise RegistryError(422, 42201, f"Invalid schema (Protobuf): cannot serialize it: {exc}") from None
 
     def _version_payload(self, registered: Any, call: _Call | None = None) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -368,10 +369,10 @@ class RegistryApp:
     # -- handlers: each returns (status, payload); they run in the thread pool -------------------
 
     def _h_list_subjects(self, call: _Call) -> tuple[int, Any]:
-        return 200, self.store.subjects(_flag(call.query, "deleted"))
+        return 200, list_subjects(self.store, call.query)
 
     def _h_list_versions(self, call: _Call, subject: str) -> tuple[int, Any]:
-        return 200, self.store.versions(subject, _flag(call.query, "deleted"))
+        return 200, list_versions(self.store, subject, call.query)
 
     def _h_register(self, call: _Call, subject: str) -> tuple[int, Any]:
         submitted = self._submitted(call)
