@@ -33,6 +33,7 @@ from tscontract.evolution.issues import CheckBudgetExceeded
 from tscontract.registry.canonical import canonical_text
 from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
 from tscontract.registry.errors import RegistryError
+from tscontract.registry.guids import GuidIndex, schema_guid
 from tscontract.registry.limits import (
     MAX_BODY_BYTES,
     MAX_RESOLVED_BYTES,
@@ -80,6 +81,8 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("DELETE", r"/subjects/(?P<subject>[^/]+)", "delete_subject"),
         ("GET", r"/schemas/ids/(?P<schema_id>[^/]+)", "get_schema"),
         ("GET", r"/schemas/types", "schema_types"),
+        ("GET", r"/schemas/guids/(?P<guid>[^/]+)", "get_schema_by_guid"),
+        ("GET", r"/schemas/guids/(?P<guid>[^/]+)/ids", "guid_ids"),
         ("GET", r"/config/log", "config_log"),
         ("GET", r"/config", "get_config"),
         ("PUT", r"/config", "put_config"),
@@ -167,6 +170,7 @@ class RegistryApp:
         self.parse_problem = parse_problem  # why a schema text does not parse (42201), or None
         self.token = token
         self.basic = dict(basic or {})
+        self._guids = GuidIndex()  # GET /schemas/guids/{guid}
         # every path reaches one endpoint that routes on the raw path (Starlette's own routes would
         # match the decoded path, where %2F and %0A are no longer what the client sent)
         self._read_threads = anyio.CapacityLimiter(32)
@@ -364,6 +368,7 @@ class RegistryApp:
         if registered.references:
             payload["references"] = registered.references
         payload.update(payload_fields(registered.metadata, registered.rule_set))
+        payload["guid"] = self._guid_of(registered)
         return payload
 
     # -- handlers: each returns (status, payload); they run in the thread pool -------------------
@@ -492,14 +497,37 @@ class RegistryApp:
             raise RegistryError(404, 40403, f"Schema {schema_id} not found") from None
         if not 1 <= number <= MAX_ID:
             raise RegistryError(404, 40403, f"Schema {schema_id} not found")
-        stored = self.store.schema_by_id(number)
+        return 200, self._schema_payload(call, self.store.schema_by_id(number))
+
+    def _schema_payload(self, call: _Call, stored: Any) -> dict[str, Any]:
         payload: dict[str, Any] = {"schema": self._schema_text(call, stored)}
         if stored.schema_type != "AVRO":
             payload["schemaType"] = stored.schema_type
         if stored.references:
             payload["references"] = stored.references
         payload.update(payload_fields(stored.metadata, stored.rule_set))
-        return 200, payload
+        payload["guid"] = self._guid_of(stored)
+        return payload
+
+    @staticmethod
+    def _guid_of(stored: Any) -> str:
+        return schema_guid(stored.schema_text, stored.references, stored.metadata, stored.rule_set)
+
+    def _id_of_guid(self, guid: str) -> int | None:
+        store = self.store
+        return self._guids.find(guid, store.schema_ids, lambda schema_id: self._guid_of(store.schema_by_id(schema_id)))
+
+    def _h_get_schema_by_guid(self, call: _Call, guid: str) -> tuple[int, Any]:
+        """``GET /schemas/guids/{guid}``: the schema whose content has this guid (see ``registry.guids``)."""
+        schema_id = self._id_of_guid(guid)
+        if schema_id is None:
+            raise RegistryError(404, 40403, f"Schema {guid} not found")
+        return 200, self._schema_payload(call, self.store.schema_by_id(schema_id))
+
+    def _h_guid_ids(self, call: _Call, guid: str) -> tuple[int, Any]:
+        """``GET /schemas/guids/{guid}/ids``: the ids holding it, by context (only the default one here)."""
+        schema_id = self._id_of_guid(guid)
+        return 200, [] if schema_id is None else [{"context": ".", "id": schema_id}]
 
     def _h_schema_types(self, call: _Call) -> tuple[int, Any]:
         return 200, list(SCHEMA_TYPES)

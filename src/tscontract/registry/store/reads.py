@@ -139,6 +139,11 @@ class StoreReads(StoreConnections):
                 self._schema_cache.popitem(last=False)
         return found
 
+    def schema_ids(self) -> list[int]:
+        """Every schema id, ascending (what ``GET /schemas/guids/{guid}`` learns guids from)."""
+        with self._connect() as conn:
+            return [row[0] for row in conn.execute("SELECT id FROM schemas ORDER BY id").fetchall()]
+
     def _find_schema(self, conn: Any, identity: Identity) -> int | None:
         row = conn.execute(self._find_schema_sql, self._find_schema_params(identity)).fetchone()
         return None if row is None else int(row[0])
