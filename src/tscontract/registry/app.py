@@ -484,7 +484,7 @@ class RegistryApp:
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
-        return 200, self.store.delete_version(subject, _version(version))
+        return 200, self.store.delete_version(subject, _version(version), permanent=_flag(call.query, "permanent"))
 
     def _h_delete_subject(self, call: _Call, subject: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
