@@ -30,6 +30,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from tscontract.evolution.issues import CheckBudgetExceeded
+from tscontract.registry import routes_admin, routes_schemas
 from tscontract.registry.canonical import canonical_text
 from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
 from tscontract.registry.errors import RegistryError
@@ -45,6 +46,7 @@ from tscontract.registry.limits import (
 from tscontract.registry.listing import list_subjects, list_versions
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
+from tscontract.registry.routes_schemas import Raw, parse_schema_id
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
@@ -94,10 +96,18 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("PUT", r"/mode", "put_mode"),
         ("GET", r"/mode/(?P<subject>[^/]+)", "get_mode"),
         ("PUT", r"/mode/(?P<subject>[^/]+)", "put_mode"),
-        ("DELETE", r"/mode/(?P<subject>[^/]+)", "delete_mode"),
     ]
 ]
-_WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode", "delete_mode"}
+# the routes other modules answer: name -> handler(app, call, **path parameters)
+_MODULE_HANDLERS: dict[str, Callable[..., tuple[int, Any]]] = {}
+_WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode"}
+for _module in (routes_schemas, routes_admin):
+    for _method, _pattern, _handler in _module.ROUTES:
+        _name = f"{_module.__name__.rsplit('.', 1)[-1]}.{_handler.__name__}"
+        _ROUTES.append((_method, re.compile(_pattern), _name))
+        _MODULE_HANDLERS[_name] = _handler
+        if _method != "GET":
+            _WRITES.add(_name)
 # what needs the credentials when the server has them: writes, compatibility tests (they run the checks,
 # the costliest work a request can ask for) and the config log (who changed what, and why)
 _GUARDED = _WRITES | {"test_compat", "config_log"}
@@ -273,7 +283,7 @@ class RegistryApp:
             elif authorization:
                 who = self.authenticate(authorization) or "anonymous"
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
-            handler: Callable[..., tuple[int, Any]] = getattr(self, "_h_" + name)
+            handler = self._handler(name)
             serialize = "format" in call.query  # compiles a Protobuf schema: not on the event loop
             if not serialize and (
                 (name == "get_schema" and self._cached_id(params["schema_id"]))
@@ -287,6 +297,8 @@ class RegistryApp:
                 status, payload = await anyio.to_thread.run_sync(
                     functools.partial(handler, call, **params), limiter=limiter
                 )
+            if isinstance(payload, Raw):
+                return Response(payload.text.encode(), status, media_type=CONTENT_TYPE)
             return self._json(status, payload)
         except ClientDisconnect:
             return Response(b"", 400)  # nobody is listening for the answer
@@ -295,6 +307,12 @@ class RegistryApp:
         except RegistryError as exc:
             headers = {"WWW-Authenticate": 'Bearer realm="tscontract"'} if exc.http_status == 401 else None
             return self._json(exc.http_status, {"error_code": exc.error_code, "message": exc.message}, headers)
+
+    def _handler(self, name: str) -> Callable[..., tuple[int, Any]]:
+        found = _MODULE_HANDLERS.get(name)
+        return getattr(self, "_h_" + name) if found is None else functools.partial(found, self)
+
+    version_number = staticmethod(_version)
 
     def _cached_id(self, text: str) -> bool:
         return text.isdigit() and len(text) < 12 and self.store.cached_schema(int(text)) is not None
@@ -345,7 +363,7 @@ class RegistryApp:
             body, schema_type, text, references, metadata, rule_set, check_text, None if legacy == text else legacy
         )
 
-    def _schema_text(self, call: _Call, stored: Any) -> str:
+    def schema_text(self, call: _Call, stored: Any) -> str:
         """The schema text as asked: ``?format=serialized`` gives a Protobuf schema as the base64
         ``FileDescriptorProto`` that confluent-kafka's ``ProtobufDeserializer`` reads."""
         text: str = stored.schema_text
@@ -356,12 +374,12 @@ class RegistryApp:
         except ValueError as exc:
             raise RegistryError(422, 42201, f"Invalid schema (Protobuf): cannot serialize it: {exc}") from None
 
-    def _version_payload(self, registered: Any, call: _Call | None = None) -> dict[str, Any]:
+    def version_payload(self, registered: Any, call: _Call | None = None) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "subject": registered.subject,
             "version": registered.version,
             "id": registered.schema_id,
-            "schema": registered.schema_text if call is None else self._schema_text(call, registered),
+            "schema": registered.schema_text if call is None else self.schema_text(call, registered),
         }
         if registered.schema_type != "AVRO":
             payload["schemaType"] = registered.schema_type
@@ -448,7 +466,7 @@ class RegistryApp:
 
     def _h_get_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         registered = self.store.get_version(subject, _version(version), _flag(call.query, "deleted"))
-        return 200, self._version_payload(registered, call)
+        return 200, self.version_payload(registered, call)
 
     def _h_get_version_schema(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         registered = self.store.get_version(subject, _version(version))
@@ -467,20 +485,21 @@ class RegistryApp:
         for version in reversed(self.store.versions(subject)):
             registered = self.store.get_version(subject, version)
             if properties_match(registered.metadata, wanted):
-                return 200, self._version_payload(registered)
+                return 200, self.version_payload(registered)
         raise RegistryError(404, 40403, f"No version of subject '{subject}' has metadata {wanted}")
 
     def _h_lookup(self, call: _Call, subject: str) -> tuple[int, Any]:
         s = self._submitted(call)
         given = "metadata" in s.body or "ruleSet" in s.body  # else any stored metadata and rules match
         metadata, rule_set = (s.metadata, s.rule_set) if given else (None, None)
+        deleted = _flag(call.query, "deleted")  # a soft-deleted version answers too
         try:
-            found = self.store.lookup(subject, s.schema_type, s.text, s.references, metadata, rule_set)
+            found = self.store.lookup(subject, s.schema_type, s.text, s.references, metadata, rule_set, deleted)
         except RegistryError as exc:
             if exc.error_code != 40403 or s.legacy is None:
                 raise
-            found = self.store.lookup(subject, s.schema_type, s.legacy, s.references, metadata, rule_set)
-        return 200, self._version_payload(found, call)
+            found = self.store.lookup(subject, s.schema_type, s.legacy, s.references, metadata, rule_set, deleted)
+        return 200, self.version_payload(found, call)
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
@@ -491,16 +510,10 @@ class RegistryApp:
         return 200, self.store.delete_subject(subject, permanent=_flag(call.query, "permanent"))
 
     def _h_get_schema(self, call: _Call, schema_id: str) -> tuple[int, Any]:
-        try:
-            number = int(schema_id)
-        except ValueError:
-            raise RegistryError(404, 40403, f"Schema {schema_id} not found") from None
-        if not 1 <= number <= MAX_ID:
-            raise RegistryError(404, 40403, f"Schema {schema_id} not found")
-        return 200, self._schema_payload(call, self.store.schema_by_id(number))
+        return 200, self._schema_payload(call, self.store.schema_by_id(parse_schema_id(schema_id)))
 
     def _schema_payload(self, call: _Call, stored: Any) -> dict[str, Any]:
-        payload: dict[str, Any] = {"schema": self._schema_text(call, stored)}
+        payload: dict[str, Any] = {"schema": self.schema_text(call, stored)}
         if stored.schema_type != "AVRO":
             payload["schemaType"] = stored.schema_type
         if stored.references:
@@ -579,9 +592,6 @@ class RegistryApp:
         if not isinstance(mode, str) or mode.upper() not in MODES:
             raise RegistryError(422, 42204, f"Invalid mode {mode!r}; one of {', '.join(MODES)}")
         return 200, {"mode": self.store.set_mode(subject, mode.upper(), force=_flag(call.query, "force"))}
-
-    def _h_delete_mode(self, call: _Call, subject: str) -> tuple[int, Any]:
-        return 200, {"mode": self.store.delete_mode(subject)}
 
     def _h_test_compat(self, call: _Call, subject: str, version: str | None = None) -> tuple[int, Any]:
         wanted = None if version is None else _version(version)
