@@ -105,3 +105,15 @@ def test_lookup_with_deleted(registry: Registry) -> None:
     assert registry.call("POST", "/subjects/s?deleted=true", {"schema": B})[1]["version"] == 2
     assert registry.call("POST", "/subjects/s?deleted=true", {"schema": C})[1]["error_code"] == 40403
     assert registry.call("POST", "/subjects/nope?deleted=true", {"schema": C})[1]["error_code"] == 40401
+
+
+def test_raw_schema_of_a_version(registry: Registry) -> None:
+    _setup(registry)
+    proto = 'syntax = "proto3";\nmessage M {\n  string a = 1;\n}\n'
+    assert registry.register("p", proto, "PROTOBUF")[0] == 200
+    for path, text in (("/subjects/s/versions/2/schema", B), ("/subjects/p/versions/latest/schema", proto)):
+        with urllib.request.urlopen(registry.url + path, timeout=30) as response:
+            assert response.read().decode() == text  # as stored, byte for byte
+    assert registry.call("DELETE", "/subjects/s/versions/2")[0] == 200
+    assert registry.call("GET", "/subjects/s/versions/2/schema")[1]["error_code"] == 40402
+    assert registry.call("GET", "/subjects/s/versions/2/schema?deleted=true") == (200, json.loads(B))

@@ -469,11 +469,9 @@ class RegistryApp:
         return 200, self.version_payload(registered, call)
 
     def _h_get_version_schema(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
-        registered = self.store.get_version(subject, _version(version))
-        try:
-            return 200, json.loads(registered.schema_text)
-        except ValueError:
-            return 200, registered.schema_text  # Protobuf text is not JSON
+        """The schema text itself, as stored (Confluent answers a ``String``, not JSON about it)."""
+        registered = self.store.get_version(subject, _version(version), _flag(call.query, "deleted"))
+        return 200, Raw(self.schema_text(call, registered))
 
     def _h_latest_with_metadata(self, call: _Call, subject: str) -> tuple[int, Any]:
         """Confluent's ``GET /subjects/{s}/metadata?key=K&value=V...``: the newest live version whose
