@@ -184,13 +184,22 @@ class RegistryStore(StoreConfig):
         return explicit_id
 
     @staticmethod
-    def _refuse_referenced(conn: Any, subject: str, versions: list[int]) -> None:
-        """422/42206 when another registered schema references one of the subject's versions."""
+    def _refuse_referenced(
+        conn: Any, subject: str, versions: list[int], include_deleted: bool = True, own: bool = True
+    ) -> None:
+        """422/42206 when a registered schema references one of the subject's versions. As Confluent:
+        a soft delete counts only referrers a live version holds (``include_deleted=False``), a
+        permanent one soft-deleted referrers too; a subject delete ignores the subject's own
+        versions (``own=False``)."""
+        live = "" if include_deleted else " AND v.deleted = 0"
         rows = conn.execute(
-            "SELECT DISTINCT s.refs FROM schemas s JOIN subject_versions v ON v.schema_id = s.id WHERE s.refs LIKE ?",
+            "SELECT DISTINCT s.refs, v.subject FROM schemas s JOIN subject_versions v ON v.schema_id = s.id"
+            f" WHERE s.refs LIKE ?{live}",
             ("%" + json.dumps(subject)[1:-1] + "%",),
         ).fetchall()
-        for (refs,) in rows:
+        for refs, holder in rows:
+            if holder == subject and not own:
+                continue
             for reference in json.loads(refs):
                 if reference.get("subject") == subject and reference.get("version") in versions:
                     raise RegistryError(
@@ -215,7 +224,8 @@ class RegistryStore(StoreConfig):
                 raise RegistryError(
                     404, 40404, f"Subject '{subject}' was soft deleted.Set permanent=true to delete permanently"
                 )
-            self._refuse_referenced(conn, subject, [version for version, _ in rows])  # 42206 first, as Confluent
+            scope = [version for version, _ in rows] if permanent else live
+            self._refuse_referenced(conn, subject, scope, permanent, own=False)  # 42206 before 40405, as Confluent
             if permanent and live:
                 raise RegistryError(
                     404, 40405, f"Subject '{subject}' was not deleted first before being permanently deleted"
@@ -262,7 +272,7 @@ class RegistryStore(StoreConfig):
                     40406,
                     f"Subject '{subject}' Version {number} was soft deleted.Set permanent=true to delete permanently",
                 )
-            self._refuse_referenced(conn, subject, [number])  # before 40407, as Confluent
+            self._refuse_referenced(conn, subject, [number], permanent)  # before 40407, as Confluent
             if permanent and not row[0]:
                 raise RegistryError(
                     404,
