@@ -125,7 +125,7 @@ def test_methods_no_route_takes_are_405_json(registry: Registry) -> None:
         ("PATCH", "/subjects", "GET, HEAD"),
         ("PATCH", "/subjects/s/versions", "GET, HEAD, POST"),
         ("OPTIONS", "/subjects/s/versions/1", "DELETE, GET, HEAD"),
-        ("OPTIONS", "/config", "GET, HEAD, PUT"),
+        ("OPTIONS", "/config", "DELETE, GET, HEAD, PUT"),
         ("PUT", "/schemas/ids/1", "GET, HEAD"),
         ("TRACE", "/schemas/types", "GET, HEAD"),
     ]:

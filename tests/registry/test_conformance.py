@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from tests.registry.conftest import Registry, always_ok
+from tscontract.registry.guids import schema_guid
 
 BAR = {
     "type": "record",
@@ -269,7 +270,7 @@ def test_a_store_written_before_rule_sets_is_migrated(tmp_path: Path) -> None:
     try:
         assert reg.call("GET", "/subjects/old-value/versions/1") == (
             200,
-            {"subject": "old-value", "version": 1, "id": 1, "schema": '"string"'},
+            {"subject": "old-value", "version": 1, "id": 1, "schema": '"string"', "guid": schema_guid('"string"', [])},
         )
         body = {"schema": '"string"', "ruleSet": RULES}
         assert post(reg, "/subjects/old-value/versions", body) == (200, {"id": 2})

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import stop
 from tests.registry.conftest import Registry, avro_record
 from tscontract.registry import default_compat, main
+from tscontract.registry.guids import schema_guid
 
 # a new field without a default: new readers cannot read old data, so BACKWARD (and FULL) fails
 AVRO_NO_DEFAULT = json.dumps(
@@ -97,17 +98,19 @@ def test_get_versions_and_schemas(registry: Registry) -> None:
     registry.register("s", a)
     registry.register("s", b)
     assert registry.call("GET", "/subjects/s/versions") == (200, [1, 2])
-    assert registry.call("GET", "/subjects/s/versions/1") == (200, {"subject": "s", "version": 1, "id": 1, "schema": a})
+    v1 = {"subject": "s", "version": 1, "id": 1, "schema": a, "guid": schema_guid(a, [])}
+    assert registry.call("GET", "/subjects/s/versions/1") == (200, v1)
     assert registry.call("GET", "/subjects/s/versions/latest")[1]["version"] == 2
     assert registry.call("GET", "/subjects/s/versions/-1")[1]["version"] == 2
     assert registry.call("GET", "/subjects/s/versions/2/schema") == (200, json.loads(b))
-    assert registry.call("GET", "/schemas/ids/2") == (200, {"schema": b})
+    assert registry.call("GET", "/schemas/ids/2") == (200, {"schema": b, "guid": schema_guid(b, [])})
     assert registry.call("GET", "/schemas/types")[1] == ["AVRO", "PROTOBUF", "JSON"]
 
     proto = 'syntax = "proto3";\nmessage M {\n  string a = 1;\n}\n'  # canonical: stored as written
     status, body = registry.register("p", proto, "PROTOBUF")
     assert status == 200
-    assert registry.call("GET", f"/schemas/ids/{body['id']}") == (200, {"schema": proto, "schemaType": "PROTOBUF"})
+    answer = {"schema": proto, "schemaType": "PROTOBUF", "guid": schema_guid(proto, [])}
+    assert registry.call("GET", f"/schemas/ids/{body['id']}") == (200, answer)
     assert registry.call("GET", "/subjects/p/versions/1")[1]["schemaType"] == "PROTOBUF"
 
 
@@ -116,7 +119,7 @@ def test_lookup(registry: Registry) -> None:
     registry.register("s", schema)
     assert registry.call("POST", "/subjects/s", {"schema": schema}) == (
         200,
-        {"subject": "s", "version": 1, "id": 1, "schema": schema},
+        {"subject": "s", "version": 1, "id": 1, "schema": schema, "guid": schema_guid(schema, [])},
     )
     status, body = registry.call("POST", "/subjects/s", {"schema": avro_record("T", "zzz")})
     assert (status, body["error_code"]) == (404, 40403)
@@ -275,7 +278,7 @@ def test_default_compat_fails_closed_without_a_checker(
     assert reg.register("s", avro_record("T", "c"))[0] == 200
 
     ok, messages = default_compat("NONE", "AVRO", "{", [])
-    assert not ok and messages[0].startswith("Invalid Avro schema")
+    assert not ok and messages[0].startswith("Invalid schema (Avro)")
     assert default_compat("NONE", "AVRO", avro_record("X", "a"), ["junk"])[0] is False
     assert default_compat("NONE", "JSON", '{"type": "string"}', ['{"type": "object"}']) == (True, [])
     assert default_compat("FULL", "AVRO", avro_record("X", "a"), [avro_record("X", "b")])[0] is False

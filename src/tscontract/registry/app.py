@@ -30,9 +30,11 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from tscontract.evolution.issues import CheckBudgetExceeded
+from tscontract.registry import routes_admin, routes_schemas
 from tscontract.registry.canonical import canonical_text
 from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
 from tscontract.registry.errors import RegistryError
+from tscontract.registry.guids import GuidIndex, schema_guid
 from tscontract.registry.limits import (
     MAX_BODY_BYTES,
     MAX_RESOLVED_BYTES,
@@ -41,8 +43,10 @@ from tscontract.registry.limits import (
     check_schema_text,
     check_size,
 )
+from tscontract.registry.listing import list_subjects, list_versions
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
+from tscontract.registry.routes_schemas import Raw, parse_schema_id
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
@@ -79,6 +83,8 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("DELETE", r"/subjects/(?P<subject>[^/]+)", "delete_subject"),
         ("GET", r"/schemas/ids/(?P<schema_id>[^/]+)", "get_schema"),
         ("GET", r"/schemas/types", "schema_types"),
+        ("GET", r"/schemas/guids/(?P<guid>[^/]+)", "get_schema_by_guid"),
+        ("GET", r"/schemas/guids/(?P<guid>[^/]+)/ids", "guid_ids"),
         ("GET", r"/config/log", "config_log"),
         ("GET", r"/config", "get_config"),
         ("PUT", r"/config", "put_config"),
@@ -90,10 +96,18 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
         ("PUT", r"/mode", "put_mode"),
         ("GET", r"/mode/(?P<subject>[^/]+)", "get_mode"),
         ("PUT", r"/mode/(?P<subject>[^/]+)", "put_mode"),
-        ("DELETE", r"/mode/(?P<subject>[^/]+)", "delete_mode"),
     ]
 ]
-_WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode", "delete_mode"}
+# the routes other modules answer: name -> handler(app, call, **path parameters)
+_MODULE_HANDLERS: dict[str, Callable[..., tuple[int, Any]]] = {}
+_WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode"}
+for _module in (routes_schemas, routes_admin):
+    for _method, _pattern, _handler in _module.ROUTES:
+        _name = f"{_module.__name__.rsplit('.', 1)[-1]}.{_handler.__name__}"
+        _ROUTES.append((_method, re.compile(_pattern), _name))
+        _MODULE_HANDLERS[_name] = _handler
+        if _method != "GET":
+            _WRITES.add(_name)
 # what needs the credentials when the server has them: writes, compatibility tests (they run the checks,
 # the costliest work a request can ask for) and the config log (who changed what, and why)
 _GUARDED = _WRITES | {"test_compat", "config_log"}
@@ -166,6 +180,7 @@ class RegistryApp:
         self.parse_problem = parse_problem  # why a schema text does not parse (42201), or None
         self.token = token
         self.basic = dict(basic or {})
+        self._guids = GuidIndex()  # GET /schemas/guids/{guid}
         # every path reaches one endpoint that routes on the raw path (Starlette's own routes would
         # match the decoded path, where %2F and %0A are no longer what the client sent)
         self._read_threads = anyio.CapacityLimiter(32)
@@ -268,7 +283,7 @@ class RegistryApp:
             elif authorization:
                 who = self.authenticate(authorization) or "anonymous"
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
-            handler: Callable[..., tuple[int, Any]] = getattr(self, "_h_" + name)
+            handler = self._handler(name)
             serialize = "format" in call.query  # compiles a Protobuf schema: not on the event loop
             if not serialize and (
                 (name == "get_schema" and self._cached_id(params["schema_id"]))
@@ -282,6 +297,8 @@ class RegistryApp:
                 status, payload = await anyio.to_thread.run_sync(
                     functools.partial(handler, call, **params), limiter=limiter
                 )
+            if isinstance(payload, Raw):
+                return Response(payload.text.encode(), status, media_type=CONTENT_TYPE)
             return self._json(status, payload)
         except ClientDisconnect:
             return Response(b"", 400)  # nobody is listening for the answer
@@ -290,6 +307,12 @@ class RegistryApp:
         except RegistryError as exc:
             headers = {"WWW-Authenticate": 'Bearer realm="tscontract"'} if exc.http_status == 401 else None
             return self._json(exc.http_status, {"error_code": exc.error_code, "message": exc.message}, headers)
+
+    def _handler(self, name: str) -> Callable[..., tuple[int, Any]]:
+        found = _MODULE_HANDLERS.get(name)
+        return getattr(self, "_h_" + name) if found is None else functools.partial(found, self)
+
+    version_number = staticmethod(_version)
 
     def _cached_id(self, text: str) -> bool:
         return text.isdigit() and len(text) < 12 and self.store.cached_schema(int(text)) is not None
@@ -325,14 +348,14 @@ class RegistryApp:
             legacy = canonical_text(schema_type, sent, normalize, collapse=False) if schema_type == "AVRO" else text
             check_size(text, "canonical schema text")
         except (ValueError, RecursionError) as exc:  # over a limit, not JSON (Avro, JSON Schema)
-            raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc or type(exc).__name__}") from None
+            raise RegistryError(422, 42201, f"Invalid schema ({kind}): {exc or type(exc).__name__}") from None
         if normalize:
             references = sorted(references, key=lambda r: (r["name"], r["subject"], r["version"]))
         check_text = self.store.check_text(schema_type, text, references)
         try:
             check_size(check_text, "schema text with its references", MAX_RESOLVED_BYTES)
         except LimitError as exc:
-            raise RegistryError(422, 42201, f"Invalid {kind} schema: {exc}") from None
+            raise RegistryError(422, 42201, f"Invalid schema ({kind}): {exc}") from None
         problem = self.parse_problem(schema_type, check_text)
         if problem:
             raise RegistryError(422, 42201, problem)
@@ -340,7 +363,7 @@ class RegistryApp:
             body, schema_type, text, references, metadata, rule_set, check_text, None if legacy == text else legacy
         )
 
-    def _schema_text(self, call: _Call, stored: Any) -> str:
+    def schema_text(self, call: _Call, stored: Any) -> str:
         """The schema text as asked: ``?format=serialized`` gives a Protobuf schema as the base64
         ``FileDescriptorProto`` that confluent-kafka's ``ProtobufDeserializer`` reads."""
         text: str = stored.schema_text
@@ -349,29 +372,30 @@ class RegistryApp:
         try:
             return serialized(self.store.check_text(stored.schema_type, text, stored.references))
         except ValueError as exc:
-            raise RegistryError(422, 42201, f"Invalid Protobuf schema: cannot serialize it: {exc}") from None
+            raise RegistryError(422, 42201, f"Invalid schema (Protobuf): cannot serialize it: {exc}") from None
 
-    def _version_payload(self, registered: Any, call: _Call | None = None) -> dict[str, Any]:
+    def version_payload(self, registered: Any, call: _Call | None = None) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "subject": registered.subject,
             "version": registered.version,
             "id": registered.schema_id,
-            "schema": registered.schema_text if call is None else self._schema_text(call, registered),
+            "schema": registered.schema_text if call is None else self.schema_text(call, registered),
         }
         if registered.schema_type != "AVRO":
             payload["schemaType"] = registered.schema_type
         if registered.references:
             payload["references"] = registered.references
         payload.update(payload_fields(registered.metadata, registered.rule_set))
+        payload["guid"] = self._guid_of(registered)
         return payload
 
     # -- handlers: each returns (status, payload); they run in the thread pool -------------------
 
     def _h_list_subjects(self, call: _Call) -> tuple[int, Any]:
-        return 200, self.store.subjects(_flag(call.query, "deleted"))
+        return 200, list_subjects(self.store, call.query)
 
     def _h_list_versions(self, call: _Call, subject: str) -> tuple[int, Any]:
-        return 200, self.store.versions(subject, _flag(call.query, "deleted"))
+        return 200, list_versions(self.store, subject, call.query)
 
     def _h_register(self, call: _Call, subject: str) -> tuple[int, Any]:
         submitted = self._submitted(call)
@@ -442,14 +466,12 @@ class RegistryApp:
 
     def _h_get_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         registered = self.store.get_version(subject, _version(version), _flag(call.query, "deleted"))
-        return 200, self._version_payload(registered, call)
+        return 200, self.version_payload(registered, call)
 
     def _h_get_version_schema(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
-        registered = self.store.get_version(subject, _version(version))
-        try:
-            return 200, json.loads(registered.schema_text)
-        except ValueError:
-            return 200, registered.schema_text  # Protobuf text is not JSON
+        """The schema text itself, as stored (Confluent answers a ``String``, not JSON about it)."""
+        registered = self.store.get_version(subject, _version(version), _flag(call.query, "deleted"))
+        return 200, Raw(self.schema_text(call, registered))
 
     def _h_latest_with_metadata(self, call: _Call, subject: str) -> tuple[int, Any]:
         """Confluent's ``GET /subjects/{s}/metadata?key=K&value=V...``: the newest live version whose
@@ -461,44 +483,62 @@ class RegistryApp:
         for version in reversed(self.store.versions(subject)):
             registered = self.store.get_version(subject, version)
             if properties_match(registered.metadata, wanted):
-                return 200, self._version_payload(registered)
+                return 200, self.version_payload(registered)
         raise RegistryError(404, 40403, f"No version of subject '{subject}' has metadata {wanted}")
 
     def _h_lookup(self, call: _Call, subject: str) -> tuple[int, Any]:
         s = self._submitted(call)
         given = "metadata" in s.body or "ruleSet" in s.body  # else any stored metadata and rules match
         metadata, rule_set = (s.metadata, s.rule_set) if given else (None, None)
+        deleted = _flag(call.query, "deleted")  # a soft-deleted version answers too
         try:
-            found = self.store.lookup(subject, s.schema_type, s.text, s.references, metadata, rule_set)
+            found = self.store.lookup(subject, s.schema_type, s.text, s.references, metadata, rule_set, deleted)
         except RegistryError as exc:
             if exc.error_code != 40403 or s.legacy is None:
                 raise
-            found = self.store.lookup(subject, s.schema_type, s.legacy, s.references, metadata, rule_set)
-        return 200, self._version_payload(found, call)
+            found = self.store.lookup(subject, s.schema_type, s.legacy, s.references, metadata, rule_set, deleted)
+        return 200, self.version_payload(found, call)
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
-        return 200, self.store.delete_version(subject, _version(version))
+        return 200, self.store.delete_version(subject, _version(version), permanent=_flag(call.query, "permanent"))
 
     def _h_delete_subject(self, call: _Call, subject: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
         return 200, self.store.delete_subject(subject, permanent=_flag(call.query, "permanent"))
 
     def _h_get_schema(self, call: _Call, schema_id: str) -> tuple[int, Any]:
-        try:
-            number = int(schema_id)
-        except ValueError:
-            raise RegistryError(404, 40403, f"Schema {schema_id} not found") from None
-        if not 1 <= number <= MAX_ID:
-            raise RegistryError(404, 40403, f"Schema {schema_id} not found")
-        stored = self.store.schema_by_id(number)
-        payload: dict[str, Any] = {"schema": self._schema_text(call, stored)}
+        return 200, self._schema_payload(call, self.store.schema_by_id(parse_schema_id(schema_id)))
+
+    def _schema_payload(self, call: _Call, stored: Any) -> dict[str, Any]:
+        payload: dict[str, Any] = {"schema": self.schema_text(call, stored)}
         if stored.schema_type != "AVRO":
             payload["schemaType"] = stored.schema_type
         if stored.references:
             payload["references"] = stored.references
         payload.update(payload_fields(stored.metadata, stored.rule_set))
-        return 200, payload
+        payload["guid"] = self._guid_of(stored)
+        return payload
+
+    @staticmethod
+    def _guid_of(stored: Any) -> str:
+        return schema_guid(stored.schema_text, stored.references, stored.metadata, stored.rule_set)
+
+    def _id_of_guid(self, guid: str) -> int | None:
+        store = self.store
+        return self._guids.find(guid, store.schema_ids, lambda schema_id: self._guid_of(store.schema_by_id(schema_id)))
+
+    def _h_get_schema_by_guid(self, call: _Call, guid: str) -> tuple[int, Any]:
+        """``GET /schemas/guids/{guid}``: the schema whose content has this guid (see ``registry.guids``)."""
+        schema_id = self._id_of_guid(guid)
+        if schema_id is None:
+            raise RegistryError(404, 40403, f"Schema {guid} not found")
+        return 200, self._schema_payload(call, self.store.schema_by_id(schema_id))
+
+    def _h_guid_ids(self, call: _Call, guid: str) -> tuple[int, Any]:
+        """``GET /schemas/guids/{guid}/ids``: the ids holding it, by context (only the default one here)."""
+        schema_id = self._id_of_guid(guid)
+        return 200, [] if schema_id is None else [{"context": ".", "id": schema_id}]
 
     def _h_schema_types(self, call: _Call) -> tuple[int, Any]:
         return 200, list(SCHEMA_TYPES)
@@ -550,9 +590,6 @@ class RegistryApp:
         if not isinstance(mode, str) or mode.upper() not in MODES:
             raise RegistryError(422, 42204, f"Invalid mode {mode!r}; one of {', '.join(MODES)}")
         return 200, {"mode": self.store.set_mode(subject, mode.upper(), force=_flag(call.query, "force"))}
-
-    def _h_delete_mode(self, call: _Call, subject: str) -> tuple[int, Any]:
-        return 200, {"mode": self.store.delete_mode(subject)}
 
     def _h_test_compat(self, call: _Call, subject: str, version: str | None = None) -> tuple[int, Any]:
         wanted = None if version is None else _version(version)

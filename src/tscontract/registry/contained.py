@@ -26,9 +26,9 @@ class ContainedSchemas:
         try:
             return self.sandbox.run(parse_problem, schema_type, text)
         except SandboxLimit as exc:
-            return f"Invalid Protobuf schema: compiling it {exc}"
+            return f"Invalid schema (Protobuf): compiling it {exc}"
         except RuntimeError as exc:
-            return f"Invalid Protobuf schema: {exc}"
+            return f"Invalid schema (Protobuf): {exc}"
 
     def compat(self, mode: str, schema_type: str, new_text: str, olds: list[str]) -> tuple[bool, list[str]]:
         if schema_type != "PROTOBUF":

@@ -24,10 +24,10 @@ def parse_schema(schema_type: str, text: str, named: dict[str, Any] | None = Non
             document = json.loads(text)
             parsed = fastavro.parse_schema(document, named_schemas=named if named is not None else {})
         except Exception as exc:  # fastavro raises many kinds; RecursionError for a deeply nested text
-            raise ValueError(f"Invalid Avro schema: {exc}") from exc
+            raise ValueError(f"Invalid schema (Avro): {exc}") from exc
         duplicate = _avro_duplicate_field(document)
         if duplicate:
-            raise ValueError(f"Invalid Avro schema: {duplicate}")
+            raise ValueError(f"Invalid schema (Avro): {duplicate}")
         return parsed
     if schema_type == "JSON":
         import jsonschema
@@ -36,14 +36,14 @@ def parse_schema(schema_type: str, text: str, named: dict[str, Any] | None = Non
             document = json.loads(text)
             jsonschema.validators.validator_for(document).check_schema(document)
         except Exception as exc:
-            raise ValueError(f"Invalid JSON schema: {exc}") from exc
+            raise ValueError(f"Invalid schema (JSON): {exc}") from exc
         return document
     if schema_type == "PROTOBUF":
         if not text.strip():
-            raise ValueError("Invalid Protobuf schema: empty text")
+            raise ValueError("Invalid schema (Protobuf): empty text")
         problem = _protobuf_problem(text)
         if problem:
-            raise ValueError(f"Invalid Protobuf schema: {problem}")
+            raise ValueError(f"Invalid schema (Protobuf): {problem}")
         return text
     raise ValueError(f"Unknown schemaType '{schema_type}'; one of {', '.join(SCHEMA_TYPES)}")
 

@@ -95,14 +95,39 @@ class StoreConfig(StoreReads):
                 "Cannot import since found existing subjects: delete them first or set the mode with ?force=true",
             )
 
-    def delete_mode(self, subject: str) -> str:
-        """Remove the subject's own mode (the global one applies again); returns the mode removed."""
+    def delete_mode(self, subject: str | None, recursive: bool = False) -> str | None:
+        """Remove the subject's own mode (the global one applies again), or the global mode (READWRITE
+        applies again; ``recursive`` also removes every subject's); returns the mode removed. As
+        Confluent, a subject without its own mode is 40401 unless ``recursive`` (then None)."""
         with self._write() as conn:
-            old = self._mode(conn, subject, False)
-            if old is None:
-                raise RegistryError(404, 40409, f"Subject '{subject}' does not have a subject-level mode configured")
-            conn.execute("DELETE FROM modes WHERE subject = ?", (subject,))
+            old = self._mode(conn, subject, subject is None)
+            if old is None and not recursive:
+                raise RegistryError(404, 40401, f"Subject '{subject}' not found.")
+            conn.execute("DELETE FROM modes WHERE subject = ?", (subject or _GLOBAL,))
+            if recursive and subject is None:
+                conn.execute("DELETE FROM modes")
         return old
+
+    def delete_compatibility(self, subject: str | None, who: str) -> dict[str, str]:
+        """Remove the subject's (or the global) compatibility and group; returns them as they were
+        (Confluent's ``DELETE /config[/{s}]``). A subject with neither is 40401."""
+        with self._write() as conn:
+            key = subject or _GLOBAL
+            row = conn.execute("SELECT compatibility FROM config WHERE subject = ?", (key,)).fetchone()
+            group = conn.execute("SELECT property FROM config_groups WHERE subject = ?", (key,)).fetchone()
+            if subject and row is None and group is None:
+                raise RegistryError(404, 40401, f"Subject '{subject}' not found.")
+            old = row[0] if row is not None else (None if subject else DEFAULT_COMPATIBILITY)
+            conn.execute("DELETE FROM config WHERE subject = ?", (key,))
+            conn.execute("DELETE FROM config_groups WHERE subject = ?", (key,))
+            conn.execute(
+                "INSERT INTO config_log (subject, who, changed_at, old, new, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                (subject, who, _now(), old, None, "config deleted"),
+            )
+        answer = {} if old is None else {"compatibilityLevel": old}
+        if group is not None and group[0]:
+            answer["compatibilityGroup"] = group[0]
+        return answer
 
     # -- compatibility groups ----------------------------------------------------------------
     @staticmethod

@@ -139,6 +139,48 @@ class StoreReads(StoreConnections):
                 self._schema_cache.popitem(last=False)
         return found
 
+    def schema_ids(self) -> list[int]:
+        """Every schema id, ascending (what ``GET /schemas/guids/{guid}`` learns guids from)."""
+        with self._connect() as conn:
+            return [row[0] for row in conn.execute("SELECT id FROM schemas ORDER BY id").fetchall()]
+
+    def versions_of_id(self, schema_id: int, include_deleted: bool = False) -> list[tuple[str, int]] | None:
+        """(subject, version) pairs holding the schema, by subject then version; None when no version
+        (live or soft-deleted) holds it, as ``GET /schemas/ids/{id}/versions`` answers 40403 then."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT subject, version, deleted FROM subject_versions WHERE schema_id = ? ORDER BY subject, version",
+                (schema_id,),
+            ).fetchall()
+        if not rows:
+            return None
+        return [(subject, version) for subject, version, deleted in rows if include_deleted or not deleted]
+
+    def referenced_by(self, subject: str, version: int, include_deleted: bool = False) -> list[int]:
+        """Ids of the schemas that reference this subject version and that a (live, or with
+        ``include_deleted`` any) version holds, ascending."""
+        live = "" if include_deleted else " AND v.deleted = 0"
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT s.id, s.refs FROM schemas s JOIN subject_versions v ON v.schema_id = s.id"
+                f" WHERE s.refs LIKE ?{live} ORDER BY s.id",
+                ("%" + json.dumps(subject)[1:-1] + "%",),
+            ).fetchall()
+        return [
+            int(schema_id)
+            for schema_id, refs in rows
+            if any(r.get("subject") == subject and r.get("version") == version for r in json.loads(refs))
+        ]
+
+    def all_versions(self, prefix: str = "", include_deleted: bool = False) -> list[RegisteredVersion]:
+        """Every version of every subject starting with ``prefix``, by subject then version."""
+        sql = _SELECT_VERSION.replace(" FROM", ", v.subject FROM", 1) + " WHERE substr(v.subject, 1, ?) = ?"
+        if not include_deleted:
+            sql += " AND v.deleted = 0"
+        with self._connect() as conn:
+            rows = conn.execute(sql + " ORDER BY v.subject, v.version", (len(prefix), prefix)).fetchall()
+        return [self._registered(row[7], row[:7]) for row in rows]
+
     def _find_schema(self, conn: Any, identity: Identity) -> int | None:
         row = conn.execute(self._find_schema_sql, self._find_schema_params(identity)).fetchone()
         return None if row is None else int(row[0])
@@ -167,10 +209,13 @@ class StoreReads(StoreConnections):
         references: list[dict] | None,
         metadata: str | None = None,
         rule_set: str | None = None,
+        include_deleted: bool = False,
     ) -> RegisteredVersion:
-        """The newest live version of the subject holding this schema. Without ``metadata``/``rule_set``
-        (None) any stored ones match, as a serializer looking up its schema expects."""
-        sql = _SELECT_VERSION + " WHERE v.subject = ? AND v.deleted = 0 AND s.schema_type = ? AND s.schema_text = ?"
+        """The newest live version of the subject holding this schema (a soft-deleted one too with
+        ``include_deleted``). Without ``metadata``/``rule_set`` (None) any stored ones match, as a
+        serializer looking up its schema expects."""
+        live = "" if include_deleted else " AND v.deleted = 0"
+        sql = _SELECT_VERSION + f" WHERE v.subject = ?{live} AND s.schema_type = ? AND s.schema_text = ?"
         sql += " AND s.refs = ?"
         params: list[Any] = [subject, schema_type, text, _refs_key(references)]
         for column, value in (("metadata", metadata), ("rule_set", rule_set)):
@@ -179,7 +224,7 @@ class StoreReads(StoreConnections):
         with self._connect() as conn:
             row = conn.execute(sql + " ORDER BY v.version DESC LIMIT 1", params).fetchone()
             if row is None:
-                if not self._has_live(conn, subject):
+                if not (self._has_any(conn, subject) if include_deleted else self._has_live(conn, subject)):
                     raise subject_not_found(subject)
                 raise schema_not_found()
         return self._registered(subject, row)

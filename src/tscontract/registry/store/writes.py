@@ -184,13 +184,22 @@ class RegistryStore(StoreConfig):
         return explicit_id
 
     @staticmethod
-    def _refuse_referenced(conn: Any, subject: str, versions: list[int]) -> None:
-        """422/42206 when another registered schema references one of the subject's versions."""
+    def _refuse_referenced(
+        conn: Any, subject: str, versions: list[int], include_deleted: bool = True, own: bool = True
+    ) -> None:
+        """422/42206 when a registered schema references one of the subject's versions. As Confluent:
+        a soft delete counts only referrers a live version holds (``include_deleted=False``), a
+        permanent one soft-deleted referrers too; a subject delete ignores the subject's own
+        versions (``own=False``)."""
+        live = "" if include_deleted else " AND v.deleted = 0"
         rows = conn.execute(
-            "SELECT DISTINCT s.refs FROM schemas s JOIN subject_versions v ON v.schema_id = s.id WHERE s.refs LIKE ?",
+            "SELECT DISTINCT s.refs, v.subject FROM schemas s JOIN subject_versions v ON v.schema_id = s.id"
+            f" WHERE s.refs LIKE ?{live}",
             ("%" + json.dumps(subject)[1:-1] + "%",),
         ).fetchall()
-        for (refs,) in rows:
+        for refs, holder in rows:
+            if holder == subject and not own:
+                continue
             for reference in json.loads(refs):
                 if reference.get("subject") == subject and reference.get("version") in versions:
                     raise RegistryError(
@@ -201,50 +210,84 @@ class RegistryStore(StoreConfig):
                     )
 
     def delete_subject(self, subject: str, permanent: bool = False) -> list[int]:
+        """Confluent's subject delete: soft marks every live version deleted (40404 when none is live
+        but some are soft-deleted); permanent removes the soft-deleted versions, the subject's mode
+        and compatibility (40405 while a version is live). 40401 when the subject holds nothing."""
         with self._write() as conn:
-            every = conn.execute("SELECT version FROM subject_versions WHERE subject = ?", (subject,)).fetchall()
-            self._refuse_referenced(conn, subject, [row[0] for row in every])
-            if permanent:
-                rows = conn.execute(
-                    "SELECT version, deleted FROM subject_versions WHERE subject = ? ORDER BY version", (subject,)
-                ).fetchall()
-                if not rows:
-                    raise subject_not_found(subject)
-                if any(deleted == 0 for _, deleted in rows):
-                    raise RegistryError(
-                        404, 40405, f"Subject '{subject}' was not deleted first before being permanently deleted"
-                    )
-                conn.execute("DELETE FROM subject_versions WHERE subject = ?", (subject,))
-                return [version for version, _ in rows]
             rows = conn.execute(
-                "SELECT version FROM subject_versions WHERE subject = ? AND deleted = 0 ORDER BY version", (subject,)
+                "SELECT version, deleted FROM subject_versions WHERE subject = ? ORDER BY version", (subject,)
             ).fetchall()
             if not rows:
                 raise subject_not_found(subject)
+            live = [version for version, deleted in rows if deleted == 0]
+            if not permanent and not live:
+                raise RegistryError(
+                    404, 40404, f"Subject '{subject}' was soft deleted.Set permanent=true to delete permanently"
+                )
+            scope = [version for version, _ in rows] if permanent else live
+            self._refuse_referenced(conn, subject, scope, permanent, own=False)  # 42206 before 40405, as Confluent
+            if permanent and live:
+                raise RegistryError(
+                    404, 40405, f"Subject '{subject}' was not deleted first before being permanently deleted"
+                )
+            if permanent:
+                conn.execute("DELETE FROM subject_versions WHERE subject = ?", (subject,))
+                self._forget_subject(conn, subject)
+                return [version for version, _ in rows]
             conn.execute("UPDATE subject_versions SET deleted = 1 WHERE subject = ?", (subject,))
-            return [row[0] for row in rows]
+            return live
 
-    def delete_version(self, subject: str, version: int | str) -> int:
+    @staticmethod
+    def _forget_subject(conn: Any, subject: str) -> None:
+        """A subject with no version left loses its own mode and compatibility, as in Confluent."""
+        for table in ("modes", "config", "config_groups"):
+            conn.execute(f"DELETE FROM {table} WHERE subject = ?", (subject,))
+
+    def delete_version(self, subject: str, version: int | str, permanent: bool = False) -> int:
+        """Confluent's version delete: soft on a live version (40406 when it is soft-deleted already);
+        permanent on a soft-deleted one (40407 while it is live). ``latest`` is the newest live version,
+        or with ``permanent`` the newest one. 40401 when the subject holds nothing, else 40402."""
         with self._write() as conn:
             if version in ("latest", -1):
+                live = "" if permanent else " AND deleted = 0"
                 row = conn.execute(
-                    "SELECT max(version) FROM subject_versions WHERE subject = ? AND deleted = 0", (subject,)
+                    f"SELECT max(version) FROM subject_versions WHERE subject = ?{live}", (subject,)
                 ).fetchone()
                 number = row[0] if row else None
             else:
                 number = version
-            changed = 0
+            row = None
             if isinstance(number, int) and 1 <= number <= MAX_ID:
-                self._refuse_referenced(conn, subject, [number])
-                changed = conn.execute(
-                    "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ? AND deleted = 0",
-                    (subject, number),
-                ).rowcount
-            if not changed:
-                if not self._has_live(conn, subject):
+                row = conn.execute(
+                    "SELECT deleted FROM subject_versions WHERE subject = ? AND version = ?", (subject, number)
+                ).fetchone()
+            if row is None:
+                if not self._has_any(conn, subject):
                     raise subject_not_found(subject)
                 raise version_not_found(subject, version)
-        return int(number)  # type: ignore[arg-type]
+            assert isinstance(number, int)
+            if not permanent and row[0]:
+                raise RegistryError(
+                    404,
+                    40406,
+                    f"Subject '{subject}' Version {number} was soft deleted.Set permanent=true to delete permanently",
+                )
+            self._refuse_referenced(conn, subject, [number], permanent)  # before 40407, as Confluent
+            if permanent and not row[0]:
+                raise RegistryError(
+                    404,
+                    40407,
+                    f"Subject '{subject}' Version {number} was not deleted first before being permanently deleted",
+                )
+            if permanent:
+                conn.execute("DELETE FROM subject_versions WHERE subject = ? AND version = ?", (subject, number))
+                if not self._has_any(conn, subject):
+                    self._forget_subject(conn, subject)
+            else:
+                conn.execute(
+                    "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ?", (subject, number)
+                )
+        return number
 
     def _clear_for_import(self, conn: Any, subject: str | None) -> None:
         """No live version in scope (else 42205); then the soft-deleted ones go for good, unless referenced."""
