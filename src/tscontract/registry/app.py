@@ -43,6 +43,7 @@ from tscontract.registry.limits import (
 )
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
+from tscontract.registry.rulesets import validate_rule_set
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
@@ -374,6 +375,7 @@ class RegistryApp:
         return 200, self.store.versions(subject, _flag(call.query, "deleted"))
 
     def _h_register(self, call: _Call, subject: str) -> tuple[int, Any]:
+        validate_rule_set(call.body().get("ruleSet"))  # as Confluent: before the schema is read (42210)
         submitted = self._submitted(call)
         mode = self.store.mode(check_subject(subject))
         explicit_id = submitted.body.get("id")
