@@ -90,3 +90,37 @@ def test_rule_names_are_valid_unique_readable_and_stable() -> None:
     assert all(len(n) <= 64 and rule_name_problem(n) is None and n.isascii() for n in names)
     assert rule_names(ids, taken=["upgrade"]) == names  # deterministic
     assert rule_names(["upgrade", "upgrade"], taken=["upgrade"])[0] != rule_names(["upgrade"])[0]
+
+
+@pytest.mark.parametrize("contract", ["ohlcv_1m.contract.yaml", "plant_sensor_reading.contract.yaml"])
+def test_the_real_client_registers_the_export_of_each_seed(registry: Registry, contract: str) -> None:
+    """``export confluent`` as confluent-kafka's SchemaRegistryClient sends it: accepted, the rules intact."""
+    from confluent_kafka.schema_registry import Metadata, RuleSet, Schema, SchemaRegistryClient
+
+    from tests.conftest import SEED
+    from tscontract.contract.loader import load_contract
+    from tscontract.interop.exports import export
+
+    body = json.loads(export("confluent", load_contract(SEED / contract)).artifacts[0].content)
+    schema = Schema(
+        body["schema"], "AVRO", [], Metadata.from_dict(body["metadata"]), RuleSet.from_dict(body["ruleSet"])
+    )
+    client = SchemaRegistryClient({"url": registry.url})
+    schema_id = client.register_schema("bars-value", schema)
+    latest = client.get_latest_version("bars-value")
+    assert latest.schema_id == schema_id
+    names = [r.name for r in latest.schema.rule_set.domain_rules]
+    assert names == [r["name"] for r in body["ruleSet"]["domainRules"]] and names
+    if contract.startswith("ohlcv"):
+        assert "field_adjusted_value" in names
+
+
+def test_the_real_client_sees_42210_for_a_name_confluent_refuses(registry: Registry) -> None:
+    from confluent_kafka.schema_registry import RuleSet, Schema, SchemaRegistryClient
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    old_style = RuleSet.from_dict({"domainRules": [rule("field.adjusted.value")]})  # the name exports once gave
+    with pytest.raises(SchemaRegistryError) as caught:
+        SchemaRegistryClient({"url": registry.url}).register_schema("s", Schema(SCHEMA, "AVRO", rule_set=old_style))
+    assert (caught.value.http_status_code, caught.value.error_code) == (422, 42210)
+    assert caught.value.error_message == "Illegal character in rule name: field.adjusted.value"
