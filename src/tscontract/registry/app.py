@@ -41,6 +41,7 @@ from tscontract.registry.limits import (
     check_schema_text,
     check_size,
 )
+from tscontract.registry.negotiation import ContentNegotiation, acceptable
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
 from tscontract.registry.rulesets import validate_rule_set
@@ -178,6 +179,7 @@ class RegistryApp:
         self.asgi.router.default = self._asgi_endpoint
         self.asgi.add_exception_handler(HTTPException, self._http_error)  # e.g. a method no route lists
         self.asgi.add_exception_handler(Exception, self._unhandled)
+        self.asgi.add_middleware(ContentNegotiation)  # answers carry the type Accept negotiates
 
     def authenticate(self, header: str | None) -> str | None:
         """The writer's name, 'anonymous' when auth is off, None when the credentials do not match."""
@@ -268,6 +270,7 @@ class RegistryApp:
                 who = known
             elif authorization:
                 who = self.authenticate(authorization) or "anonymous"
+            acceptable(request.headers)  # 406 as Jersey: after the route and credentials, before any handler
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
             handler: Callable[..., tuple[int, Any]] = getattr(self, "_h_" + name)
             serialize = "format" in call.query  # compiles a Protobuf schema: not on the event loop
