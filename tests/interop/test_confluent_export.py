@@ -21,7 +21,7 @@ from confluent_kafka.schema_registry.common.serde import RuleConditionError
 from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor
 from confluent_kafka.serialization import MessageField, SerializationContext, SerializationError
 
-from tests.conftest import EXAMPLES, run_cli
+from tests.conftest import EXAMPLES, SEED, run_cli
 from tests.registry.conftest import Registry
 from tscontract.contract.loader import load_contract
 from tscontract.interop.exports import export
@@ -107,6 +107,8 @@ def test_payload_carries_the_clauses_verbatim_and_lists_the_rest() -> None:
     rules = {r["name"]: r for r in body["ruleSet"]["domainRules"]}
     assert rules["invariants_0"]["doc"] == "low <= open <= high"
     assert rules["invariants_0"]["params"] == {"tscontract.check": "invariants[0]"}
+    # a Confluent rule name: no '.' (a real registry refuses `field.adjusted.value`, 42210)
+    assert rules["field_adjusted_value"]["params"] == {"tscontract.check": "field.adjusted.value"}
     assert {r["kind"] for r in rules.values()} == {"CONDITION"} and {r["type"] for r in rules.values()} == {"CEL"}
     assert {r["mode"] for r in rules.values()} == {"WRITE"} and {r["onFailure"] for r in rules.values()} == {"ERROR"}
     assert rules["invariants_3"]["expr"] == (
@@ -118,6 +120,37 @@ def test_payload_carries_the_clauses_verbatim_and_lists_the_rest() -> None:
     assert {"key.unique", "time.cadence", "time.session"} <= skipped
     assert "invariants[0]" in result.exported and "invariants[0]" not in skipped
     assert "time.cadence [60s within session; no bars outside session]" in schema["doc"]
+
+
+EXPORTED = [*sorted(SEED.glob("*.yaml")), *sorted(EXAMPLES.rglob("contract*.yaml"))]
+
+
+@pytest.mark.parametrize("contract", EXPORTED, ids=lambda p: str(p.relative_to(p.parents[2])))
+def test_every_export_is_a_rule_set_confluent_accepts(contract: Path) -> None:
+    """The seed and example contracts' exports pass the registry's own check: Confluent's rules, one definition."""
+    from tscontract.contract.confluent_rules import rule_name_problem, rule_set_problem
+    from tscontract.registry.rulesets import validate_rule_set
+
+    rule_set = payload(contract)["ruleSet"]
+    validate_rule_set(rule_set)  # what `registry serve` runs on a registration: raises 42210 (or 42201, 400)
+    assert rule_set_problem(rule_set) is None
+    rules = [r for key in ("migrationRules", "domainRules", "encodingRules") for r in rule_set[key]]
+    assert len({r["name"] for r in rules}) == len(rules)
+    for rule in rules:
+        assert rule_name_problem(rule["name"]) is None and len(rule["name"]) <= 64 and rule["name"].isascii()
+        check = rule["params"]["tscontract.check"]
+        assert rule["name"] == check.replace(".", "_").replace("[", "_").replace("]", "")  # readable: the check id
+
+
+def test_migration_and_domain_rules_are_valid_together(tmp_path: Path) -> None:
+    from tscontract.registry.rulesets import validate_rule_set
+
+    (tmp_path / "v1.yaml").write_text(LINE_V1)
+    (tmp_path / "v2.yaml").write_text(LINE_V2)
+    rule_set = payload(tmp_path / "v2.yaml", previous=load_contract(tmp_path / "v1.yaml"))["ruleSet"]
+    assert [r["name"] for r in rule_set["migrationRules"]] == ["upgrade", "downgrade"]
+    assert rule_set["domainRules"]
+    validate_rule_set(rule_set)
 
 
 def test_catalog_lookups_are_listed_not_dropped() -> None:

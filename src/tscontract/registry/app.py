@@ -44,9 +44,11 @@ from tscontract.registry.limits import (
     check_size,
 )
 from tscontract.registry.listing import list_subjects, list_versions
+from tscontract.registry.negotiation import ContentNegotiation, acceptable
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
 from tscontract.registry.routes_schemas import Raw, parse_schema_id
+from tscontract.registry.rulesets import validate_rule_set
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
@@ -192,6 +194,7 @@ class RegistryApp:
         self.asgi.router.default = self._asgi_endpoint
         self.asgi.add_exception_handler(HTTPException, self._http_error)  # e.g. a method no route lists
         self.asgi.add_exception_handler(Exception, self._unhandled)
+        self.asgi.add_middleware(ContentNegotiation)  # answers carry the type Accept negotiates
 
     def authenticate(self, header: str | None) -> str | None:
         """The writer's name, 'anonymous' when auth is off, None when the credentials do not match."""
@@ -282,6 +285,7 @@ class RegistryApp:
                 who = known
             elif authorization:
                 who = self.authenticate(authorization) or "anonymous"
+            acceptable(request.headers)  # 406 as Jersey: after the route and credentials, before any handler
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
             handler = self._handler(name)
             serialize = "format" in call.query  # compiles a Protobuf schema: not on the event loop
@@ -398,6 +402,7 @@ class RegistryApp:
         return 200, list_versions(self.store, subject, call.query)
 
     def _h_register(self, call: _Call, subject: str) -> tuple[int, Any]:
+        validate_rule_set(call.body().get("ruleSet"))  # as Confluent: before the schema is read (42210)
         submitted = self._submitted(call)
         mode = self.store.mode(check_subject(subject))
         explicit_id = submitted.body.get("id")

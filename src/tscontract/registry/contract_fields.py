@@ -7,7 +7,8 @@ new id (a consumer looks up the rules it must run by the id in each message).
 * ``metadata``: ``{"tags": {path: [tag...]}, "properties": {name: text}, "sensitive": [name...]}``;
 * ``ruleSet``: ``{"domainRules": [rule...], "migrationRules": [rule...], "encodingRules": [rule...]}``,
   each rule ``{"name", "kind": CONDITION|TRANSFORM, "mode", "type", "expr"?, "doc"?, "tags"?,
-  "params"?, "onSuccess"?, "onFailure"?, "disabled"?}``.
+  "params"?, "onSuccess"?, "onFailure"?, "disabled"?}``; what Confluent requires of the names,
+  modes and actions, a registration meets in ``registry.rulesets`` (42210).
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tscontract.contract.confluent_rules import RULE_KINDS, RULE_MODES
 from tscontract.registry.errors import RegistryError
 
-RULE_KINDS = ("CONDITION", "TRANSFORM")
-RULE_MODES = ("UPGRADE", "DOWNGRADE", "UPDOWN", "WRITE", "READ", "WRITEREAD")
 RULE_LISTS = ("migrationRules", "domainRules", "encodingRules")
 _RULE_TEXT = ("name", "kind", "mode", "type", "expr", "doc", "onSuccess", "onFailure")
 
@@ -59,14 +59,16 @@ def check_rule(rule: Any, where: str) -> None:
     for key in _RULE_TEXT:
         if rule.get(key) is not None and not isinstance(rule[key], str):
             raise _invalid(f"{where}.{key} must be a string")
-    if not rule.get("name"):
-        raise _invalid(f"{where} needs a 'name'")
-    if rule.get("kind", "TRANSFORM") not in RULE_KINDS:
-        raise _invalid(f"{where}.kind {rule['kind']!r} is not one of {', '.join(RULE_KINDS)}")
-    if rule.get("mode") not in RULE_MODES:
-        raise _invalid(f"{where}.mode {rule.get('mode')!r} is not one of {', '.join(RULE_MODES)}")
-    if not rule.get("type"):
-        raise _invalid(f"{where} needs a 'type' (CEL, CEL_FIELD, JSONATA...)")
+    # a kind or mode Confluent's enums lack fails as JSON that does not map (Jackson): 400, not 422;
+    # a missing name or type, and which modes a list takes, are ``registry.rulesets``' (42210)
+    for key, enum, values in (("kind", "RuleKind", RULE_KINDS), ("mode", "RuleMode", RULE_MODES)):
+        if rule.get(key) is not None and rule[key] not in values:
+            raise RegistryError(
+                400,
+                400,
+                f"Cannot deserialize value of type `{enum}` from String {json.dumps(rule[key])}: "
+                f"not one of the values accepted for Enum class: [{', '.join(values)}]",
+            )
     if rule.get("tags") is not None and not (
         isinstance(rule["tags"], list) and all(isinstance(t, str) for t in rule["tags"])
     ):
@@ -89,12 +91,8 @@ def check_rule_set(rule_set: Any) -> dict[str, Any]:
             continue
         if not isinstance(rules, list):
             raise _invalid(f"ruleSet.{name} must be a list")
-        names = set()
         for index, rule in enumerate(rules):
             check_rule(rule, f"ruleSet.{name}[{index}]")
-            if rule["name"] in names:
-                raise _invalid(f"ruleSet.{name} names rule {rule['name']!r} twice")
-            names.add(rule["name"])
     return rule_set
 
 

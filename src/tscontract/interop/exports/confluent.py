@@ -7,8 +7,10 @@ contract's Avro schema, as ``export avro`` writes it), ``metadata`` and ``ruleSe
   ``major_version`` (for consumers pinned with ``use.latest.with.metadata``), and per field
   ``unit.<field>`` / ``dimension.<field>``.
 - ``ruleSet.domainRules``: one CEL ``CONDITION`` per row clause (invariants, constraints, fixed
-  values, integer widths and enum members Avro does not state), named after the check id,
-  with the clause verbatim as ``doc`` and the check id in ``params``; mode ``WRITE`` (option
+  values, integer widths and enum members Avro does not state), named after the check id as a
+  Confluent rule name (``field.adjusted.value`` -> ``field_adjusted_value``, ``invariants[0]`` ->
+  ``invariants_0``; unique, at most 64 characters: see ``rule_names``), with the clause verbatim
+  as ``doc`` and the check id in ``params``; mode ``WRITE`` (option
   ``rule_mode``: ``WRITEREAD`` checks on read too), ``onFailure: ERROR``. The CEL keeps SQL's
   rule that a null operand does not break a clause (see :mod:`tscontract.interop.exports.cel`).
 - ``ruleSet.migrationRules`` (option ``previous``, the contract before a major change; the CLI's
@@ -26,11 +28,11 @@ as not exported, in ``not_exported`` and the schema's ``doc``.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import sqlglot.expressions as exp
 
+from tscontract.contract.confluent_rules import rule_names
 from tscontract.contract.model import Contract
 from tscontract.contract.types import DataType
 from tscontract.contract.units import UnitError, affine
@@ -89,6 +91,10 @@ def export(plan: CheckPlan, **options: Any) -> ExportResult:
         if not isinstance(previous, Contract):
             raise InputError("the confluent export's previous contract must be a loaded contract")
         migrations = migration_rules(previous, contract)
+    # names a Confluent registry accepts, none used twice across the lists (it refuses either)
+    names = rule_names([r["name"] for r in rules], taken=[m["name"] for m in migrations])
+    for rule, name in zip(rules, names, strict=True):
+        rule["name"] = name
 
     schema = json.loads(schema_result.artifacts[0].content)
     doc = [contract.description] if contract.description else []
@@ -147,14 +153,9 @@ def type_predicate(column: str, dtype: DataType) -> exp.Expression | None:
     return None
 
 
-def rule_name(check_id: str) -> str:
-    """``invariants[0]`` -> ``invariants_0``: a rule name of letters, digits, ``_``, ``.`` and ``-``."""
-    return re.sub(r"[^A-Za-z0-9_.\-]", "_", re.sub(r"\[([0-9]+)\]", r"_\1", check_id))
-
-
 def _rule(check: Check, expr: str, mode: str) -> dict[str, Any]:
     return {
-        "name": rule_name(check.id),
+        "name": check.id,  # named by ``rule_names`` once every rule of the ruleSet is known
         "doc": check.clause,
         "kind": "CONDITION",
         "mode": mode,

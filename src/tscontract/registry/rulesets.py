@@ -1,0 +1,33 @@
+"""A registration's ``ruleSet`` as Confluent's registry validates it (7.4.1 on): 422, error code 42210.
+
+``SubjectVersionsResource.register`` runs ``RuleSet.validate()`` before it reads the schema and
+answers ``RestInvalidRuleSetException`` (422, ``INVALID_RULESET_ERROR_CODE`` 42210) with the
+rule's message: a rule name used twice in the ruleSet (across its lists), a missing, empty,
+too long or illegal name, a missing type, several actions outside WRITEREAD/UPDOWN, a mode the
+list does not take. The rules are ``tscontract.contract.confluent_rules``: the ones
+``export confluent`` names its rules by. A ruleSet not of the shape a registration carries fails
+first, as ``contract_fields`` answers (42201; a kind or mode Confluent lacks, 400).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tscontract.contract.confluent_rules import rule_set_problem
+from tscontract.registry.contract_fields import check_rule_set
+from tscontract.registry.errors import RegistryError
+
+INVALID_RULESET = 42210  # Errors.INVALID_RULESET_ERROR_CODE
+
+
+def invalid_rule_set(message: str) -> RegistryError:
+    return RegistryError(422, INVALID_RULESET, message)
+
+
+def validate_rule_set(rule_set: Any) -> None:
+    """Raise Confluent's answer for a ruleSet it refuses; None (absent) passes."""
+    if rule_set is None:
+        return
+    problem = rule_set_problem(check_rule_set(rule_set))
+    if problem is not None:
+        raise invalid_rule_set(problem)
