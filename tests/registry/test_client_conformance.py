@@ -142,6 +142,11 @@ def fresh(registry: Registry) -> SchemaRegistryClient:
     return SchemaRegistryClient({"url": registry.url})
 
 
+def pairs(versions: list[SchemaVersion]) -> list[SchemaVersion]:
+    """Subject-version pairs in a fixed order (Confluent's follows its lookup cache)."""
+    return sorted(versions, key=lambda pair: (pair.subject or "", pair.version or 0))
+
+
 def error_of(call: object) -> tuple[int, int]:
     assert callable(call)
     with pytest.raises(SchemaRegistryError) as caught:
@@ -231,7 +236,7 @@ def test_get_schema_and_get_schema_types(client: SchemaRegistryClient, registry:
     assert sorted(client.get_schema_types()) == ["AVRO", "JSON", "PROTOBUF"]
 
 
-@lacks("GET /schemas/guids/{guid}")
+@lacks("schema guids: a registration answers none, and GET /schemas/guids/{guid}")
 def test_get_schema_by_guid(client: SchemaRegistryClient, registry: Registry) -> None:
     registered = client.register_schema_full_response("a-value", avro(A1))
     assert registered.guid is not None
@@ -244,9 +249,11 @@ def test_get_subjects_by_schema_id(client: SchemaRegistryClient) -> None:
         client.register_schema(subject, avro(A1))
     client.register_schema("c-value", avro(A2))
     client.delete_version("c-value", 1)
-    assert client.get_subjects_by_schema_id(1) == ["a-value", "b-value"]
-    assert client.get_subjects_by_schema_id(1, deleted=True) == ["a-value", "b-value", "c-value"]
-    assert client.get_subjects_by_schema_id(1, subject_name="b-value") == ["b-value"]
+    # Confluent lists them as its lookup cache holds them: the order is not part of the answer
+    assert sorted(client.get_subjects_by_schema_id(1)) == ["a-value", "b-value"]
+    assert sorted(client.get_subjects_by_schema_id(1, deleted=True)) == ["a-value", "b-value", "c-value"]
+    # ``subject`` names the context to look the id up in (Confluent's getSchemaKeyUsingContexts), not a filter
+    assert sorted(client.get_subjects_by_schema_id(1, subject_name="b-value")) == ["a-value", "b-value"]
     assert error_of(lambda: client.get_subjects_by_schema_id(99)) == (404, 40403)
 
 
@@ -255,10 +262,15 @@ def test_get_schema_versions(client: SchemaRegistryClient) -> None:
     client.register_schema("b-value", avro(A1))
     client.register_schema("a-value", avro(A2))
     client.register_schema("a-value", avro(A1))
-    assert client.get_schema_versions(1) == [SchemaVersion("a-value", 2), SchemaVersion("b-value", 1)]
+    assert pairs(client.get_schema_versions(1)) == [SchemaVersion("a-value", 2), SchemaVersion("b-value", 1)]
     client.delete_version("a-value", 2)
     assert client.get_schema_versions(1) == [SchemaVersion("b-value", 1)]
-    assert client.get_schema_versions(1, deleted=True) == [SchemaVersion("a-value", 2), SchemaVersion("b-value", 1)]
+    assert pairs(client.get_schema_versions(1, deleted=True)) == [
+        SchemaVersion("a-value", 2),
+        SchemaVersion("b-value", 1),
+    ]
+    # ``subject`` names the context to look the id up in (Confluent's getSchemaKeyUsingContexts), not a filter
+    assert pairs(client.get_schema_versions(1, subject_name="b-value")) == [SchemaVersion("b-value", 1)]
     assert error_of(lambda: client.get_schema_versions(99)) == (404, 40403)
 
 
@@ -383,6 +395,17 @@ def test_get_latest_with_metadata(client: SchemaRegistryClient, registry: Regist
     assert found == RegisteredSchema("a-value", 2, 2, None, avro(A2, metadata=two))
     assert sr.get_latest_with_metadata("a-value", {"owner": "billing", "major": "1"}).version == 3
     assert error_of(lambda: sr.get_latest_with_metadata("a-value", {"major": "3"})) == (404, 40403)
+
+
+@lacks("GET /subjects/{s}/metadata?deleted=true (soft-deleted versions)")
+def test_get_latest_with_metadata_deleted(client: SchemaRegistryClient, registry: Registry) -> None:
+    two = Metadata.from_dict({"properties": {"major": "2"}})
+    client.register_schema("a-value", avro(A1))
+    client.register_schema("a-value", avro(A2, metadata=two))
+    client.delete_version("a-value", 2)
+    assert error_of(lambda: fresh(registry).get_latest_with_metadata("a-value", {"major": "2"})) == (404, 40403)
+    found = fresh(registry).get_latest_with_metadata("a-value", {"major": "2"}, deleted=True)
+    assert (found.version, found.schema_id, found.schema) == (2, 2, avro(A2, metadata=two))
 
 
 @lacks("GET /subjects/{s}/versions/{v}/referencedby")

@@ -9,6 +9,7 @@ the single byte 0), then exactly what fastavro, ``json`` or protobuf encode the 
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import struct
@@ -258,6 +259,11 @@ def test_protobuf_round_trip_with_an_import_auto_registered(
     meters = sr.get_latest_version("meters-value")
     assert (units.schema_id, units.version, meters.version) == (1, 1, 1)
     assert meters.schema.references == [SchemaReference("acme/units.proto", "acme/units.proto", 1)]
+    serialized = sr.get_version("meters-value", 1, fmt="serialized").schema.schema_str
+    assert serialized is not None and serialized == sr.get_schema(meters.schema_id, fmt="serialized").schema_str
+    described = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(serialized))
+    assert [m.name for m in described.message_type] == ["Header", "Reading"]
+    assert list(described.dependency) == ["acme/units.proto"]
     # Reading is the file's second message: the index array [1], zigzag: length 1 -> 2, index 1 -> 2
     assert framed(payload, meters.schema_id) == b"\x02\x02" + record.SerializeToString()
     reader = ProtobufDeserializer(reading_class, PB_CONF, SchemaRegistryClient({"url": registry.url}))
