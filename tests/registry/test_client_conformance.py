@@ -327,6 +327,18 @@ def test_get_subjects_prefix(client: SchemaRegistryClient) -> None:
     assert client.get_subjects(subject_prefix="nobody") == []
 
 
+@lacks("offset/limit paging on GET /subjects and GET /subjects/{s}/versions")
+def test_get_subjects_and_versions_paged(client: SchemaRegistryClient) -> None:
+    for subject in ("c-value", "a-value", "b-value"):
+        client.register_schema(subject, avro(A1))
+    for text in (A2, A3):
+        client.register_schema("a-value", avro(text))
+    assert client.get_subjects(offset=1, limit=1) == ["b-value"]
+    assert client.get_subjects(offset=2) == ["c-value"]
+    assert client.get_versions("a-value", offset=1, limit=1) == [2]
+    assert client.get_versions("a-value", limit=2) == [1, 2]
+
+
 def test_soft_and_permanent_subject_delete(client: SchemaRegistryClient, registry: Registry) -> None:
     client.register_schema("a-value", avro(A1))
     client.register_schema("a-value", avro(A2))
