@@ -147,6 +147,14 @@ def pairs(versions: list[SchemaVersion]) -> list[SchemaVersion]:
     return sorted(versions, key=lambda pair: (pair.subject or "", pair.version or 0))
 
 
+def guided(found: RegisteredSchema) -> RegisteredSchema:
+    """The answer with its guid checked (a UUID, as Confluent's content hash) and then set aside."""
+    assert found.guid is not None and str(uuid.UUID(found.guid)) == found.guid
+    return RegisteredSchema(
+        schema_id=found.schema_id, guid=None, schema=found.schema, subject=found.subject, version=found.version
+    )
+
+
 def error_of(call: object) -> tuple[int, int]:
     assert callable(call)
     with pytest.raises(SchemaRegistryError) as caught:
@@ -243,7 +251,6 @@ def test_get_schema_by_guid(client: SchemaRegistryClient, registry: Registry) ->
     assert fresh(registry).get_schema_by_guid(registered.guid) == avro(A1)
 
 
-@lacks("GET /schemas/ids/{id}/subjects")
 def test_get_subjects_by_schema_id(client: SchemaRegistryClient) -> None:
     for subject in ("b-value", "a-value", "c-value"):
         client.register_schema(subject, avro(A1))
@@ -257,7 +264,6 @@ def test_get_subjects_by_schema_id(client: SchemaRegistryClient) -> None:
     assert error_of(lambda: client.get_subjects_by_schema_id(99)) == (404, 40403)
 
 
-@lacks("GET /schemas/ids/{id}/versions")
 def test_get_schema_versions(client: SchemaRegistryClient) -> None:
     client.register_schema("b-value", avro(A1))
     client.register_schema("a-value", avro(A2))
@@ -278,7 +284,7 @@ def test_lookup_schema(client: SchemaRegistryClient, registry: Registry) -> None
     client.register_schema("a-value", avro(A1))
     client.register_schema("a-value", avro(A2))
     sr = fresh(registry)
-    assert sr.lookup_schema("a-value", avro(A2)) == RegisteredSchema("a-value", 2, 2, None, avro(A2))
+    assert guided(sr.lookup_schema("a-value", avro(A2))) == RegisteredSchema("a-value", 2, 2, None, avro(A2))
     reordered = json.dumps({"fields": json.loads(A1)["fields"], "name": "A", "type": "record"})
     assert error_of(lambda: sr.lookup_schema("a-value", avro(reordered))) == (404, 40403)
     normalized = sr.register_schema("n-value", avro(A1), normalize_schemas=True)
@@ -288,7 +294,6 @@ def test_lookup_schema(client: SchemaRegistryClient, registry: Registry) -> None
     assert error_of(lambda: sr.lookup_schema("nobody-value", avro(A1))) == (404, 40401)
 
 
-@lacks("POST /subjects/{s}?deleted=true (lookup of a soft-deleted version)")
 def test_lookup_schema_deleted(client: SchemaRegistryClient, registry: Registry) -> None:
     client.register_schema("a-value", avro(A1))
     client.register_schema("a-value", avro(A2))
@@ -309,7 +314,7 @@ def test_get_subjects_and_versions(client: SchemaRegistryClient, registry: Regis
     assert client.get_subjects() == ["orders-key", "orders-value", "users-value"]
     assert client.get_versions("orders-value") == [1, 2, 3]
     got = fresh(registry).get_version("orders-value", 2)
-    assert got == RegisteredSchema("orders-value", 2, 2, None, avro(A2))
+    assert guided(got) == RegisteredSchema("orders-value", 2, 2, None, avro(A2))
     assert fresh(registry).get_version("orders-value", "latest").version == 3
     latest = fresh(registry).get_latest_version("orders-value")
     assert (latest.version, latest.schema_id, latest.schema) == (3, 3, avro(A3))
@@ -319,7 +324,6 @@ def test_get_subjects_and_versions(client: SchemaRegistryClient, registry: Regis
     assert error_of(lambda: fresh(registry).get_latest_version("nobody")) == (404, 40401)
 
 
-@lacks("GET /subjects?subjectPrefix=")
 def test_get_subjects_prefix(client: SchemaRegistryClient) -> None:
     for subject in ("orders-value", "orders-key", "users-value"):
         client.register_schema(subject, avro(A1))
@@ -327,7 +331,6 @@ def test_get_subjects_prefix(client: SchemaRegistryClient) -> None:
     assert client.get_subjects(subject_prefix="nobody") == []
 
 
-@lacks("offset/limit paging on GET /subjects and GET /subjects/{s}/versions")
 def test_get_subjects_and_versions_paged(client: SchemaRegistryClient) -> None:
     for subject in ("c-value", "a-value", "b-value"):
         client.register_schema(subject, avro(A1))
@@ -363,7 +366,6 @@ def test_permanent_subject_delete_needs_a_soft_delete_first(client: SchemaRegist
     assert client.get_versions("a-value") == [1]
 
 
-@lacks("Confluent's 40404 (subject already soft-deleted) on DELETE /subjects/{s}")
 def test_second_soft_subject_delete_is_40404(client: SchemaRegistryClient) -> None:
     client.register_schema("a-value", avro(A1))
     assert client.delete_subject("a-value") == [1]
@@ -384,7 +386,7 @@ def test_soft_version_delete(client: SchemaRegistryClient, registry: Registry) -
     assert fresh(registry).get_latest_version("a-value").version == 1
 
 
-@lacks("DELETE /subjects/{s}/versions/{v}?permanent=true: it soft-deletes; no 40407/40406")
+@lacks("40403 on GET /schemas/ids/{id} once the only version holding it is permanently deleted")
 def test_permanent_version_delete(client: SchemaRegistryClient, registry: Registry) -> None:
     client.register_schema("a-value", avro(A1))
     client.register_schema("a-value", avro(A2))
@@ -404,7 +406,7 @@ def test_get_latest_with_metadata(client: SchemaRegistryClient, registry: Regist
     client.register_schema("a-value", avro(A3, metadata=one))
     sr = fresh(registry)
     found = sr.get_latest_with_metadata("a-value", {"major": "2"})
-    assert found == RegisteredSchema("a-value", 2, 2, None, avro(A2, metadata=two))
+    assert guided(found) == RegisteredSchema("a-value", 2, 2, None, avro(A2, metadata=two))
     assert sr.get_latest_with_metadata("a-value", {"owner": "billing", "major": "1"}).version == 3
     assert error_of(lambda: sr.get_latest_with_metadata("a-value", {"major": "3"})) == (404, 40403)
 
@@ -420,7 +422,6 @@ def test_get_latest_with_metadata_deleted(client: SchemaRegistryClient, registry
     assert (found.version, found.schema_id, found.schema) == (2, 2, avro(A2, metadata=two))
 
 
-@lacks("GET /subjects/{s}/versions/{v}/referencedby")
 def test_get_referenced_by(client: SchemaRegistryClient) -> None:
     client.register_schema("acme.Address", avro(ADDRESS))
     reference = SchemaReference("acme.Address", "acme.Address", 1)
@@ -464,7 +465,6 @@ def test_set_and_get_config(client: SchemaRegistryClient) -> None:
         client.set_config("a-value")
 
 
-@lacks("DELETE /config and DELETE /config/{subject}")
 def test_delete_config(client: SchemaRegistryClient) -> None:
     client.set_config("a-value", ServerConfig(compatibility=ConfigCompatibilityLevel.FORWARD))
     assert client.delete_config("a-value") == ServerConfig(compatibility_level=ConfigCompatibilityLevel.FORWARD)
@@ -529,7 +529,6 @@ def test_import_mode_needs_force_on_a_subject_with_schemas(client: SchemaRegistr
     assert client.get_global_mode() == "IMPORT"
 
 
-@lacks("GET /contexts")
 def test_get_contexts(client: SchemaRegistryClient) -> None:
     assert client.get_contexts() == ["."]  # the default context, always listed
     client.register_schema("a-value", avro(A1))
