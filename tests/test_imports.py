@@ -86,6 +86,47 @@ def test_validate_with_a_warm_cache_imports_no_heavy_library(tmp_path):
     assert report in warm.stdout.splitlines()
 
 
+# the modules of tscontract and sqlglot's dialects a run imported (also after sys.exit)
+OWN_PRELUDE = """
+import atexit, json, sys
+own = ("tscontract", "sqlglot.dialects.")
+atexit.register(lambda: print("OWN " + json.dumps(sorted(m for m in sys.modules if m.startswith(own)))))
+"""
+# only the engine that runs is imported; no exporter or importer for a validation
+NOT_FOR_DUCKDB = ("tscontract.engines.postgres", "tscontract.engines.spark", "tscontract.engines.chdb")
+NOT_FOR_VALIDATE = ("tscontract.interop.exports", "tscontract.interop.imports", "tscontract.interop.odcs")
+# the other engines' SQL renderings
+OTHER_DIALECTS = tuple(f"sqlglot.dialects.{d}" for d in ("postgres", "clickhouse", "spark", "spark2", "hive"))
+
+
+def own_modules(code: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done, _ = run(OWN_PRELUDE + code, cache)
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("OWN ")]
+    return done, set(json.loads(line.removeprefix("OWN ")))
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold cache", "warm cache"])
+def test_validate_on_duckdb_imports_no_other_engine_nor_exporter(tmp_path, warm):
+    ohlcv = EXAMPLES / "ohlcv_1m"
+    command = cli(
+        "validate",
+        str(ohlcv / "contract.yaml"),
+        str(ohlcv / "data" / "bad.csv"),
+        "-c",
+        str(ohlcv / "catalog.yaml"),
+        "--now",
+        "2026-11-30T21:05:00Z",
+        "-q",
+    )
+    if warm:
+        run(command, tmp_path)
+    done, modules = own_modules(command, tmp_path)
+    assert done.returncode == 1, done.stderr  # bad.csv fails: every check ran, failures rendered
+    assert "tscontract.engines.duckdb" in modules and "tscontract.engines.run.time" in modules
+    loaded = sorted(m for m in modules if m.startswith(NOT_FOR_DUCKDB + NOT_FOR_VALIDATE) or m in OTHER_DIALECTS)
+    assert not loaded, loaded
+
+
 UNITS_PROBE = """
 from tscontract.contract.units import UnitDefinition, UnitError, check_unit, dimensionality, exact_affine
 from tscontract.contract.units import same_unit, unit_in_dimension

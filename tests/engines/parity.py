@@ -87,6 +87,27 @@ def coverage_daily_bars_local_days_and_freshness_clocks(tmp_path: Path, same: Sa
     assert statuses(report)["completeness"] == "failed"
 
 
+def stray_bars_outside_every_session_widen_no_coverage(tmp_path: Path, same: Same) -> None:
+    """Issue 29: a Saturday bar and a 03:00Z bar before the batch are reported once each as outside the
+    session; cadence and completeness find exactly the four planted holes, nothing around the strays."""
+    from tests.engines import test_coverage as cov
+    from tests.engines.vendor_shapes import contract_with, stray_batch, symbols_catalog, symbols_csv
+
+    contract = contract_with(tmp_path, extra=cov.SESSION_COMPLETENESS, name="stray.yaml")
+    report = same(contract, symbols_csv(tmp_path, stray_batch()), catalog=symbols_catalog(tmp_path))
+    checks = {c["id"]: c for c in report["checks"]}
+    session, cadence, completeness = checks["time.session"], checks["time.cadence"], checks["completeness"]
+    assert session["failed_rows"] == 2
+    assert [(e["symbol"], e["bar_start"]) for e in session["examples"]] == [
+        ("AAPL", "2026-11-21T15:00:00Z"),
+        ("MSFT", "2026-11-19T03:00:00Z"),
+    ]
+    found = [(e["symbol"], e["bar_start"], e.get("edge", "gap")) for e in cadence["examples"]]
+    assert (cadence["failed_rows"], found) == (len(cov.PLANTED_GAPS), cov.PLANTED_GAPS)
+    short = [(e["symbol"], e["window_start"], e["expected"], e["actual"]) for e in completeness["examples"]]
+    assert (completeness["failed_rows"], short) == (len(cov.PLANTED_SHORT), cov.PLANTED_SHORT)
+
+
 def profiled_bounds_catch_the_lots_incident(tmp_path: Path, same: Same) -> None:
     bounds = profile(load_contract(OHLCV / "contract.yaml"), OHLCV / "data" / "good.csv")
     data = OHLCV / "data" / "bad_lots.csv"

@@ -173,6 +173,10 @@ def test_coverage_daily_bars_local_days_and_freshness_clocks(tmp_path):
     parity.coverage_daily_bars_local_days_and_freshness_clocks(tmp_path, functools.partial(assert_same, tmp_path))
 
 
+def test_stray_bars_outside_every_session_widen_no_coverage(tmp_path):
+    parity.stray_bars_outside_every_session_widen_no_coverage(tmp_path, functools.partial(assert_same, tmp_path))
+
+
 def test_profiled_bounds_catch_the_lots_incident(tmp_path):
     parity.profiled_bounds_catch_the_lots_incident(tmp_path, functools.partial(assert_same, tmp_path))
 

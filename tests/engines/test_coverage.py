@@ -11,14 +11,21 @@ import json
 import time
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
+
 from tests.conftest import run_cli, write
 from tests.engines.vendor_shapes import (
+    NIGHT_BAR,
     OHLCV,
+    SATURDAY_BAR,
     bars_csv,
     catalog_with,
     contract_with,
     minute_bars,
     sessions,
+    stray_batch,
+    symbols_catalog,
+    symbols_csv,
     venue_date_stamp,
 )
 from tscontract import validate
@@ -423,3 +430,81 @@ def test_cli_from_to(tmp_path):
     assert naive.returncode == 2 and naive.stderr.startswith("error: --from:")
     backwards = run_cli(*args, "--from", "2026-11-30T15:00:00Z", "--to", "2026-11-30T14:30:00Z")
     assert backwards.returncode == 2 and "--from must be before --to" in backwards.stderr
+
+
+# ------------------------------------------------------------------ stray points (issue 29)
+
+STRAY_NOW = datetime(2026, 12, 7, tzinfo=UTC)
+# the planted holes of vendor_shapes.stray_batch, as cadence and completeness report them
+PLANTED_GAPS = [
+    ("AAPL", "2026-11-24T15:10:00Z", "gap"),
+    ("MSFT", "2026-11-27T14:30:00Z", "session start"),
+    ("NVDA", "2026-11-25T14:30:00Z", "whole session"),
+    ("NVDA", "2026-11-30T20:55:00Z", "session end"),
+]
+PLANTED_SHORT = [
+    ("AAPL", "2026-11-24T14:30:00Z", 390, 380),
+    ("MSFT", "2026-11-27T14:30:00Z", 210, 209),  # the half day
+    ("NVDA", "2026-11-25T14:30:00Z", 390, 0),
+    ("NVDA", "2026-11-30T14:30:00Z", 390, 385),
+]
+
+
+def assert_only_the_planted_gaps(report, strays):
+    """The stray bars reported once each as outside the session; cadence and completeness find the
+    planted holes, exactly, and nothing around the strays."""
+    session = report.check("time.session")
+    assert session.failed_rows == len(strays)
+    assert [(e["symbol"], e["bar_start"]) for e in session.examples] == [
+        (s, t.isoformat().replace("+00:00", "Z")) for s, t in sorted(strays)
+    ]
+    cadence = report.check("time.cadence")
+    found = [(e["symbol"], e["bar_start"], e.get("edge", "gap")) for e in cadence.examples]
+    assert (cadence.failed_rows, found) == (len(PLANTED_GAPS), PLANTED_GAPS)
+    completeness = report.check("completeness")
+    short = [(e["symbol"], e["window_start"], e["expected"], e["actual"]) for e in completeness.examples]
+    assert (completeness.failed_rows, short) == (len(PLANTED_SHORT), PLANTED_SHORT)
+
+
+@pytest.mark.parametrize(
+    "strays",
+    [
+        (),
+        (SATURDAY_BAR,),
+        (NIGHT_BAR,),
+        (SATURDAY_BAR, NIGHT_BAR),
+        # after the batch: a Saturday and 03:00Z on a Wednesday, with sessions between them and the batch
+        (("AAPL", datetime(2026, 12, 5, 15, tzinfo=UTC)), ("MSFT", datetime(2026, 12, 2, 3, tzinfo=UTC))),
+    ],
+    ids=["none", "saturday", "night", "both", "after"],
+)
+def test_a_bar_outside_every_session_widens_no_coverage(tmp_path, strays):
+    contract = contract_with(tmp_path, extra=SESSION_COMPLETENESS)
+    data = symbols_csv(tmp_path, stray_batch(strays))
+    report = run(contract, data, catalog=symbols_catalog(tmp_path), now=STRAY_NOW)
+    assert_only_the_planted_gaps(report, strays)
+
+
+def test_from_to_still_set_the_coverage_with_stray_bars(tmp_path):
+    contract = contract_with(tmp_path, extra=SESSION_COMPLETENESS)
+    data = symbols_csv(tmp_path, stray_batch())
+    catalog = symbols_catalog(tmp_path)
+    covered = (datetime(2026, 11, 24, tzinfo=UTC), datetime(2026, 12, 1, tzinfo=UTC))
+    assert_only_the_planted_gaps(run(contract, data, catalog=catalog, coverage=covered), (SATURDAY_BAR, NIGHT_BAR))
+    # --from/--to wider than the batch: Monday 23 November is covered, and missing, for every symbol
+    wider = (datetime(2026, 11, 23, tzinfo=UTC), covered[1])
+    cadence = run(contract, data, catalog=catalog, coverage=wider).check("time.cadence")
+    monday = [(e["symbol"], e["edge"]) for e in cadence.examples if e["bar_start"] == "2026-11-23T14:30:00Z"]
+    assert (cadence.failed_rows, monday) == (7, [(s, "whole session") for s in ("AAPL", "MSFT", "NVDA")])
+
+
+def test_a_series_seen_only_outside_its_sessions_is_judged_over_no_period(tmp_path):
+    rows = [r for r in stray_batch(()) if r[0] != "MSFT"] + [NIGHT_BAR]
+    report = run(
+        contract_with(tmp_path, extra=SESSION_COMPLETENESS),
+        symbols_csv(tmp_path, rows),
+        catalog=symbols_catalog(tmp_path),
+    )
+    assert report.check("time.session").failed_rows == 1
+    assert {e["symbol"] for e in report.check("time.cadence").examples} == {"AAPL", "NVDA"}
+    assert {e["symbol"] for e in report.check("completeness").examples} == {"AAPL", "NVDA"}

@@ -166,6 +166,10 @@ def test_coverage_daily_bars_local_days_and_freshness_clocks(postgres_db, tmp_pa
     parity.coverage_daily_bars_local_days_and_freshness_clocks(tmp_path, functools.partial(assert_same, postgres_db))
 
 
+def test_stray_bars_outside_every_session_widen_no_coverage(postgres_db, tmp_path):
+    parity.stray_bars_outside_every_session_widen_no_coverage(tmp_path, functools.partial(assert_same, postgres_db))
+
+
 def test_profiled_bounds_catch_the_lots_incident(postgres_db, tmp_path):
     parity.profiled_bounds_catch_the_lots_incident(tmp_path, functools.partial(assert_same, postgres_db))
 

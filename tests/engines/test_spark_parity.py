@@ -307,6 +307,10 @@ def test_coverage_sessions_daily_bars_local_days_and_freshness_clocks(spark, tmp
     assert {c["id"]: c["status"] for c in report["checks"]}["completeness"] == "failed"
 
 
+def test_stray_bars_outside_every_session_widen_no_coverage(spark, tmp_path):
+    parity.stray_bars_outside_every_session_widen_no_coverage(tmp_path, assert_same)
+
+
 def test_rules_regex_unique_row_count_thresholds_and_sql_checks(spark, tmp_path):
     """Issue 14's rules give the same report on both engines: a regex (with a value ending in a line
     break, which Java's $ would accept), unique values with their rows, a tolerated share, SQL checks."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tscontract.contract.catalog import Catalog, instant_option, load_catalog
 from tscontract.contract.loader import load_contract
 from tscontract.contract.model import Contract
+from tscontract.engines.urls import is_postgres_url
 from tscontract.errors import InputError
 from tscontract.plan.checks import build_plan
 from tscontract.plan.result import ValidationReport
@@ -111,8 +112,6 @@ def validate(
         contract = load_contract(contract)
     if catalog is not None and not isinstance(catalog, Catalog):
         catalog = load_catalog(catalog)
-    from tscontract.engines.postgres import is_postgres_url
-
     if engine == "duckdb" and is_postgres_url(data):  # the data lives in PostgreSQL: validate it there
         engine = "postgres"
     options = {"master": spark_master, "conf": spark_conf, "mapping": mapping}

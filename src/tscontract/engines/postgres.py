@@ -32,6 +32,7 @@ from tscontract.engines.inputs.sources import SOURCE_VIEW, Source
 from tscontract.engines.run import HANDLERS
 from tscontract.engines.sandbox import contract_sql_timeout_s
 from tscontract.engines.translated import TranslatedConnection
+from tscontract.engines.urls import table_url
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
 from tscontract.shown import engine_message
@@ -39,19 +40,7 @@ from tscontract.sql.columns import ident
 from tscontract.sql.dialects import TscPostgres, postgres_session_sql, transpile
 from tscontract.typemap.physical import ARROW_POSTGRES, POSTGRES_NAMES
 
-URL_SCHEMES = ("postgresql://", "postgres://")
 _NUMERIC_OID = 1700
-
-
-def table_url(data: Any) -> str | None:
-    """``data`` as a ``postgresql://...#table`` URL (alone, or the one item of a list), else None."""
-    if isinstance(data, list | tuple) and len(data) == 1:
-        data = data[0]
-    return data if isinstance(data, str) and data.startswith(URL_SCHEMES) else None
-
-
-def is_postgres_url(data: Any) -> bool:
-    return table_url(data) is not None
 
 
 def duckdb_type(pg_type: str) -> str:

@@ -5,12 +5,15 @@ its instant — located in their exchange session where the contract speaks of s
 with the gap to the previous point of the same series (and session).
 
 **Coverage.** A batch is judged over the period it covers, not only between each series'
-first and last point: a missing opening or closing bar is a gap. The period is, per
-series present in the batch:
+first and last point: a missing opening or closing bar is a gap. The batch's span runs from
+its first to its last point in a session (or, without sessions, its first to its last
+point); a point outside every session is reported once, as outside, and neither widens
+that span nor makes its series present (a stray Saturday bar adds no week of missing
+sessions). The period is, per series with a point in a session:
 
-- with sessions, every session of the series' calendar the batch touches, whole (a
-  session cadence: every session whose stamp falls in the batch's span);
-- without, the batch's span, from its first to its last instant over all series;
+- with sessions, every session of the series' calendar the span touches, whole (a
+  session cadence: every session whose stamp falls in the span);
+- without, the batch's span, over all series;
 - completeness windows (``1h``, ``1 local day``, ``5 sessions``) touched by the batch,
   whole;
 - ``--from/--to`` (``coverage``) widen the period to at least that range and are taken
@@ -168,11 +171,12 @@ class TimeChecks:
         )[0]
 
     def points_span(self) -> None:
-        """The batch's first and last valid, plausible instants: each is the first or last point of its
-        series, which the points table always keeps."""
-        self.lo, self.hi = self.run.fetch(f"SELECT min(__t), max(__t) FROM {POINTS} WHERE {self.plausible_sql('__t')}")[
-            0
-        ]
+        """The batch's first and last valid, plausible instants in a session (any, without sessions): each
+        is the first or last point of its session (or series), which the points table always keeps. A point
+        outside every session is reported as such and widens nothing."""
+        self.lo, self.hi = self.run.fetch(
+            f"SELECT min(__t), max(__t) FROM {POINTS} WHERE NOT __outside AND {self.plausible_sql('__t')}"
+        )[0]
 
     def span(self) -> tuple[datetime, datetime] | None:
         """``[start, end)`` the batch covers: ``--from/--to`` where given, else its own first and last
@@ -306,11 +310,11 @@ class TimeChecks:
         assert span is not None
         start, end = (_instant(span[0]), _instant(span[1]))
         now = _instant(self.run.now)
-        # a series present has a point outside every session or a first point of a session (or series):
-        # those rows name every series, even where the points table keeps every point
+        # a series present has a first point of a session (or series): a series seen only outside every
+        # session is reported there and is judged over no period
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {SERIES} AS SELECT __s, any_value(__i) AS __i, any_value(__cal) AS __cal, "
-            f"any_value(__kind) AS __kind FROM {POINTS} WHERE __outside OR __first GROUP BY __s"
+            f"any_value(__kind) AS __kind FROM {POINTS} WHERE __first GROUP BY __s"
         )
         if sessions:
             # no point is expected after --now: a session under way is judged up to now, a later one not
