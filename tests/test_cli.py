@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import EXAMPLES, SENSOR_SEED, run_cli
+from tests.conftest import EXAMPLES, SENSOR_CONTRACT, run_cli
 
 
-def test_show_json_has_every_section(seed_dir):
-    result = run_cli("show", SENSOR_SEED, "--format", "json")
+def test_show_json_has_every_section():
+    result = run_cli("show", SENSOR_CONTRACT, "--format", "json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["contract"] == "plant_sensor_reading" and data["key"] == ["series_id", "event_ts", "revision"]
@@ -37,7 +37,7 @@ def test_show_text_and_version():
 def test_unreadable_catalog_exits_2_with_json_error(tmp_path):
     bad = tmp_path / "catalog.yaml"
     bad.write_text("catalog: x\nseries:\n  S1: {unit: barz}\n")
-    result = run_cli("lint", SENSOR_SEED, "--catalog", bad, "--format", "json")
+    result = run_cli("lint", SENSOR_CONTRACT, "--catalog", bad, "--format", "json")
     assert result.returncode == 2
     error = json.loads(result.stdout)["error"]
     assert error["line"] == 3 and error["section"] == "series.S1.unit" and "barz" in error["message"]

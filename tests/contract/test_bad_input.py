@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import OHLCV_SEED, ROOT, write
+from tests.conftest import OHLCV_CONTRACT, ROOT, write
 from tscontract.contract.cache import write_pickle
 from tscontract.contract.grammar import MAX_BRACKETS, MAX_CLAUSE_CHARS, MAX_NESTING, ClauseSyntaxError, parse
 from tscontract.contract.loader import parse_contract
@@ -30,7 +30,7 @@ BOMB += "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in rang
 
 
 def with_invariant(clause: str, text: str | None = None) -> str:
-    text = OHLCV_SEED.read_text() if text is None else text
+    text = OHLCV_CONTRACT.read_text() if text is None else text
     assert "  - volume >= 0\n" in text
     return text.replace("  - volume >= 0\n", f"  - {clause}\n", 1)
 
@@ -79,10 +79,12 @@ def test_alias_bomb_is_refused_fast_in_little_memory(tmp_path):
 
 
 def test_a_few_aliases_are_fine():
-    text = OHLCV_SEED.read_text().replace("owner:", "x_shared: &who ops@example\nowner:", 1)
+    text = OHLCV_CONTRACT.read_text().replace("owner:", "x_shared: &who ops@example\nowner:", 1)
     with pytest.raises(ContractError, match="unknown key 'x_shared'"):
         parse_contract(text, "c.yaml")  # the alias machinery itself does not refuse it
-    text = OHLCV_SEED.read_text().replace("  - volume >= 0\n", "  - &vol volume >= 0\n", 1) + "x_copy: [*vol, *vol]\n"
+    text = (
+        OHLCV_CONTRACT.read_text().replace("  - volume >= 0\n", "  - &vol volume >= 0\n", 1) + "x_copy: [*vol, *vol]\n"
+    )
     with pytest.raises(ContractError, match="unknown key 'x_copy'") as info:
         parse_contract(text, "c.yaml")
     assert "alias" not in str(info.value)
@@ -99,7 +101,7 @@ def test_an_alias_inside_its_own_collection_is_refused():
 def test_collections_nested_too_deep_are_refused(flow):
     depth = 5000 if flow else MAX_DEPTH + 5
     note = "[" * depth + "]" * depth if flow else "".join("\n" + "  " * (i + 1) + "- " for i in range(depth)) + "x"
-    text = OHLCV_SEED.read_text() + f"note: {note}\n"
+    text = OHLCV_CONTRACT.read_text() + f"note: {note}\n"
     started = time.monotonic()
     with pytest.raises(ContractError, match=f"collections nest more than {MAX_DEPTH} deep") as info:
         parse_contract(text, "c.yaml")
@@ -208,7 +210,7 @@ MANY = {
 
 
 def many_errors_text() -> str:
-    text = OHLCV_SEED.read_text()
+    text = OHLCV_CONTRACT.read_text()
     for old, new in MANY.items():
         assert old in text, old
         text = text.replace(old, new, 1)
@@ -264,7 +266,7 @@ def test_the_library_error_counts_the_others():
 def test_cross_section_errors_are_all_reported_in_file_order():
     """Errors between sections (an unknown key column, an invariant naming no field, an unknown
     series column) are each reported, not only the first one met."""
-    text = OHLCV_SEED.read_text()
+    text = OHLCV_CONTRACT.read_text()
     text = text.replace("key: [symbol, bar_start, revision]", "key: [symbl, bar_start, revision]", 1)
     text = with_invariant("volumes >= 0", text)
     text = text.replace("  - low <= open", "  - lowest <= open", 1)
@@ -278,7 +280,7 @@ def test_cross_section_errors_are_all_reported_in_file_order():
 
 
 def test_an_sql_timestamp_type_name_is_a_positioned_error_not_a_crash():
-    text = OHLCV_SEED.read_text()
+    text = OHLCV_CONTRACT.read_text()
     assert "timestamp_ms_utc" in text
     with pytest.raises(ContractError) as info:
         parse_contract(text.replace("timestamp_ms_utc", "timestamptz", 1), "c.yaml")

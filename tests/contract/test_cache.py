@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import OHLCV_SEED, ROOT
+from tests.conftest import OHLCV_CONTRACT, ROOT
 
 # Loads the seed contract in a fresh interpreter and says whether the Earley parser had to be
 # built, and what the contract compiled to (to compare a cached load with a parsed one).
@@ -34,7 +34,12 @@ def probe(cache: str | None, **env_vars: str) -> dict:
     if cache is not None:
         env["TSCONTRACT_CACHE_DIR"] = cache
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(OHLCV_SEED)], capture_output=True, text=True, cwd=ROOT, env=env, check=True
+        [sys.executable, "-c", PROBE, str(OHLCV_CONTRACT)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
     )
     return json.loads(done.stdout)
 

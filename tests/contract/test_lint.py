@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import EXAMPLES, OHLCV_SEED, SENSOR_SEED, run_cli, write
+from tests.conftest import EXAMPLES, OHLCV_CONTRACT, SENSOR_CONTRACT, run_cli, write
 from tscontract import lint, load_catalog, load_contract, parse_catalog, parse_contract
 
 TEMPLATE = """contract: t
@@ -37,11 +37,11 @@ def test_clean_template_has_no_findings():
     assert codes == set() and report.passed
 
 
-def test_seed_contracts_lint_without_errors_and_show_expected_warnings(seed_dir):
-    ohlcv = lint(load_contract(OHLCV_SEED))
+def test_seed_contracts_lint_without_errors_and_show_expected_warnings():
+    ohlcv = lint(load_contract(OHLCV_CONTRACT))
     assert ohlcv.passed and ohlcv.count("error") == 0
     assert {f.code for f in ohlcv.findings} == {"TS102", "TS103", "TS107", "TS114", "TS115", "TS130", "TS163"}
-    sensor = lint(load_contract(SENSOR_SEED), load_catalog(EXAMPLES / "plant_sensor" / "catalog.yaml"))
+    sensor = lint(load_contract(SENSOR_CONTRACT), load_catalog(EXAMPLES / "plant_sensor" / "catalog.yaml"))
     assert sensor.passed
     assert {f.code for f in sensor.findings} == {"TS107", "TS114", "TS115", "TS130"}
     window = next(f for f in sensor.findings if "without a window" in f.message)
@@ -183,14 +183,14 @@ series:
 
 
 def sensor_with_catalog(catalog: str, rename: str | None = None):
-    text = SENSOR_SEED.read_text()
+    text = SENSOR_CONTRACT.read_text()
     if rename:
         text = text.replace("  value:  ", f"  {rename}:  ").replace("value is null", f"{rename} is null")
         text = text.replace("value within", f"{rename} within")
     return lint(parse_contract(text, "s.yaml"), parse_catalog(catalog, "c.yaml"))
 
 
-def test_catalog_checks(seed_dir):
+def test_catalog_checks():
     clean = sensor_with_catalog(SENSOR_CATALOG)
     assert clean.passed, clean.findings
     # the kPa incident at lint time: the field name promises bar, the catalog says kPa
@@ -209,8 +209,8 @@ def test_catalog_checks(seed_dir):
     assert any(f.code == "TS161" and "calibrations" in f.message for f in no_cal.findings)
 
 
-def test_cli_lint_json_shape_and_exit_codes(tmp_path, seed_dir):
-    ok = run_cli("lint", OHLCV_SEED, "--catalog", EXAMPLES / "ohlcv_1m" / "catalog.yaml", "--format", "json")
+def test_cli_lint_json_shape_and_exit_codes(tmp_path):
+    ok = run_cli("lint", OHLCV_CONTRACT, "--catalog", EXAMPLES / "ohlcv_1m" / "catalog.yaml", "--format", "json")
     assert ok.returncode == 0, ok.stderr
     report = json.loads(ok.stdout)
     assert set(report) == {"contract", "version", "file", "catalog", "passed", "counts", "findings"}
@@ -218,7 +218,7 @@ def test_cli_lint_json_shape_and_exit_codes(tmp_path, seed_dir):
     assert set(report["findings"][0]) == {"code", "severity", "section", "line", "column", "message"}
     bad = write(
         tmp_path,
-        OHLCV_SEED.read_text().replace("decimal(18,8), unit: quote_currency", "float64, unit: quote_currency", 1),
+        OHLCV_CONTRACT.read_text().replace("decimal(18,8), unit: quote_currency", "float64, unit: quote_currency", 1),
     )
     failed = run_cli("lint", bad)
     assert failed.returncode == 1
@@ -301,7 +301,7 @@ def test_catalog_unit_behind_a_compound_suffix_is_ts105():
 
 def test_session_clauses_need_a_calendar_from_the_catalog():
     # daily bars on a session cadence, freshness on the session clock: no calendar in the contract
-    text = OHLCV_SEED.read_text().replace(
+    text = OHLCV_CONTRACT.read_text().replace(
         "cadence: 60s within session; no bars outside session", "cadence: 1 session; stamped at session close"
     )
     text = text.replace("; session boundaries defined per venue calendar", "")

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.conftest import OHLCV_SEED, SENSOR_SEED, run_cli, write
+from tests.conftest import OHLCV_CONTRACT, SENSOR_CONTRACT, run_cli, write
 from tscontract.cli import main
 
 ERROR_LINE = re.compile(r"^error: (?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<rest>.*)$")
@@ -35,20 +35,20 @@ def line_of(text: str, needle: str) -> int:
 
 # (id, seed, old, new, message fragment, needle for the expected line or None, expected column or None)
 CASES = [
-    ("unbalanced decimal", SENSOR_SEED, "decimal(12,4)", "decimal(12,4", "cannot parse", "value:", None),
+    ("unbalanced decimal", SENSOR_CONTRACT, "decimal(12,4)", "decimal(12,4", "cannot parse", "value:", None),
     (
         "scale above precision",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "decimal(12,4)",
         "decimal(4,12)",
         "scale 12 exceeds precision 4",
         "value:",
         22,
     ),
-    ("precision too large", OHLCV_SEED, "decimal(24,4)", "decimal(60,4)", "out of range", "volume:", None),
+    ("precision too large", OHLCV_CONTRACT, "decimal(24,4)", "decimal(60,4)", "out of range", "volume:", None),
     (
         "duplicate enum member",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "enum[good, suspect, bad]",
         "enum[good, suspect, good]",
         "listed twice",
@@ -57,7 +57,7 @@ CASES = [
     ),
     (
         "unknown type",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "series_id:  {type: string}",
         "series_id:  {type: strng}",
         "unknown type 'strng'",
@@ -66,7 +66,7 @@ CASES = [
     ),
     (
         "naive timestamp type",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "timestamp_ms_utc",
         "timestamp_ms",
         "naive timestamp",
@@ -75,7 +75,7 @@ CASES = [
     ),
     (
         "incomplete invariant",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "low <= open <= high",
         "low <= open <=",
         "ends too early",
@@ -84,7 +84,7 @@ CASES = [
     ),
     (
         "unknown column in invariant",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "volume >= 0",
         "volum >= 0",
         "unknown column 'volum'",
@@ -93,7 +93,7 @@ CASES = [
     ),
     (
         "enum word not a member",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "quality = bad",
         "quality = awful",
         "unknown column 'awful'",
@@ -102,7 +102,7 @@ CASES = [
     ),
     (
         "quoted enum literal not a member",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "quality = bad",
         "quality = 'awful'",
         "'awful' is not a member",
@@ -111,7 +111,7 @@ CASES = [
     ),
     (
         "unknown catalog attribute",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "catalog hard_bounds",
         "catalog bounds",
         "not a catalog lookup",
@@ -120,7 +120,7 @@ CASES = [
     ),
     (
         "unknown function",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "volume >= 0",
         "sqrt(volume) >= 0",
         "unknown function 'sqrt'",
@@ -129,7 +129,7 @@ CASES = [
     ),
     (
         "unknown top-level key",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "owner: market-data@example",
         "owner: market-data@example\ncolour: blue",
         "unknown key 'colour'",
@@ -138,7 +138,7 @@ CASES = [
     ),
     (
         "unknown field key (typo)",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "symbol:   {type: string, nullable: false}",
         "symbol:   {type: string, nulable: false}",
         "unknown key 'nulable'",
@@ -147,7 +147,7 @@ CASES = [
     ),
     (
         "duplicate top-level key",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "owner: market-data@example",
         "owner: market-data@example\nowner: someone-else",
         "duplicate key 'owner'",
@@ -156,7 +156,7 @@ CASES = [
     ),
     (
         "duplicate field",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "  unit:       {type: string",
         "  quality:    {type: string}\n  unit:       {type: string",
         "duplicate key 'quality'",
@@ -165,7 +165,7 @@ CASES = [
     ),
     (
         "version not semver",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "version: 3.1.0",
         "version: 3.1",
         "expected text, got a number (3.1)",
@@ -174,7 +174,7 @@ CASES = [
     ),
     (
         "version not semver text",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "version: 3.1.0",
         "version: v3.1.x",
         "not semantic versioning",
@@ -183,7 +183,7 @@ CASES = [
     ),
     (
         "unknown unit",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "unit: per series from catalog, dimension: per series",
         "unit: bananas, dimension: pressure",
         "unknown unit 'bananas'",
@@ -192,7 +192,7 @@ CASES = [
     ),
     (
         "unknown dimension",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "unit: per series from catalog, dimension: per series",
         "unit: kPa, dimension: pressiness",
         "unknown dimension 'pressiness'",
@@ -201,7 +201,7 @@ CASES = [
     ),
     (
         "key column missing",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "key: [series_id, event_ts, revision]",
         "key: [series_id, event_ts, rev]",
         "key column 'rev'",
@@ -210,7 +210,7 @@ CASES = [
     ),
     (
         "time column not a timestamp",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "column: event_ts",
         "column: series_id",
         "not a UTC timestamp",
@@ -219,7 +219,7 @@ CASES = [
     ),
     (
         "precision disagrees with type",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "precision: ms",
         "precision: us",
         "disagrees",
@@ -228,7 +228,7 @@ CASES = [
     ),
     (
         "precision unknown",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "precision: ms",
         "precision: minutes",
         "precision must be one of",
@@ -237,7 +237,7 @@ CASES = [
     ),
     (
         "cadence not understood",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "cadence: 60s within session; no bars outside session",
         "cadence: every minute or so",
         "cannot parse cadence",
@@ -246,7 +246,7 @@ CASES = [
     ),
     (
         "timezone not UTC",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "timezone: UTC instant; device zone recorded in catalog",
         "timezone: local plant time",
         "cannot parse timezone rule",
@@ -255,7 +255,7 @@ CASES = [
     ),
     (
         "timezone note not understood",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "device zone recorded in catalog",
         "device zone is whatever",
         "cannot parse timezone rule",
@@ -264,7 +264,7 @@ CASES = [
     ),
     (
         "revision window not a duration",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "window: 5 trading days",
         "window: soon",
         "cannot parse duration",
@@ -273,7 +273,7 @@ CASES = [
     ),
     (
         "fixed value of wrong type",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "value: false",
         'value: "no"',
         "is not a bool",
@@ -282,7 +282,7 @@ CASES = [
     ),
     (
         "nullable as a string",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "symbol:   {type: string, nullable: false}",
         'symbol:   {type: string, nullable: "no"}',
         "valid boolean",
@@ -291,7 +291,7 @@ CASES = [
     ),
     (
         "unit on a string field",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "unit:       {type: string,",
         "unit:       {type: string, unit: K,",
         "unit on non-numeric field",
@@ -300,7 +300,7 @@ CASES = [
     ),
     (
         "missing key section",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "key: [series_id, event_ts, revision]\n",
         "",
         "missing required key 'key'",
@@ -309,7 +309,7 @@ CASES = [
     ),
     (
         "invariant written as a mapping without its clause",  # {clause: ..., severity: ...} is the mapping form
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "  - volume >= 0",
         "  - {volume: 0}",
         "missing required key 'clause'",
@@ -318,7 +318,7 @@ CASES = [
     ),
     (
         "revisions allowed without revision in key",
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "key: [series_id, event_ts, revision]",
         "key: [series_id, event_ts]",
         "'revision' is not part of the key",
@@ -327,7 +327,7 @@ CASES = [
     ),
     (
         "yaml syntax error",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "key: [symbol, bar_start, revision]",
         "key: [symbol, bar_start, revision",
         "not valid YAML",
@@ -336,7 +336,7 @@ CASES = [
     ),
     (
         "gap type unknown",
-        OHLCV_SEED,
+        OHLCV_CONTRACT,
         "provenance_required:",
         "completeness: {window: 1d, allowed_gaps: [lunch]}\nprovenance_required:",
         "unknown gap type",
@@ -368,7 +368,7 @@ def test_malformed_contract_exits_2_with_positioned_error(tmp_path, capsys, seed
 
 
 def test_error_as_json_names_clause_and_position(tmp_path, capsys):
-    text = mutate(OHLCV_SEED, "volume >= 0", "volum >= 0")
+    text = mutate(OHLCV_CONTRACT, "volume >= 0", "volum >= 0")
     path = write(tmp_path, text)
     code, out, _ = cli(capsys, "lint", str(path), "--format", "json")
     import json
@@ -385,7 +385,7 @@ def test_error_as_json_names_clause_and_position(tmp_path, capsys):
 
 def test_unit_of_wrong_dimension_is_a_lint_error_exit_1(tmp_path, capsys):
     text = mutate(
-        SENSOR_SEED,
+        SENSOR_CONTRACT,
         "unit: per series from catalog, dimension: per series",
         "unit: kPa, dimension: temperature",
     )
@@ -400,7 +400,7 @@ def test_unit_of_wrong_dimension_is_a_lint_error_exit_1(tmp_path, capsys):
 
 
 def test_real_entry_point_no_traceback_and_debug_shows_it(tmp_path):
-    path = write(tmp_path, mutate(OHLCV_SEED, "volume >= 0", "volum >= 0"))
+    path = write(tmp_path, mutate(OHLCV_CONTRACT, "volume >= 0", "volum >= 0"))
     plain = run_cli("lint", path)
     assert plain.returncode == 2 and "Traceback" not in plain.stderr
     assert len(plain.stderr.strip().splitlines()) == 1
@@ -427,28 +427,28 @@ def test_missing_file_and_bad_option_exit_2(capsys, tmp_path):
     ("seed", "old", "new", "column", "what"),
     [
         (
-            OHLCV_SEED,
+            OHLCV_CONTRACT,
             "  symbol:   {type: string, nullable: false}",
             "  symbol:   {type: string, nullable: true}",
             "symbol",
             "key column 'symbol'",
         ),
         (
-            OHLCV_SEED,
+            OHLCV_CONTRACT,
             "  bar_start: {type: timestamp_ms_utc, nullable: false}",
             "  bar_start: {type: timestamp_ms_utc, nullable: true}",
             "bar_start",
             "time column 'bar_start'",
         ),
         (  # undeclared nullability in the seed; declared in block style here
-            SENSOR_SEED,
+            SENSOR_CONTRACT,
             "  event_ts:   {type: timestamp_ms_utc}",
             "  event_ts:\n    type: timestamp_ms_utc\n    nullable: true",
             "event_ts",
             "time column 'event_ts'",
         ),
         (  # a provenance column is required: declaring it nullable contradicts provenance_required
-            SENSOR_SEED,
+            SENSOR_CONTRACT,
             'calibration_id: {type: string, nullable: false, note: "calibration record in force at event_ts"}',
             'calibration_id: {type: string, nullable: true, note: "calibration record in force at event_ts"}',
             "calibration_id",
@@ -484,7 +484,7 @@ def test_nullable_key_time_or_provenance_column_is_a_contract_error(tmp_path, ca
 
 def test_declaring_key_columns_not_nullable_stays_valid(tmp_path, capsys):
     # the seeds declare `nullable: false` on keys, or leave it undeclared: both still load
-    for seed in (OHLCV_SEED, SENSOR_SEED):
+    for seed in (OHLCV_CONTRACT, SENSOR_CONTRACT):
         code, _, err = cli(capsys, "show", str(seed))
         assert code == 0, err
 
@@ -532,7 +532,7 @@ SENSOR_VALUE = "unit: per series from catalog, dimension: per series"
 )
 def test_unit_dimension_and_type_texts_fail_with_position(tmp_path, capsys, old, new, fragment, at):
     """Each of these was an internal error (pint's or DuckDB's) instead of a contract error."""
-    text = mutate(SENSOR_SEED, old, new)
+    text = mutate(SENSOR_CONTRACT, old, new)
     path = write(tmp_path, text)
     for command in (("lint", str(path)), ("validate", str(path), str(tmp_path / "none.csv"))):
         code, out, err = cli(capsys, *command)
@@ -555,9 +555,11 @@ def test_dimension_expressions_load(tmp_path, capsys, dimension):
     if "[" not in dimension:
         # a dimension word tscontract does not know is a new base dimension only for declared units
         text = mutate(
-            SENSOR_SEED, "provenance_required:", f"units:\n  nothing: {{dimension: {dimension}}}\nprovenance_required:"
+            SENSOR_CONTRACT,
+            "provenance_required:",
+            f"units:\n  nothing: {{dimension: {dimension}}}\nprovenance_required:",
         )
     else:
-        text = mutate(SENSOR_SEED, SENSOR_VALUE, f"unit: {unit}, dimension: {dimension}")
+        text = mutate(SENSOR_CONTRACT, SENSOR_VALUE, f"unit: {unit}, dimension: {dimension}")
     code, out, err = cli(capsys, "show", str(write(tmp_path, text)))
     assert code == 0 and "value" in out, err

@@ -2,7 +2,8 @@
 
 The pure parser (ruamel's round-trip composer) is the definition: for each text, the fast path gives the same
 tree and the same positions, or the same error, because anything it might read differently goes to the pure
-parser. Texts: every YAML file in the repository and the seeds, and the corners where the two parsers differ.
+parser. Texts: every YAML file in the repository (the seed's contracts among them, as examples/), and the
+corners where the two parsers differ.
 """
 
 from __future__ import annotations
@@ -13,15 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import ROOT, SEED
+from tests.conftest import ROOT
 from tscontract.contract import source
 from tscontract.errors import SourceError
 
-FILES = sorted(
-    p
-    for p in [*ROOT.glob("examples/**/*.yaml"), *ROOT.glob("tests/**/*.yaml"), *SEED.glob("*.yaml")]
-    if ".venv" not in p.parts
-)
+FILES = sorted(p for p in [*ROOT.glob("examples/**/*.yaml"), *ROOT.glob("tests/**/*.yaml")] if ".venv" not in p.parts)
 
 CORNERS = {
     "yaml 1.1 booleans are text": "a: [on, yes, no, off, y, NO]\nb: 010\nc: 0o10\nd: 1_000\n",

@@ -7,11 +7,11 @@ from datetime import date
 
 import pytest
 
-from tests.conftest import OHLCV_SEED, SENSOR_SEED, run_cli, write
+from tests.conftest import OHLCV_CONTRACT, SENSOR_CONTRACT, run_cli, write
 from tscontract import parse_contract
 from tscontract.evolution.diff import declared_bump, diff
 
-BASE = OHLCV_SEED.read_text()
+BASE = OHLCV_CONTRACT.read_text()
 
 
 def changed(old_text: str, replacements: list[tuple[str, str]], version: str) -> tuple[object, object]:
@@ -129,7 +129,7 @@ def test_rename_needs_aliases_and_key_change_is_a_new_dataset():
     report = diff(parse_contract(BASE, "a.yaml"), parse_contract(aliased.replace("3.1.0", "3.2.0"), "b.yaml"))
     rename = next(c for c in report.changes if c.kind == "rename_field")
     assert rename.required == "minor" and rename.compatible == "yes"
-    sensor = SENSOR_SEED.read_text()
+    sensor = SENSOR_CONTRACT.read_text()
     rekeyed = sensor.replace("key: [series_id, event_ts, revision]", "key: [series_id, event_ts, unit, revision]")
     report = diff(parse_contract(sensor, "a.yaml"), parse_contract(rekeyed.replace("2.0.0", "3.0.0"), "b.yaml"))
     assert report.required == "new_dataset" and not report.ok
@@ -355,7 +355,7 @@ def test_deprecation_dates_and_removal_of_a_deprecation():
 def test_series_column_is_compared_as_used():
     # `series: {column: symbol}` states the default: nothing changes
     assert only_change(FULL, [("key: [symbol", "series: {column: symbol}\nkey: [symbol")]) == []
-    sensor = SENSOR_SEED.read_text()
+    sensor = SENSOR_CONTRACT.read_text()
     text = sensor.replace("key: [series_id", "series: {column: series_id, scheme: plant tag}\nkey: [series_id")
     old, new = parse_contract(sensor, "a.yaml"), parse_contract(text.replace("2.0.0", "3.0.0"), "b.yaml")
     assert [(c.kind, c.path) for c in diff(old, new).changes] == [("change_series_scheme", "series.scheme")]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import OHLCV_SEED
+from tests.conftest import OHLCV_CONTRACT
 from tests.evolution.test_diff import only_change
 
-BASE = OHLCV_SEED.read_text()
+BASE = OHLCV_CONTRACT.read_text()
 SYMBOL = "  symbol:   {type: string, nullable: false}"
 ROWS = "row_count: {min: 1, max: 1000}\n"
 SQL = (

@@ -29,7 +29,7 @@ import duckdb
 import pytest
 from ruamel.yaml import YAML
 
-from tests.conftest import EXAMPLES, ROOT, SEED
+from tests.conftest import EXAMPLES, OHLCV_CONTRACT, ROOT, SENSOR_CONTRACT
 from tests.engines.test_rules import GOOD_ROWS, bad_rows, trades_contract, trades_csv
 from tscontract import load_catalog, load_contract, validate
 from tscontract.interop.exports import export
@@ -240,9 +240,9 @@ def to_postgres(url: str, document: dict, csv: Path) -> None:
 # ---------------------------------------------------------------- lint
 
 
-@pytest.mark.parametrize("name", ["ohlcv_1m", "plant_sensor_reading"])
-def test_datacontract_lint_accepts_the_seed_exports(name, seed_dir, tmp_path):
-    (artifact,) = export("odcs", load_contract(seed_dir / f"{name}.contract.yaml")).artifacts
+@pytest.mark.parametrize("path", [OHLCV_CONTRACT, SENSOR_CONTRACT], ids=["ohlcv_1m", "plant_sensor_reading"])
+def test_datacontract_lint_accepts_the_seed_exports(path, tmp_path):
+    (artifact,) = export("odcs", load_contract(path)).artifacts
     path = tmp_path / artifact.path
     path.write_text(artifact.content, encoding="utf-8")
     lint = datacontract(
@@ -256,7 +256,7 @@ def test_datacontract_lint_accepts_the_seed_exports(name, seed_dir, tmp_path):
 
 def test_datacontract_lint_refuses_a_broken_export(tmp_path):
     """The lint is not a rubber stamp: an export whose quality rule lost its query is refused."""
-    document = odcs_document(load_contract(SEED / "ohlcv_1m.contract.yaml"))
+    document = odcs_document(load_contract(OHLCV_CONTRACT))
     rule = next(q for q in document["schema"][0]["quality"] if q["type"] == "sql")
     del rule["query"]
     path = tmp_path / "broken.odcs.yaml"
