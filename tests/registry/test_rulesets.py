@@ -92,16 +92,16 @@ def test_rule_names_are_valid_unique_readable_and_stable() -> None:
     assert rule_names(["upgrade", "upgrade"], taken=["upgrade"])[0] != rule_names(["upgrade"])[0]
 
 
-@pytest.mark.parametrize("contract", ["ohlcv_1m.contract.yaml", "plant_sensor_reading.contract.yaml"])
+@pytest.mark.parametrize("contract", ["ohlcv_1m", "plant_sensor"])  # the seed contracts' copies
 def test_the_real_client_registers_the_export_of_each_seed(registry: Registry, contract: str) -> None:
     """``export confluent`` as confluent-kafka's SchemaRegistryClient sends it: accepted, the rules intact."""
     from confluent_kafka.schema_registry import Metadata, RuleSet, Schema, SchemaRegistryClient
 
-    from tests.conftest import SEED
+    from tests.conftest import EXAMPLES
     from tscontract.contract.loader import load_contract
     from tscontract.interop.exports import export
 
-    body = json.loads(export("confluent", load_contract(SEED / contract)).artifacts[0].content)
+    body = json.loads(export("confluent", load_contract(EXAMPLES / contract / "contract.yaml")).artifacts[0].content)
     schema = Schema(
         body["schema"], "AVRO", [], Metadata.from_dict(body["metadata"]), RuleSet.from_dict(body["ruleSet"])
     )
