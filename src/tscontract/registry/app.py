@@ -44,7 +44,7 @@ from tscontract.registry.limits import (
     check_size,
 )
 from tscontract.registry.listing import list_subjects, list_versions
-from tscontract.registry.negotiation import ContentNegotiation, acceptable
+from tscontract.registry.negotiation import PRODUCED, V1, ContentNegotiation, acceptable
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
 from tscontract.registry.routes_schemas import Raw, parse_schema_id
@@ -60,14 +60,9 @@ from tscontract.registry.store import (
     subject_problem,
 )
 
-CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-# the media types Confluent's registry reads a body as; anything else is 415
-BODY_TYPES = (
-    "application/vnd.schemaregistry.v1+json",
-    "application/vnd.schemaregistry+json",
-    "application/json",
-    "application/octet-stream",
-)
+CONTENT_TYPE = V1
+# the media types Confluent's registry reads a body as (the ones it produces, and octet-stream); else 415
+BODY_TYPES = (*(media for media, _quality in PRODUCED), "application/octet-stream")
 WRITE_THREADS = 12  # writes (and compatibility tests) in progress at once; the rest queue without a thread
 _LOG = logging.getLogger("tscontract.registry")
 
@@ -144,8 +139,15 @@ class _Call:
 
     def __init__(self, query: dict[str, list[str]], who: str, headers: Any, raw: bytes) -> None:
         self.query, self.who, self.headers, self.raw = query, who, headers, raw
+        self._body: dict[str, Any] | None = None
 
     def body(self) -> dict[str, Any]:
+        """The JSON body, parsed once (a registration reads its ruleSet before its schema)."""
+        if self._body is None:
+            self._body = self._parse()
+        return self._body
+
+    def _parse(self) -> dict[str, Any]:
         if not self.raw.strip():
             return {}
         media = (self.headers.get("content-type") or "application/octet-stream").split(";")[0].strip().lower()
