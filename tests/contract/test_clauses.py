@@ -240,5 +240,8 @@ def test_a_doubled_quote_is_one_quote_in_every_literal():
     con.execute("CREATE TABLE t AS SELECT * FROM (VALUES ('Côte d''Ivoire'), ('Cote d''Ivoire')) v(s)")
     predicate = parse_invariant("s in ('Côte d''Ivoire', 'x')").sql
     assert con.execute(f"SELECT s FROM t WHERE {predicate}").fetchall() == [("Côte d'Ivoire",)]
+    # a doubled quote never closes the literal: what follows it is text, not SQL
+    injected = parse_invariant("s = 'x'' or 1=1 --'").sql
+    assert con.execute(f"SELECT count(*) FROM t WHERE {injected}").fetchone() == (0,)
     with pytest.raises(ClauseSyntaxError):
         parse_invariant("s = 'd'Ivoire'")  # a single quote inside still ends the literal
