@@ -27,7 +27,7 @@ from pydantic import Field, PlainValidator, field_validator, model_validator
 
 from tscontract.contract import units
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
-from tscontract.contract.clauses import Duration
+from tscontract.contract.durations import Duration
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import Contract, DurationText, _Section
 from tscontract.contract.source import NodeInfo, PositionIndex
@@ -154,6 +154,8 @@ class SeriesEntry(_Section):
     @field_validator("cadence")
     @classmethod
     def _fixed(cls, value: Duration | None) -> Duration | None:
+        if value is not None and value.in_months:
+            raise ValueError("a series cadence in the catalog is a fixed interval; calendar months go in time.cadence")
         if value is not None and not value.fixed:
             raise ValueError(f"a series cadence is a fixed interval, not {value.calendar} days")
         return value

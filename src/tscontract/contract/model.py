@@ -19,19 +19,19 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validat
 
 from tscontract.contract.clauses import (
     Cadence,
-    Duration,
     RowClause,
     Share,
     TimezoneRule,
     parse_cadence,
-    parse_duration,
     parse_invariant,
     parse_share,
     parse_timezone,
 )
+from tscontract.contract.durations import Duration, parse_duration
 from tscontract.contract.sql_checks import sql_check_query
 from tscontract.contract.types import TIME_UNITS, DataType, TimeUnit, parse_type
 from tscontract.contract.weekly import Calendars
+from tscontract.contract.zones import zone_name
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -77,6 +77,12 @@ def _not_local(value: Duration) -> Duration:
     if value.in_local_days:
         raise ValueError("local days measure completeness windows only; use hours, days or trading days")
     return value
+
+
+def _fixed_or_trading(value: Duration | None) -> Duration | None:
+    if value is not None and value.in_months:
+        raise ValueError("a revision window is fixed time or trading days (months are not counted here yet)")
+    return value and _not_local(value)
 
 
 TypeExpr = Annotated[DataType, _text_parser(parse_type, "a type")]
@@ -259,8 +265,11 @@ class TimeSpec(_Section):
     cadence: CadenceClause | None = None
     ingest_column: str | None = None
     calendar: str | None = None
+    zone: str | None = None  # the zone of calendar time (months, local days) where the catalog gives none
     description: str | None = None
     note: str | None = None
+
+    _zone = field_validator("zone")(classmethod(lambda cls, value: value and zone_name(value)))
 
     @field_validator("precision", mode="before")
     @classmethod
@@ -277,7 +286,7 @@ class RevisionPolicy(_Section):
     window: DurationText | None = None
     reasons: NameList = ()
 
-    _window = field_validator("window")(classmethod(lambda cls, value: value and _not_local(value)))
+    _window = field_validator("window")(classmethod(lambda cls, value: _fixed_or_trading(value)))
     who: NameList = ()
     notification: str | None = None
     description: str | None = None
@@ -477,6 +486,8 @@ class Freshness(_Section):
     def _clock(self) -> Freshness:
         if self.max_age.on_trading_calendar and self.clock == "wall":
             raise ValueError("max_age counts trading days, which pass on the session clock; drop 'clock: wall'")
+        if self.max_age.in_months and self.clock == "session":
+            raise ValueError("max_age in months counts calendar months (wall clock); drop 'clock: session'")
         return self
 
     @property

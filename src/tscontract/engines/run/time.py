@@ -29,11 +29,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tscontract.contract.calendar_time import CalendarStep, add_months, local_date, local_midnight
 from tscontract.contract.catalog import declared_calendars
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.base import Run
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
+from tscontract.engines.run.calendar import CalendarChecks, stale_by_months
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.plan.params import CadencedParams, CompletenessParams, FreshnessParams
@@ -132,7 +134,7 @@ class TimeChecks:
 
     def interval_sql(self) -> str:
         cadence = self.cadence_rule
-        if cadence is None or cadence.source in ("irregular", "session"):
+        if cadence is None or cadence.source in ("irregular", "session", "calendar"):
             return "NULL::BIGINT"
         if cadence.source == "catalog":
             return "__cat_cadence_us"
@@ -397,6 +399,10 @@ class TimeChecks:
             for check in window_checks:
                 run.result(check, "error", message=problem)
             return
+        if window_checks and self.cadence_rule is not None and self.cadence_rule.step is not None:
+            run.progress("calendar cadence and completeness")
+            CalendarChecks(self).execute(window_checks)
+            return
         if window_checks:
             run.progress("cadence and completeness")
             self.build_points(in_sessions, keep_all=any(c.kind == "completeness" for c in checks))
@@ -478,17 +484,19 @@ class TimeChecks:
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, __cal || '/' || __kind AS __g FROM {SERIES}"
             )
-        elif window.in_local_days:
+        elif window.in_local_days or window.in_months:
             zones = self.series_zones()
             rows = []
             for zone in sorted(set(zones.values())):
-                tz = ZoneInfo(zone)
-                day = start.astimezone(tz).date()
-                day -= timedelta(days=day.toordinal() % amount)  # windows of N days from a fixed origin
-                begin = datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
+                day = local_date(start, zone)
+                if window.in_months:  # calendar months, quarters, years of the zone (periods from January)
+                    day = CalendarStep(window.months).anchor_day(CalendarStep(window.months).period_of(day))
+                else:  # windows of N days from a fixed origin
+                    day -= timedelta(days=day.toordinal() % amount)
+                begin = local_midnight(day, zone)
                 while begin < end:
-                    day += timedelta(days=amount)
-                    after = datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
+                    day = add_months(day, window.months) if window.in_months else day + timedelta(days=amount)
+                    after = local_midnight(day, zone)
                     rows.append((zone, begin, after))
                     begin = after
             small_table(run.con, WINDOWS, columns, rows)
@@ -502,22 +510,27 @@ class TimeChecks:
             )
             run.con.execute(f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, '*' AS __g FROM {SERIES}")
 
-    def series_zones(self) -> dict[str, str]:
-        """Each series' zone for local days: the catalog's ``device_zone``, else its venue's zone."""
+    def series_zones(self, table: str = SERIES) -> dict[str, str]:
+        """Each series' zone for local days and months: the catalog's ``device_zone``, else the contract's
+        ``time.zone``, else its venue's zone."""
         catalog = self.run.plan.catalog if self.run.catalog_joined else None
         zones: dict[str, str] = {}
-        for series, calendar in self.run.fetch(f"SELECT __s, __cal FROM {SERIES} ORDER BY 1"):
+        for series, calendar in self.run.fetch(f"SELECT __s, __cal FROM {table} ORDER BY 1"):
             entry = catalog.series.get(str(series)) if catalog is not None else None
             zone = entry.device_zone if entry is not None else None
+            zone = zone or self.contract.time.zone
             if zone is None and calendar is not None:
                 zone = calendars.zone(calendar, self.declared)
             if zone is None:
-                raise ValueError(f"series {series}: local days need a zone (catalog device_zone, or a venue calendar)")
+                raise ValueError(
+                    f"series {series}: local days and months need a zone (catalog device_zone, time.zone, "
+                    "or a venue calendar)"
+                )
             zones[str(series)] = zone
         return zones
 
-    def expected_sql(self, spec: Any) -> str:
-        """Per (series, window) the coverage touches: ``__s, __w, __w_end, __lo, __hi, __expected``, where
+    def windows_sql(self) -> str:
+        """Per (series, window) the coverage touches: ``__s, __i, __w, __w_end, __lo, __hi``, where
         ``[__lo, __hi)`` is the part of the window covered: the whole window unless --from/--to cut it, and
         never after --now (the window under way is judged up to now, a later one not at all)."""
         span = self.span()
@@ -526,10 +539,14 @@ class TimeChecks:
         lo = f"greatest(w.__w, {start})" if self.explicit else "w.__w"
         now = _instant(self.run.now)
         hi = f"least(w.__w_end, {end}, {now})" if self.explicit else f"least(w.__w_end, {now})"
-        windows = (
+        return (
             f"SELECT * FROM (SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
             f"JOIN {GROUPS} g ON g.__s = s.__s JOIN {WINDOWS} w ON w.__g = g.__g) WHERE __hi > __lo"
         )
+
+    def expected_sql(self, spec: Any) -> str:
+        """:meth:`windows_sql` with ``__expected``, the points expected in each window's covered part."""
+        windows = self.windows_sql()
         length = "(epoch_us(__hi) - epoch_us(__lo))"
         if spec.expected_count != "per cadence":
             count = int(spec.expected_count)
@@ -674,6 +691,10 @@ class TimeChecks:
                 f"FROM {CATALOG_TABLE_SQL} c WHERE NOT EXISTS (SELECT 1 FROM {run.typed_view} t "
                 f"WHERE t.{series} = c.__cat_series_id)"
             )
+        if spec.max_age.in_months:
+            run.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_newest AS {newest}")
+            stale_by_months(self, check, spec.max_age, "__tsc_newest")
+            return
         same = "x.calendar = n.__cal AND x.kind = n.__kind"
         trading = spec.max_age.on_trading_calendar
         if trading:

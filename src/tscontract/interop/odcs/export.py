@@ -46,7 +46,8 @@ from typing import Any
 import sqlglot.expressions as exp
 from pydantic import BaseModel
 
-from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
+from tscontract.contract.clauses import Cadence, TimezoneRule
+from tscontract.contract.durations import Duration
 from tscontract.contract.model import Contract, SqlCheck
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
