@@ -86,6 +86,8 @@ def test_a_compound_duration_is_accepted_as_a_cadence_and_a_tolerance() -> None:
         ("1 year; anchored at year start", 12, "start", 0),
         ("5 years; anchored at period start; aligned to 2021", 60, "start", 2021 * 12),
         ("2 months; anchored at month start; aligned to 2024-02", 2, "start", 2024 * 12 + 1),
+        ("5 years; aligned to 2000; anchored at year end", 60, "end", 1996 * 12),  # Dec 31 2000, 2005...
+        ("1 quarter; anchored at month end; aligned to 2024-02", 3, "end", 2023 * 12 + 11),  # Feb, May, Aug, Nov
     ],
 )
 def test_calendar_cadences_parse(text: str, months: int, anchor: object, phase: int) -> None:

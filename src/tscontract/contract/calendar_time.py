@@ -19,6 +19,7 @@ SQL is checked against (``tests/contract/test_calendar_time.py``).
 from __future__ import annotations
 
 import calendar
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
@@ -126,13 +127,16 @@ def months_of(unit: str, amount: int) -> int:
     return amount * {"month": 1, "quarter": 3, "year": 12}[unit]
 
 
-def parse_alignment(text: str) -> int:
-    """``2021`` or ``2021-07``: the month index of a period's first month."""
+def parse_alignment(text: str, months: int, anchor: Anchor) -> int:
+    """The phase of ``aligned to 2021-07`` (an expected point falls in July 2021) or ``aligned to 2021`` (a
+    period starts in January 2021, or, anchored at its end, ends in December 2021): the month index of a
+    period's first month."""
     year, _, month = text.partition("-")
-    number = int(month) if month else 1
+    number = int(month) if month else 12 if anchor == "end" else 1
     if not 1 <= number <= 12:
         raise ValueError(f"'aligned to {text}': the month is 01 to 12")
-    return int(year) * 12 + number - 1
+    index = int(year) * 12 + number - 1
+    return index - (months - 1) if anchor == "end" else index
 
 
 # ---------------------------------------------------------------- the checks' meaning, for one series
@@ -218,3 +222,28 @@ def short_windows(
         if actual < len(grid) * min_ratio:
             short.append((start, len(grid), actual))
     return short
+
+
+# ---------------------------------------------------------------- window alignment
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+FIXED_ORIGIN = date(2000, 1, 3)  # a Monday: windows of fixed time start at multiples of their length from it
+
+
+def window_origin(text: str, *, months: bool, trading: bool) -> date | int:
+    """Where ``aligned to`` puts a completeness window: a weekday (``Monday``: 00:00 of Mondays) or a date
+    (``2026-01-05``) for windows of time or local days, a year-month (``2024-07``: a fiscal year from July)
+    for windows of months; the month index of a window's first month, or the date of a window's start."""
+    value = text.strip().lower()
+    if trading:
+        raise ValueError("windows of sessions count from the first covered session; they take no 'aligned to'")
+    if months:
+        if not re.fullmatch(r"[0-9]{4}-[0-9]{2}", value) or not 1 <= int(value[5:]) <= 12:
+            raise ValueError(f"a window of months is aligned to a year-month (2024-07), not {text!r}")
+        return int(value[:4]) * 12 + int(value[5:]) - 1
+    if value in WEEKDAYS:
+        return FIXED_ORIGIN + timedelta(days=WEEKDAYS.index(value))
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"a window is aligned to a weekday (Monday) or a date (2026-01-05), not {text!r}") from None

@@ -170,7 +170,7 @@ def parse_cadence(text: str) -> Cadence:
         )
     if cadence.tolerance is not None and not cadence.tolerance.fixed:
         raise ClauseSyntaxError("a cadence tolerance is a fixed length of time")
-    return _calendar_checked(cadence, seen)
+    return _calendar_checked(cadence, seen, options)
 
 
 _CALENDAR_OPTIONS = ("anchored_edge", "anchored_day", "aligned_to")
@@ -194,15 +194,20 @@ def _calendar_option(cadence: Cadence, option: Tree[Token]) -> Cadence:
         if not 1 <= int(value) <= 31:
             raise ClauseSyntaxError("the anchor day is a day of the month, 1 to 31", option.meta.start_pos)
         return replace(cadence, step=replace(cadence.step, anchor=int(value)))
-    try:
-        return replace(cadence, step=replace(cadence.step, phase=parse_alignment(value)))
-    except ValueError as exc:
-        raise ClauseSyntaxError(str(exc), option.meta.start_pos) from None
+    return cadence  # the phase follows from the anchor, which may come later (:func:`_calendar_checked`)
 
 
-def _calendar_checked(cadence: Cadence, seen: set[str]) -> Cadence:
+def _calendar_checked(cadence: Cadence, seen: set[str], options: list[Tree[Token] | Token]) -> Cadence:
     if cadence.step is None:
         return cadence
+    for option in options:
+        if isinstance(option, Tree) and option.data == "aligned_to":
+            step = cadence.step
+            try:
+                phase = parse_alignment(str(option.children[0]), step.months, step.anchor)
+            except ValueError as exc:
+                raise ClauseSyntaxError(str(exc), option.meta.start_pos) from None
+            cadence = replace(cadence, step=replace(step, phase=phase))
     if cadence.tolerance_ratio is not None:
         raise ClauseSyntaxError("a calendar cadence's tolerance is a fixed length of time ('tolerance +/-12h')")
     if cadence.tolerance is not None and cadence.tolerance.seconds >= 14 * 86400:

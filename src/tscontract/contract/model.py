@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
+from tscontract.contract.calendar_time import window_origin
 from tscontract.contract.clauses import (
     Cadence,
     RowClause,
@@ -440,14 +442,44 @@ class Duplicates(_Section):
 
 
 class Completeness(_Section):
-    """Expected count per window, the gap types that are allowed."""
+    """Expected count per window, the gap types that are allowed, where windows start.
+
+    ``window: "4 weeks; aligned to Monday"`` is ``window: 4 weeks`` with ``aligned_to: Monday``.
+    """
 
     window: DurationText
     expected_count: int | Literal["per cadence"] = "per cadence"
     min_ratio: Number = Decimal(1)
     allowed_gaps: list[Literal["outside_session", "exchange_holiday"]] = []
+    aligned_to: str | None = None
     description: str | None = None
     note: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inline_alignment(cls, data: object) -> object:
+        if isinstance(data, dict) and isinstance(data.get("window"), str) and ";" in data["window"]:
+            window, _, option = data["window"].partition(";")
+            found = re.fullmatch(r"\s*aligned\s+to\s+(\S+)\s*", option, re.IGNORECASE)
+            if found is None:
+                raise ValueError(f"window option {option.strip()!r}: write '; aligned to Monday' (or 2026-01-05)")
+            if data.get("aligned_to") is not None:
+                raise ValueError("the window's alignment is stated twice (inline and as aligned_to)")
+            data = {**data, "window": window.strip(), "aligned_to": found[1]}
+        return data
+
+    @model_validator(mode="after")
+    def _alignment(self) -> Completeness:
+        self.origin  # noqa: B018 - refuses an alignment the window cannot take
+        return self
+
+    @property
+    def origin(self) -> date | int | None:
+        """Where windows start (:func:`window_origin`); None: the default alignment."""
+        if self.aligned_to is None:
+            return None
+        window = self.window
+        return window_origin(self.aligned_to, months=window.in_months, trading=window.on_trading_calendar)
 
     @field_validator("allowed_gaps", mode="before")
     @classmethod

@@ -97,7 +97,7 @@ class CalendarChecks:
         start, end = run.coverage or (None, None)
         lows = [v for v in (found[0][0] if found else None, start) if v is not None]
         highs = [v for v in (found[0][1] if found else None, end, run.now) if v is not None]
-        margin = timedelta(days=31 * self.step.months + 15)
+        margin = timedelta(days=31 * self.step.months + 15) + self.window_reach()
         rows: list[tuple[Any, ...]] = []
         if lows and highs:
             for zone in sorted(set(self.zones.values())):
@@ -132,6 +132,18 @@ class CalendarChecks:
             f"SELECT min(__t), max(__t) FROM {CPOINTS} WHERE __k IS NOT NULL AND {time.plausible_sql('__t')}"
         )[0]
 
+    def window_reach(self) -> timedelta:
+        """How far a completeness window reaches beyond the points: the grid covers every window touched."""
+        completeness = self.run.contract.completeness
+        if completeness is None:
+            return timedelta(0)
+        window = completeness.window
+        if window.in_months:
+            return timedelta(days=31 * window.months)
+        if window.fixed:
+            return window.timedelta
+        return timedelta(days=int(window.amount) + 1)  # local days (trading days are refused)
+
     def execute(self, checks: list[Check]) -> None:
         try:
             self.build()
@@ -150,7 +162,10 @@ class CalendarChecks:
         """Holes at the coverage's edges (``--from/--to`` only): ``__s, __g_start, __g_end, __n, __edge``."""
         coverage = self.run.coverage or (None, None)
         if not self.time.explicit or coverage[0] is None or coverage[1] is None:
-            return "SELECT NULL AS __s, NULL AS __g_start, NULL AS __g_end, 0 AS __n, NULL AS __edge WHERE FALSE"
+            return (
+                "SELECT NULL::VARCHAR AS __s, NULL::TIMESTAMPTZ AS __g_start, NULL::TIMESTAMPTZ AS __g_end, "
+                "0 AS __n, NULL::VARCHAR AS __edge WHERE FALSE"
+            )
         lo, hi = _instant(coverage[0]), _instant(min(coverage[1], self.run.now))
         ends = (
             f"SELECT __s, min(__k) AS __k1, max(__k) AS __kn, min(__t) AS __t1, max(__t) AS __tn FROM {CPOINTS} "
@@ -169,10 +184,10 @@ class CalendarChecks:
 
     def cadence(self, check: Check) -> None:
         faults = (
-            f"SELECT __s, __t, __prev, __k - __prev_k AS __skip, NULL AS __g_end, "
+            f"SELECT __s, __t, __prev, __k - __prev_k AS __skip, NULL::TIMESTAMPTZ AS __g_end, "
             f"CASE WHEN __k IS NULL THEN 'off' WHEN __k = __prev_k THEN 'again' ELSE 'gap' END AS __what "
             f"FROM {CPOINTS} WHERE __k IS NULL OR __k - __prev_k <> 1 "
-            f"UNION ALL SELECT __s, __g_start, NULL, __n, __g_end, __edge FROM ({self.edges_sql()})"
+            f"UNION ALL SELECT __s, __g_start, NULL::TIMESTAMPTZ, __n, __g_end, __edge FROM ({self.edges_sql()})"
         )
         (count,), rows = self.run.with_totals([f"SELECT count(*) FROM ({faults})"], faults, "2, 3")
         if not count:
@@ -233,7 +248,7 @@ class CalendarChecks:
             f"FROM ({expected}) e LEFT JOIN ({actual}) a ON a.__s = e.__s AND a.__w = e.__w "
             f"WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
         )
-        (count,), rows = run.with_totals([f"SELECT count(*) FROM ({short})"], short, "1, 2")
+        (count,), rows = run.with_totals([f"SELECT count(*) FROM ({short})"], short, "__s, __w")
         if not count:
             run.result(check, "passed")
             return
@@ -256,9 +271,12 @@ class CalendarChecks:
             "actual": int(actual),
             "missing": [json_value(r[0]) for r in missing],
         }
-        if (lo, hi) != (start, end):  # cut by --from/--to or --now: the part counted
-            example["counted"] = [json_value(lo), json_value(hi)]
-        return example
+        return example | counted_part(start, end, lo, hi)
+
+
+def counted_part(start: datetime, end: datetime, lo: datetime, hi: datetime) -> dict[str, Any]:
+    """``{"counted": [lo, hi]}`` for a window cut by --from/--to or --now: the part its expected count is of."""
+    return {"counted": [json_value(lo), json_value(hi)]} if (lo, hi) != (start, end) else {}
 
 
 def stale_by_months(time: TimeChecks, check: Check, max_age: Duration, newest: str) -> None:

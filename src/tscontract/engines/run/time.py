@@ -25,17 +25,17 @@ nothing enumerates the expected points.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tscontract.contract.calendar_time import CalendarStep, add_months, local_date, local_midnight
+from tscontract.contract.calendar_time import FIXED_ORIGIN, CalendarStep, add_months, local_date, local_midnight
 from tscontract.contract.catalog import declared_calendars
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.base import Run
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
-from tscontract.engines.run.calendar import CalendarChecks, stale_by_months
+from tscontract.engines.run.calendar import CalendarChecks, counted_part, stale_by_months
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.plan.params import CadencedParams, CompletenessParams, FreshnessParams
@@ -65,6 +65,10 @@ def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
 
 def _instant(moment: datetime) -> str:
     return f"CAST({sql_string(moment.astimezone(UTC).isoformat())} AS TIMESTAMPTZ)"
+
+
+def _epoch_us(moment: datetime) -> int:
+    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
 
 def _us(duration_us: str) -> str:
@@ -489,9 +493,13 @@ class TimeChecks:
             rows = []
             for zone in sorted(set(zones.values())):
                 day = local_date(start, zone)
-                if window.in_months:  # calendar months, quarters, years of the zone (periods from January)
-                    day = CalendarStep(window.months).anchor_day(CalendarStep(window.months).period_of(day))
-                else:  # windows of N days from a fixed origin
+                origin = spec.origin
+                if window.in_months:  # calendar months, quarters, years of the zone (from January, or aligned)
+                    months = CalendarStep(window.months, "start", origin if isinstance(origin, int) else 0)
+                    day = months.anchor_day(months.period_of(day))
+                elif isinstance(origin, date):  # windows of N days from the date or weekday aligned to
+                    day -= timedelta(days=(day - origin).days % amount)
+                else:  # windows of N days from a fixed origin (day numbers since 0001-01-01 divisible by N)
                     day -= timedelta(days=day.toordinal() % amount)
                 begin = local_midnight(day, zone)
                 while begin < end:
@@ -502,10 +510,15 @@ class TimeChecks:
             small_table(run.con, WINDOWS, columns, rows)
             small_table(run.con, GROUPS, [("__s", "VARCHAR"), ("__g", "VARCHAR")], sorted(zones.items()))
         else:
-            width = _us(str(int(window.seconds * 1_000_000)))
+            # windows of UTC time at multiples of their length from the origin: 00:00Z of Monday 2000-01-03, or
+            # of the weekday or date ``aligned to`` names
+            origin = datetime.combine(spec.origin or FIXED_ORIGIN, datetime.min.time(), UTC)
+            width_us = int(window.seconds * 1_000_000)
+            first = origin + timedelta(microseconds=(_epoch_us(start) - _epoch_us(origin)) // width_us * width_us)
+            width = _us(str(width_us))
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {WINDOWS} AS SELECT '*' AS __g, __w, __w + {width} AS __w_end "
-                f"FROM (SELECT unnest(generate_series(time_bucket({width}, {_instant(start)}), "
+                f"FROM (SELECT unnest(generate_series({_instant(first)}, "
                 f"{_instant(end - timedelta(microseconds=1))}, {width})) AS __w)"
             )
             run.con.execute(f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, '*' AS __g FROM {SERIES}")
@@ -600,13 +613,13 @@ class TimeChecks:
         )
         ratio = str(spec.min_ratio)
         self.run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_short AS SELECT e.__s, e.__w, e.__w_end, e.__expected, "
-            f"coalesce(a.__actual, 0) AS __actual FROM __tsc_expected e LEFT JOIN ({actual}) a USING (__s, __w) "
-            f"WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
+            "CREATE OR REPLACE TEMP TABLE __tsc_short AS SELECT e.__s, e.__w, e.__w_end, e.__lo, e.__hi, "
+            f"e.__expected, coalesce(a.__actual, 0) AS __actual FROM __tsc_expected e "
+            f"LEFT JOIN ({actual}) a USING (__s, __w) WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
         )
         (count,), rows = self.run.with_totals(
             ["SELECT count(*) FROM __tsc_short"],
-            "SELECT __s, __w, __w_end, __expected, __actual FROM __tsc_short",
+            "SELECT __s, __w, __w_end, __expected, __actual, __lo, __hi FROM __tsc_short",
             "__s, __w",
         )
         if not count:
@@ -622,7 +635,7 @@ class TimeChecks:
         )
 
     def _window_example(self, row: tuple[Any, ...]) -> dict[str, Any]:
-        series, start, end, expected, actual = row
+        series, start, end, expected, actual, lo, hi = row
         # gaps are [first missing instant, next point) intervals overlapping the window (up to --now), edges
         # included
         start_sql, end_sql = _instant(start), _instant(min(end, self.run.now))
@@ -660,7 +673,7 @@ class TimeChecks:
             "expected": int(expected),
             "actual": int(actual),
             "gaps": [[json_value(a), json_value(b)] for a, b in gaps[: self.limit]],
-        }
+        } | counted_part(start, end, lo, hi)
 
     # ------------------------------------------------------------ freshness
     def freshness(self, check: Check) -> None:
