@@ -75,9 +75,8 @@ def test_a_fiscal_year_of_a_monthly_series_from_july() -> None:
 
     months = [CalendarStep(1, "end").at(k, "Europe/Berlin") for k in range(2023 * 12 + 6, 2025 * 12 + 6)]
     del months[12]  # July 2024
-    found = short(
-        contract("1 month; anchored at month end", '{window: "1 year; aligned to 2023-07"}', "Europe/Berlin"), months, NOW
-    )
+    fiscal = contract("1 month; anchored at month end", '{window: "1 year; aligned to 2023-07"}', "Europe/Berlin")
+    found = short(fiscal, months, NOW)
     assert found == [("2024-06-30T22:00:00Z", "2025-06-30T22:00:00Z", None, 12, 11)]
 
 
