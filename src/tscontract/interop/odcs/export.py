@@ -241,7 +241,7 @@ def _document(contract: Contract, schema_object: dict[str, Any], status: Any) ->
     if contract.owner:
         document["team"] = {"members": [{"username": contract.owner, "role": "owner"}]}
     document["schema"] = [schema_object]
-    if contract.freshness is not None and contract.freshness.max_age.fixed:
+    if contract.freshness is not None and (contract.freshness.max_age.fixed or contract.freshness.max_age.in_months):
         document["slaProperties"] = [_latency(contract)]
     top = _custom_properties(
         [("source", contract.source), ("note", contract.note), ("evolution", _plain(contract.evolution))]
@@ -404,8 +404,8 @@ def _latency(contract: Contract) -> dict[str, Any]:
     age = contract.freshness.max_age
     return {
         "property": "latency",
-        "value": age.amount,
-        "unit": {"min": "m"}.get(age.unit, age.unit),
+        "value": age.months if age.in_months else age.amount,  # a quarter is 3 months: ODCS has no quarter
+        "unit": "month" if age.in_months else {"min": "m"}.get(age.unit, age.unit),
         "element": f"{contract.contract}.{contract.freshness.column or contract.time.column}",
     }
 

@@ -161,6 +161,13 @@ class ObjectImport(QualityReader):
             "w": "w",
             "week": "w",
             "weeks": "w",
+            "mo": "month",
+            "month": "month",
+            "months": "month",
+            "y": "year",
+            "yr": "year",
+            "year": "year",
+            "years": "year",
         }
         found = None
         for i, sla in enumerate(self.tree.get("slaProperties") or []):
