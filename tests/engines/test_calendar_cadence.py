@@ -9,6 +9,7 @@ and assert exactly those are found; the generated cases check every finding of t
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pyarrow as pa
 from hypothesis import HealthCheck, example, given, settings
@@ -128,3 +129,20 @@ WIDE_WINDOW = Case(CalendarStep(2, "start", 24001), "UTC", 0, 8, {"s0": [utc(201
 @example(WIDE_WINDOW)
 def test_duckdb_finds_what_the_reference_finds(case: Case) -> None:
     assert engine_findings(case) == reference_findings(case)
+
+
+def test_each_series_keeps_its_months_in_its_catalog_zone(tmp_path: Path) -> None:
+    """A catalog ``device_zone`` beats ``time.zone``: Tokyo's month starts are 15:00Z the day before."""
+    step = CalendarStep(1, "start")
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text("catalog: panel\nseries:\n  JP: {device_zone: Asia/Tokyo}\n  US: {}\n", encoding="utf-8")
+    points = {
+        "JP": [step.at(k, "Asia/Tokyo") for k in range(2024 * 12, 2024 * 12 + 6)],
+        "US": [step.at(k, "America/New_York") for k in range(2024 * 12, 2024 * 12 + 6) if k != 2024 * 12 + 2],
+    }
+    text = contract("1 month; anchored at month start", "America/New_York")
+    checks = run(text, points, utc(2030, 1, 1), catalog=catalog)
+    assert [(e["series_id"], e["ts"], e["missing_periods"]) for e in checks["time.cadence"].examples] == [
+        ("US", "2024-04-01T04:00:00Z", 1)
+    ]
+    assert points["JP"][0] == utc(2023, 12, 31, 15)
