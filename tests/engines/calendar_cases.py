@@ -26,6 +26,16 @@ ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Australia/Sydney")
 SCHEMA = pa.schema([("series_id", pa.string()), ("ts", pa.timestamp("us", tz="UTC")), ("value", pa.float64())])
 
 
+def panel_contract(cadence: str, zone: str, extra: str = "") -> str:
+    """A contract of ``series_id``, ``ts`` and ``value`` with ``cadence`` in ``zone``; ``extra``: more sections."""
+    return (
+        "contract: panel\nversion: 1.0.0\nowner: tests\nkey: [series_id, ts]\n"
+        f'time:\n  column: ts\n  precision: us\n  timezone: UTC instant\n  cadence: "{cadence}"\n  zone: {zone}\n'
+        "fields:\n  series_id: {type: string, nullable: false}\n  ts: {type: timestamp_us_utc, nullable: false}\n"
+        "  value: {type: float64, nullable: true}\n" + extra
+    )
+
+
 @dataclass(frozen=True)
 class Case:
     step: CalendarStep
@@ -44,14 +54,8 @@ class Case:
         return text + (f"; tolerance +/-{self.tolerance_h}h" if self.tolerance_h else "")
 
     def contract(self) -> str:
-        return (
-            "contract: calendar_case\nversion: 1.0.0\nowner: tests\nkey: [series_id, ts]\n"
-            f"time:\n  column: ts\n  precision: us\n  timezone: UTC instant\n"
-            f'  cadence: "{self.cadence_text}"\n  zone: {self.zone}\n'
-            "fields:\n  series_id: {type: string, nullable: false}\n  ts: {type: timestamp_us_utc, nullable: false}\n"
-            "  value: {type: float64, nullable: true}\n"
-            f"completeness: {{window: {self.window_months} months, expected_count: per cadence}}\n"
-        )
+        months = f"completeness: {{window: {self.window_months} months, expected_count: per cadence}}\n"
+        return panel_contract(self.cadence_text, self.zone, months)
 
     def table(self) -> pa.Table:
         rows = [{"series_id": s, "ts": t, "value": 1.0} for s, points in sorted(self.points.items()) for t in points]

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, example, given, settings
 
 from tests.contract.test_semantics_differential import DEEP
 from tests.engines.calendar_cases import SCHEMA, Case, cases, engine_findings, reference_findings
+from tests.engines.calendar_cases import panel_contract as contract
 from tscontract import parse_contract, validate
 from tscontract.contract.calendar_time import CalendarStep
 
@@ -29,15 +30,6 @@ CASES = settings(
 
 def utc(*parts: int) -> datetime:
     return datetime(*parts, tzinfo=UTC)
-
-
-def contract(cadence: str, zone: str, extra: str = "") -> str:
-    return (
-        "contract: panel\nversion: 1.0.0\nowner: tests\nkey: [series_id, ts]\n"
-        f'time:\n  column: ts\n  precision: us\n  timezone: UTC instant\n  cadence: "{cadence}"\n  zone: {zone}\n'
-        "fields:\n  series_id: {type: string, nullable: false}\n  ts: {type: timestamp_us_utc, nullable: false}\n"
-        "  value: {type: float64, nullable: true}\n" + extra
-    )
 
 
 def run(text: str, points: dict[str, list[datetime]], now: datetime, **options: object) -> dict[str, object]:

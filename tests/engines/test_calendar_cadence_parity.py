@@ -11,22 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
-from tests.contract.test_semantics_differential import DEEP
 from tests.engines.calendar_cases import Case, cases, engine_findings, reference_findings
+from tests.engines.test_semantics_engines import _cases
 
 pytest.importorskip("psycopg", reason="the PostgreSQL engine is part of the dev install")
 pytest.importorskip("chdb", reason="the chdb engine is part of the dev install")
-
-
-def _cases(fast: int, deep: int) -> settings:
-    return settings(
-        max_examples=deep if DEEP else fast,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
-        derandomize=True,
-    )
 
 
 @_cases(15, 150)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pyarrow as pa
 import pytest
 
-from tests.engines.calendar_cases import SCHEMA
+from tests.engines.calendar_cases import SCHEMA, panel_contract
 from tscontract import parse_contract, validate
 from tscontract.errors import ContractError
 
@@ -17,12 +17,7 @@ def utc(*parts: int) -> datetime:
 
 
 def contract(cadence: str, completeness: str, zone: str = "UTC") -> str:
-    return (
-        "contract: hourly\nversion: 1.0.0\nowner: tests\nkey: [series_id, ts]\n"
-        f'time:\n  column: ts\n  precision: us\n  timezone: UTC instant\n  cadence: "{cadence}"\n  zone: {zone}\n'
-        "fields:\n  series_id: {type: string, nullable: false}\n  ts: {type: timestamp_us_utc, nullable: false}\n"
-        f"  value: {{type: float64, nullable: true}}\ncompleteness: {completeness}\n"
-    )
+    return panel_contract(cadence, zone, f"completeness: {completeness}\n")
 
 
 def short(text: str, points: list[datetime], now: datetime, **options: object) -> list[tuple[object, ...]]:
