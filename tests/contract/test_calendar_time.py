@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import calendar
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import run_cli
 from tscontract.contract.calendar_time import (
     CalendarStep,
     Fault,
@@ -203,3 +205,32 @@ def test_two_months_later_keeps_the_wall_clock_and_clamps_the_day() -> None:
     assert months_later(utc(2024, 1, 31, 12), 1, "UTC") == utc(2024, 2, 29, 12)
     assert months_later(utc(2024, 2, 15, 11), 1, "Europe/Berlin") == utc(2024, 3, 15, 11)
     assert months_later(utc(2024, 3, 15, 11), 1, "Europe/Berlin") == utc(2024, 4, 15, 10)  # 12:00 local, DST
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ("freshness: {max_age: 2 months, clock: session}", "drop 'clock: session'"),
+        ("revision_policy: {allowed: true, window: 3 months}", "months are not counted here"),
+    ],
+)
+def test_months_where_they_are_not_counted_are_contract_errors(tmp_path: Path, section: str, message: str) -> None:
+    text = (
+        "contract: c\nversion: 1.0.0\nowner: o\nkey: [s, t]\ntime:\n  column: t\n  timezone: UTC instant\n"
+        '  cadence: "1 month; anchored at month start"\n  zone: Europe/Berlin\n'
+        "fields:\n  s: {type: string}\n  t: {type: timestamp_us_utc}\n" + section + "\n"
+    )
+    path = tmp_path / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    done = run_cli("lint", path)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_catalog_cadence_in_months_is_refused(tmp_path: Path) -> None:
+    from tscontract import load_catalog
+    from tscontract.errors import CatalogError
+
+    path = tmp_path / "catalog.yaml"
+    path.write_text("catalog: c\nseries:\n  a: {cadence: 1 month}\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"calendar months go in time\.cadence"):
+        load_catalog(path)
