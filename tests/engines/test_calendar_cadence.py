@@ -138,3 +138,20 @@ def test_each_series_keeps_its_months_in_its_catalog_zone(tmp_path: Path) -> Non
         ("US", "2024-04-01T04:00:00Z", 1)
     ]
     assert points["JP"][0] == utc(2023, 12, 31, 15)
+
+
+def test_a_stray_year_9999_point_is_off_the_calendar_and_widens_nothing() -> None:
+    step = CalendarStep(1, "start")
+    points = {"a": [step.at(k, "UTC") for k in range(2024 * 12, 2024 * 12 + 6)] + [utc(9999, 12, 1)]}
+    extra = "completeness: {window: 1 year}\nfreshness: {max_age: 2 months}\n"
+    checks = run(contract("1 month; anchored at month start", "UTC", extra), points, utc(2024, 7, 15))
+    assert [(e["ts"], "off_calendar" in e) for e in checks["time.cadence"].examples] == [("9999-12-01T00:00:00Z", True)]
+    # the year under way is counted up to now: July 1 was due and is missing; nothing of year 9999 is expected
+    (window,) = checks["completeness"].examples
+    assert (window["expected"], window["actual"], window["missing"], window["counted"]) == (
+        7,
+        6,
+        ["2024-07-01T00:00:00Z"],
+        ["2024-01-01T00:00:00Z", "2024-07-15T00:00:00Z"],
+    )
+    assert checks["freshness"].status == "passed"  # the newest point is far ahead, never stale

@@ -93,10 +93,14 @@ class CalendarChecks:
         )
         self.zones = time.series_zones("__tsc_cal_series")
         small_table(run.con, ZONES, [("__s", "VARCHAR"), ("__z", "VARCHAR")], sorted(self.zones.items()))
-        found = run.fetch(f"SELECT min(__lo), max(__hi) FROM __tsc_cal_series WHERE {time.plausible_sql('__lo')}")
+        # the grid spans the batch's plausible instants (1970-2099: a stray year-9999 point widens nothing),
+        # --from/--to and --now, clamped to the years the grid can hold
+        found = run.fetch(f"SELECT min(__t), max(__t) FROM ({points}) WHERE {time.plausible_sql('__t')}")
         start, end = run.coverage or (None, None)
-        lows = [v for v in (found[0][0] if found else None, start) if v is not None]
-        highs = [v for v in (found[0][1] if found else None, end, run.now) if v is not None]
+        low, high = datetime(1970, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+        found_lo, found_hi = found[0] if found else (None, None)
+        lows = [min(max(v, low), high) for v in (found_lo, start) if v is not None]
+        highs = [min(max(v, low), high) for v in (found_hi, end, run.now) if v is not None]
         margin = timedelta(days=31 * self.step.months + 15) + self.window_reach()
         rows: list[tuple[Any, ...]] = []
         if lows and highs:
@@ -295,7 +299,10 @@ def stale_by_months(time: TimeChecks, check: Check, max_age: Duration, newest: s
     for series, at in run.fetch(f"SELECT __s, __newest FROM {newest} ORDER BY 1"):
         due = None
         if at is not None:
-            due = months_later(at, max_age.months, zones[str(series)])
+            try:
+                due = months_later(at, max_age.months, zones[str(series)])
+            except (OverflowError, ValueError):  # a newest point near year 9999 is not stale before then
+                continue
         if due is None or run.now > due:
             stale.append((series, at, due))
     if not stale:
