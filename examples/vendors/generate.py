@@ -11,8 +11,8 @@ only, no network, no randomness: noisy numbers come from a SHA-256 hash of a
 fixed label, numbers are held as integers and formatted as text, so the output
 is byte-for-byte the same on every run.
 
-The files copy the shapes of real public downloads (the root README, "Raw vendor
-files"): Alpha Vantage intraday bars, Yahoo daily bars, the NAB machine
+The files copy the shapes of real public downloads (docs/raw-vendor-files.md, "Worked
+examples"): Alpha Vantage intraday bars, Yahoo daily bars, the NAB machine
 temperature file and the UCI AirQuality file. Sessions and DST changes are
 written out here, not computed by the code under test:
 

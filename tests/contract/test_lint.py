@@ -235,7 +235,7 @@ def test_cli_lint_json_shape_and_exit_codes(tmp_path):
         '  rho: {type: decimal(9,3), unit: kg/m**3, dimension: "[mass] / [length] ** 3", nullable: true}',
         "  f: {type: decimal(9,3), unit: kg/h, dimension: mass_flow, nullable: true}",
     ],
-    ids=["pint count", "declared count unit", "README dimension", "density", "mass flow alias"],
+    ids=["pint count", "declared count unit", "documented dimension", "density", "mass flow alias"],
 )
 def test_documented_dimensions_are_accepted(fields):
     report, codes = findings(fields)

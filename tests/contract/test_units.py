@@ -81,7 +81,7 @@ def test_affine_conversion_runs_vectorised_in_duckdb_exactly():
 @pytest.mark.parametrize(
     ("unit", "dimension"),
     [
-        ("m/s", "[length] / [time]"),  # the README's own example
+        ("m/s", "[length] / [time]"),  # the example of docs/language.md, Units and dimensions
         ("km/h", "[length]/[time]"),
         ("kg/m**3", "[mass] / [length] ** 3"),
         ("ug/m**3", "[mass] / [length]**3"),

@@ -1,6 +1,6 @@
 """Convert a raw file: source columns -> contract fields, source units -> contract units.
 
-A mapping file (every key is in README.md, "Raw vendor files")::
+A mapping file (every key is in docs/raw-vendor-files.md)::
 
     mapping: vendor_x_ohlcv
     transform_version: 1.2.0        # recorded on every published row
