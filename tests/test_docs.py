@@ -117,6 +117,16 @@ def test_the_readme_example_is_what_tscontract_prints() -> None:
     assert [line for line in shown if line != "..." and line not in printed] == []
 
 
+def test_the_tutorial_explains_every_command_the_demo_runs() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile[makefile.index("\ndemo:") : makefile.index("\nlint-code:")]
+    commands = set(re.findall(r"\$\(T\) ([a-z][\w-]*)", recipe))
+    assert {"lint", "validate", "profile", "ingest"} <= commands
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    section = page[page.index("## What `make demo` runs") : page.index("## Walk-through")]
+    assert sorted(c for c in commands if not re.search(rf"(`|\$T ){re.escape(c)}[` ]", section)) == []
+
+
 def test_the_cli_reference_has_every_command_and_option() -> None:
     """Each command's section lists each of its options in its table, and its usage line."""
     from typer.main import get_command
