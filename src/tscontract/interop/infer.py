@@ -1,30 +1,33 @@
-"""``tscontract init``: a draft contract and catalog inferred from a sample, each clause with its evidence.
+"""``tscontract init``: a draft contract, catalog and mapping inferred from a sample, each clause with its evidence.
 
 Everything is measured in DuckDB over the sample, one aggregate pass per question (every column's
 statistics in one), never a loop over rows:
 
 - **types**: a file's physical types where it has them (Parquet, Arrow); for text (CSV, JSON lines)
   the literal digits: integers, decimals with precision and scale from the widest integer part and
-  the longest fraction (plus two integer digits of headroom), booleans, UTC instants with their
-  precision from the fraction written (``.000Z``: ms). A timestamp without an offset is refused
-  (exit 2): a zone is never guessed.
+  the longest fraction (plus two integer digits of headroom), booleans, instants with their
+  precision from the fraction written (``.000Z``: ms). Times with an offset (``+01:00``) are
+  converted to UTC instants; times without one need ``timezone`` (``--timezone``: the zone they are
+  written in; a zone is never guessed) and are converted by its rules (infer_time.py). Either way the
+  draft's mapping states the conversion, so the draft validates what the sample becomes.
 - **nullability**: nullable when the sample holds a null.
-- **time column**: ``--time-column``, else the one UTC-instant column (several: refused, named).
+- **time column**: ``--time-column``, else the one time column (several: refused, named).
 - **series column**: ``--series-column``, else the text column with the fewest distinct values
-  that, with the time column, identifies a row.
-- **key**: series and time, plus ``revision`` where one exists and the pair repeats; verified unique.
-- **cadence**: the median interval per series; one interval for all series in the contract, else
-  per series in the catalog; a tolerance when intervals spread (the largest deviation seen). When
-  gaps split the bars, exchange sessions: the candidate calendars' regular sessions are joined to
-  the bars; a calendar holding every bar, every session of the span whole, gives ``<interval> within
-  session; no bars outside session`` and ``time.calendar`` (per series in the catalog when venues
-  differ); else ``irregular`` with the closest calendar in the note.
-- **units** from name suffixes (``_degc``, ``_kpa``, ``_bar``, ``_m3_h``...), checked by pint.
-- **bounds** per series in the catalog: hard bounds from the sample's minimum and maximum, widened
-  by its range; plausibility bounds (a warning) from the 1st and 99th percentiles, widened by half
-  their spread.
+  that, with the time column, identifies nearly every row.
+- **key**: series and time, plus ``revision`` where one exists and the pair repeats; a key the
+  sample still repeats is reported (rows and values) and left for ``key.unique`` to fail.
+- **cadence**: the dominant interval per series, its holes reported as gaps (infer_time.py); exchange
+  sessions when the holes are most of the span (infer_sessions.py); else ``irregular``.
+- **units** from name suffixes (``_degc``, ``_kpa``, ``_bar``, ``_m3_h``...), checked by pint, with
+  their dimension word (``kWh``: energy).
+- **bounds** per series in the catalog, from the 1st and 99th percentiles (a glitch moves them
+  little): hard bounds that range widened by itself, not below zero when the 1st percentile is not;
+  plausibility bounds (a warning) widened by half of it.
 - **sets**: a text column with at most 12 distinct values, each seen five times on average, is
   ``enum[...]`` (values that are names) or ``in (...)``.
+- **a sample that needs converting** gets the mapping, the standard provenance (``source_id`` from
+  the mapping, the rest stated by ingest), ``revision_policy`` and freshness; with an IANA zone and a
+  series column, the zone per series in the catalog and completeness per local day.
 
 The draft is a starting point for a person: each inferred clause carries a ``note`` saying what
 it was inferred from.
