@@ -11,6 +11,8 @@ from tscontract.cli.options import (
     EXIT_OK,
     EXIT_VIOLATION,
     CatalogOption,
+    EngineName,
+    EngineOption,
     FormatOption,
     FromOption,
     LockTimeoutOption,
@@ -85,9 +87,7 @@ def validate(
     ] = None,
     coverage_from: FromOption = None,
     coverage_to: ToOption = None,
-    engine: Annotated[
-        str, typer.Option("--engine", help="Execution engine: duckdb, spark, postgres or chdb.")
-    ] = "duckdb",
+    engine: EngineOption = EngineName.duckdb,
     examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
     bounds: Annotated[
         Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
@@ -123,7 +123,7 @@ def validate(
             data,
             catalog=catalog,
             now=at,
-            engine=engine,
+            engine=engine.value,
             examples=examples,
             bounds=loaded_bounds,
             progress=progress,
