@@ -157,3 +157,24 @@ def test_cadence_is_the_dominant_interval_and_holes_are_gaps(interval_s, points,
     assert draft.gap_count == runs
     listed = draft.gaps if runs <= 5 else []  # the first five are listed with their missing points
     assert sum(g.missing for g in listed) == (len(removed) if runs <= 5 else 0)
+
+
+def test_a_file_without_a_meter_column_gets_its_bounds_as_invariants(tmp_path):
+    full = tmp_path / "full.csv"
+    write_local(full)
+    sample = tmp_path / "kitchen.csv"  # one meter per file: no id column, so no catalog
+    sample.write_text("".join(line.split(",", 1)[1] + "\n" for line in full.read_text().splitlines()))
+    out = tmp_path / "kitchen" / "contract.yaml"
+    assert run_cli("init", sample, "--timezone", "Europe/Berlin", "-o", out).returncode == 0
+    assert not (out.parent / "catalog.yaml").exists()
+    invariants = [i.text for i in load_contract(out).invariants]
+    assert invariants[0] == "energy_kwh between 0 and 1.29"  # robust: not learned from the glitch
+    checked = run_cli(
+        "validate", out, sample, "--mapping", out.parent / "mapping.yaml", "--now", NOW, "--format", "json"
+    )
+    assert _failed(json.loads(checked.stdout)) == {
+        "time.cadence": ("error", 4),
+        "key.unique": ("error", 2),
+        "invariants[0]": ("error", 1),
+        "invariants[1]": ("warning", 1),
+    }

@@ -434,45 +434,56 @@ def _calibrations(con: Any, draft: Draft) -> None:
 
 
 def _bounds(con: Any, draft: Draft) -> None:
-    """Bounds per series for the measured (unit-bearing) numeric column, in one pass, from the 1st and 99th
-    percentiles (a few glitches in the sample move them little): hard bounds, that range widened by itself
-    on each side, never below zero when the 1st percentile is not; plausibility bounds (a warning), the
-    range widened by half itself, within the hard bounds."""
-    if draft.series_column is None:
-        return
+    """Bounds for the measured (unit-bearing) numeric column, per series (in the catalog) or, without a
+    series column, in the invariants, in one pass, from the 1st and 99th percentiles (a few glitches in
+    the sample move them little): hard bounds, that range widened by itself on each side, never below
+    zero when the 1st percentile is not; plausibility bounds (a warning), the range widened by half
+    itself, within the hard bounds."""
     measured = [c for c in draft.columns if c.unit is not None and c.type.startswith(("decimal", "int", "float"))]
-    if len(measured) != 1:  # catalog bounds are per series, for the one measured value
+    if len(measured) != 1:  # bounds are for the one measured value
         return
     column = measured[0]
     c = f"CAST({ident(column.name)} AS DOUBLE)"
+    series = ident(draft.series_column) if draft.series_column else "NULL"
     rows = con.execute(
-        f"SELECT {ident(draft.series_column)}, quantile_cont({c}, 0.01), quantile_cont({c}, 0.99), "
+        f"SELECT {series}, quantile_cont({c}, 0.01), quantile_cont({c}, 0.99), "
         f"count(*) FILTER (WHERE {c} < 0) FROM {SOURCE_VIEW} WHERE {c} IS NOT NULL GROUP BY 1"
     ).fetchall()
-    negatives = 0
+    negatives, literal = 0, []
     for series_id, low_value, high_value, below in rows:
         p01, p99 = Decimal(repr(low_value)), Decimal(repr(high_value))  # the shortest text of each double
         width = (p99 - p01) or abs(p99) or Decimal(1)
         low, high = _outward(p01 - width, p99 + width, width)
         hard = (max(low, Decimal(0)) if p01 >= 0 else low, high)
         negatives += int(below) if p01 >= 0 else 0
-        entry = draft.catalog.setdefault(str(series_id), {})
-        entry["hard_bounds"] = [_number(hard[0]), _number(hard[1])]
-        entry["plausibility_bounds"] = [_number(b) for b in _plausible(p01, p99, hard)]
-    series = draft.series_column
+        literal = [[_number(b) for b in hard], [_number(b) for b in _plausible(p01, p99, hard)]]
+        if draft.series_column is not None:
+            entry = draft.catalog.setdefault(str(series_id), {})
+            entry["hard_bounds"], entry["plausibility_bounds"] = literal
+    if not rows:
+        return
     sign = f"; {negatives} negative value(s) below a non-negative 1st percentile fail it" if negatives else ""
-    draft.invariants.append(
+    name, each = column.name, "each series' " if draft.series_column else "the "
+    hard_clause, plausible_clause = (
         (
-            f"{column.name} within catalog hard_bounds for {series}",
-            f"hard_bounds: each series' 1st to 99th percentile of {column.name} in the sample, widened by that "
-            f"range, not below zero when the 1st percentile is not{sign}",
+            f"{name} within catalog hard_bounds for {draft.series_column}",
+            f"{name} within catalog plausibility_bounds for {draft.series_column}",
         )
+        if draft.series_column
+        else (
+            f"{name} between {literal[0][0]} and {literal[0][1]}",
+            f"{name} between {literal[1][0]} and {literal[1][1]}",
+        )
+    )
+    percentiles = f"{each}1st to 99th percentile of {name} in the sample"
+    draft.invariants.append(
+        (hard_clause, f"hard bounds: {percentiles}, widened by that range, not below zero when the 1st is not{sign}")
     )
     draft.invariants.append(
         (
-            f"{column.name} within catalog plausibility_bounds for {series}",
-            f"plausibility_bounds: each series' 1st to 99th percentile of {column.name} in the sample, widened by "
-            "half their spread (rounded outward to 3 significant digits of it), within the hard bounds",
+            plausible_clause,
+            f"plausibility bounds: {percentiles}, widened by half their spread (rounded outward to 3 significant "
+            "digits of it), within the hard bounds",
             "warning",
         )
     )

@@ -136,9 +136,10 @@ def _choose_calendars(draft: Draft, by_series: dict[str, dict[str, _SessionFit]]
     for s, found in sorted(by_series.items()):
         best = min(found, key=lambda c: _session_rank(found[c], c))
         if not _fits_whole(found[best]):
-            who = "" if s == "*" else f"{s}: "
-            evidence = _session_evidence(best, found, [], _session_rank, 1)
-            draft.calendar_note = f"{who}closest exchange calendar {evidence}"
+            if found[best][1] == found[best][0]:  # every point inside its sessions: named; else no exchange fits
+                who = "" if s == "*" else f"{s}: "
+                evidence = _session_evidence(best, found, [], _session_rank, 1)
+                draft.calendar_note = f"{who}closest exchange calendar {evidence}"
             return None
         chosen[s] = best
         draft.catalog.setdefault(s, {})["calendar"] = best

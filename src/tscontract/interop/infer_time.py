@@ -20,6 +20,7 @@ from tscontract.engines.inputs.local_time import resolve_local
 from tscontract.engines.inputs.sources import SOURCE_VIEW
 from tscontract.interop.draft import Column, Draft, Duplicate, Gap, duration, series_sql, typed_time
 from tscontract.interop.infer_sessions import sessions_fit
+from tscontract.shown import cut, visible
 from tscontract.sql.columns import ident, sql_string
 
 SAMPLE_TABLE = "__tsc_init_sample"
@@ -74,7 +75,7 @@ def to_instants(con: Any, columns: list[Column], zone: str | None, series: str |
         f"SELECT __tsc_unresolved FROM __tsc_init_converted WHERE __tsc_unresolved IS NOT NULL ORDER BY {ROW} "
         f"LIMIT {SHOWN}"
     ).fetchall()
-    return [str(r[0]) for r in rows]
+    return [_shown(r[0]) for r in rows]
 
 
 def series_candidate(con: Any, texts: list[str], time: str, revision: list[str], rows: int) -> str | None:
@@ -113,11 +114,16 @@ def duplicates(con: Any, draft: Draft, key: list[str]) -> None:
         key_values, rows, row_values = rest[: len(key)], rest[len(key)], rest[len(key) + 1]
         draft.duplicates.append(
             Duplicate(
-                dict(zip(key, map(str, key_values), strict=True)),
+                dict(zip(key, map(_shown, key_values), strict=True)),
                 [int(r) for r in rows],
-                [dict(zip(others, map(str, v), strict=True)) for v in row_values] if others else [],
+                [dict(zip(others, map(_shown, v), strict=True)) for v in row_values] if others else [],
             )
         )
+
+
+def _shown(value: object) -> str:
+    """A value of the sample as shown: its control characters visible, cut to a bounded length."""
+    return cut(visible(str(value)))
 
 
 def cadence(con: Any, draft: Draft) -> None:
