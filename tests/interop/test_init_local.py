@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import tempfile
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -178,3 +179,29 @@ def test_a_file_without_a_meter_column_gets_its_bounds_as_invariants(tmp_path):
         "invariants[0]": ("error", 1),
         "invariants[1]": ("warning", 1),
     }
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    base=st.integers(min_value=1, max_value=500),
+    points=st.integers(min_value=100, max_value=400),
+    glitch=st.sampled_from([-1, 50]),  # a sign flip, or fifty times the scale
+    at=st.floats(min_value=0.05, max_value=0.95),
+)
+def test_bounds_are_not_learned_from_a_glitch(base, points, glitch, at):
+    # a non-negative reading with one glitch: the drafted hard bounds keep the readings and leave out the glitch
+    start = datetime(2026, 3, 29, tzinfo=UTC)
+    values = [base + (i * 37 % 11) for i in range(points)]
+    where = int(at * points)
+    values[where] = base * glitch
+    lines = ["meter_id,ts,energy_kwh"]
+    lines += [f"M1,{start + timedelta(minutes=15 * i):%Y-%m-%dT%H:%M:%SZ},{v}" for i, v in enumerate(values)]
+    with tempfile.TemporaryDirectory() as tmp:
+        sample = Path(tmp) / "meter.csv"
+        sample.write_text("\n".join(lines) + "\n")
+        draft = infer([sample], name="meter")
+    low, high = (Decimal(b) for b in draft.catalog["M1"]["hard_bounds"])
+    readings = [v for i, v in enumerate(values) if i != where]
+    assert low <= min(readings) and max(readings) <= high
+    assert not low <= values[where] <= high
+    assert low >= 0  # a non-negative quantity stays non-negative

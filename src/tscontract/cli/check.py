@@ -357,6 +357,8 @@ def _report_draft(draft: Any, written: dict[str, str | None], fmt: OutputFormat)
             typer.echo(f"  {who}{gap.missing} point(s) missing between {gap.after} and {gap.before}")
     if draft.unresolved:
         typer.echo(f"local times with no single instant (the mapping fails them): {', '.join(draft.unresolved)}")
+    if draft.zone is None and any(c.written == "offset" for c in draft.columns):
+        typer.echo("times carry offsets: --timezone ZONE also records the zone and drafts completeness per local day")
     hint = f" --mapping {written['--mapping-out']}" if written["--mapping-out"] else ""
     typer.echo(f"a draft: read each note, then lint it and validate the sample with it{hint}")
 
