@@ -9,6 +9,7 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -160,19 +161,40 @@ def test_cadence_is_the_dominant_interval_and_holes_are_gaps(interval_s, points,
     assert sum(g.missing for g in listed) == (len(removed) if runs <= 5 else 0)
 
 
-def test_a_file_without_a_meter_column_gets_its_bounds_as_invariants(tmp_path):
+def _without_meter_column(tmp_path: Path, write: Any, name: str) -> Path:
     full = tmp_path / "full.csv"
-    write_local(full)
-    sample = tmp_path / "kitchen.csv"  # one meter per file: no id column, so no catalog
+    write(full)
+    sample = tmp_path / name  # one meter per file: no id column
     sample.write_text("".join(line.split(",", 1)[1] + "\n" for line in full.read_text().splitlines()))
+    return sample
+
+
+def test_one_meter_per_file_the_file_name_names_the_series(tmp_path):
+    sample = _without_meter_column(tmp_path, write_local, "kitchen.csv")
     out = tmp_path / "kitchen" / "contract.yaml"
     assert run_cli("init", sample, "--timezone", "Europe/Berlin", "-o", out).returncode == 0
+    mapping_path, catalog = out.parent / "mapping.yaml", out.parent / "catalog.yaml"
+    assert load_mapping(mapping_path).columns["series_id"].file_name == r"^(?P<series>.+)\.csv$"
+    assert load_catalog(catalog).series["kitchen"].device_zone == "Europe/Berlin"
+    assert json.loads(run_cli("lint", out, "-c", catalog, "-f", "json").stdout)["findings"] == []
+    checked = run_cli("validate", out, sample, "-c", catalog, "--mapping", mapping_path, "--now", NOW, "-f", "json")
+    assert _failed(json.loads(checked.stdout)) == {
+        "time.cadence": ("error", 4),
+        "completeness": ("error", 4),
+        "key.unique": ("error", 2),
+        "invariants[0]": ("error", 1),
+        "invariants[1]": ("warning", 1),
+    }
+
+
+def test_without_a_series_the_bounds_are_invariants(tmp_path):
+    sample = _without_meter_column(tmp_path, write_offsets, "kitchen.csv")
+    out = tmp_path / "kitchen" / "contract.yaml"
+    assert run_cli("init", sample, "-o", out).returncode == 0
     assert not (out.parent / "catalog.yaml").exists()
     invariants = [i.text for i in load_contract(out).invariants]
     assert invariants[0] == "energy_kwh between 0 and 1.29"  # robust: not learned from the glitch
-    checked = run_cli(
-        "validate", out, sample, "--mapping", out.parent / "mapping.yaml", "--now", NOW, "--format", "json"
-    )
+    checked = run_cli("validate", out, sample, "--mapping", out.parent / "mapping.yaml", "--now", NOW, "-f", "json")
     assert _failed(json.loads(checked.stdout)) == {
         "time.cadence": ("error", 4),
         "key.unique": ("error", 2),

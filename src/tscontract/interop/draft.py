@@ -84,6 +84,7 @@ class Draft:
     duplicates: list[Duplicate] = field(default_factory=list)
     duplicate_keys: int = 0
     unresolved: list[str] = field(default_factory=list)  # local times no instant could be had for
+    file_series: str | None = None  # the file_name rule naming the series, when the file's name does
     sections: list[str] = field(default_factory=list)  # further top-level lines (completeness, freshness...)
 
     def contract_yaml(self) -> str:

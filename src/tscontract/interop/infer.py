@@ -42,12 +42,21 @@ from typing import Any
 
 from tscontract.contract.model import STANDARD_PROVENANCE
 from tscontract.contract.units import UnitError, check_unit
+from tscontract.contract.zones import offset_minutes
 from tscontract.engines.duckdb import connect
 from tscontract.engines.inputs.sources import SOURCE_VIEW, open_source
 from tscontract.engines.sandbox import lock
 from tscontract.errors import InputError
 from tscontract.interop.draft import Column, Draft, MappingDraft, typed_time
-from tscontract.interop.infer_time import cadence, duplicates, number_rows, series_candidate, to_instants
+from tscontract.interop.infer_time import (
+    FILE_SERIES,
+    cadence,
+    duplicates,
+    file_series,
+    number_rows,
+    series_candidate,
+    to_instants,
+)
 from tscontract.sql.columns import ident, is_instant_type, is_nanosecond_type
 from tscontract.typemap.sql import duckdb_reads
 
@@ -116,7 +125,7 @@ def infer(
         stats = _profile(con, source.columns, source.text)
         columns = [_column(n, t, source.text, rows, stats[n], zone) for n, t in source.columns.items()]
         number_rows(con, source.has_row_number)
-        draft = _draft(con, name, columns, rows, time_column, series_column, zone)
+        draft = _draft(con, name, columns, rows, (time_column, series_column), zone, [str(p) for p in data])
     finally:
         con.close()
     return draft
@@ -260,10 +269,11 @@ def _draft(
     name: str,
     columns: list[Column],
     rows: int,
-    time_column: str | None,
-    series_column: str | None,
+    named: tuple[str | None, str | None],
     zone: str | None,
+    data: list[str],
 ) -> Draft:
+    time_column, series_column = named
     by_name = {c.name: c for c in columns}
     instants = [c.name for c in columns if c.type.startswith("timestamp")]
     if time_column is None:
@@ -279,6 +289,11 @@ def _draft(
         series_column = series_candidate(con, texts, ident(time_column), revision, rows)
     elif series_column not in texts:
         raise InputError(f"--series-column {series_column}: not a text column of the sample ({', '.join(texts)})")
+    from_file = None
+    if series_column is None and zone is not None and offset_minutes(zone) is None:
+        from_file = file_series(con, columns, data)
+        series_column = FILE_SERIES if from_file else None
+        by_name = {c.name: c for c in columns}
     unresolved = to_instants(con, columns, zone, series_column)
     key = [k for k in (series_column, time_column) if k is not None]
     if revision and not _unique(con, key) and _unique(con, [*key, *revision]):
@@ -288,6 +303,7 @@ def _draft(
     precision = by_name[time_column].type.split("_")[1]
     draft = Draft(name, columns, time_column, series_column, key, precision, None, "", zone=zone)
     draft.unresolved = unresolved
+    draft.file_series = from_file
     duplicates(con, draft, key)
     draft.provenance = [c for c in PROVENANCE if c in by_name]
     _sets(draft)
@@ -354,6 +370,8 @@ def _pipeline(con: Any, draft: Draft) -> None:
         elif column.written == "offset":
             mapping.rules[column.name] = f"{{from: {column.name}, parse: rfc3339}}"
             mapping.notes.append(f"{column.name}: times with their UTC offset, converted to the instant they name")
+    if draft.file_series is not None and draft.series_column is not None:
+        mapping.rules[draft.series_column] = "{file_name: '" + draft.file_series.replace("'", "''") + "'}"
     present = {c.name for c in draft.columns}
     if "source_id" not in present:
         mapping.rules["source_id"] = f"{{value: {draft.name}}}"
@@ -379,8 +397,6 @@ def _pipeline(con: Any, draft: Draft) -> None:
 def _local_days(con: Any, draft: Draft) -> None:
     """The zone per series in the catalog, completeness per local day and freshness, for a sample with a
     series column, a regular cadence and an IANA zone."""
-    from tscontract.contract.zones import offset_minutes
-
     if draft.series_column is None or draft.zone is None or offset_minutes(draft.zone) is not None:
         return
     series = con.execute(f"SELECT DISTINCT CAST({ident(draft.series_column)} AS VARCHAR) FROM {SOURCE_VIEW}")

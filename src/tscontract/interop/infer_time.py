@@ -78,6 +78,28 @@ def to_instants(con: Any, columns: list[Column], zone: str | None, series: str |
     return [_shown(r[0]) for r in rows]
 
 
+FILE_SERIES = "series_id"
+
+
+def file_series(con: Any, draft_columns: list[Column], data: list[str]) -> str | None:
+    """One file, no series column: the file's name names the series (one meter per file), a column of the
+    sample here and a ``file_name`` rule of the mapping; its regular expression, or None when the file
+    name cannot serve (several files, a table, a column of that name)."""
+    import re
+    from pathlib import Path
+
+    if len(data) != 1 or "::" in data[0] or "://" in data[0] or any(c.name == FILE_SERIES for c in draft_columns):
+        return None
+    path = Path(data[0])
+    if not path.stem:
+        return None
+    con.execute(f"ALTER TABLE {SAMPLE_TABLE} ADD COLUMN {FILE_SERIES} VARCHAR DEFAULT {sql_string(path.stem)}")
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM {SAMPLE_TABLE}")
+    note = f"the file's name ({path.name}): one series per file, taken by the mapping's file_name rule"
+    draft_columns.insert(0, Column(FILE_SERIES, "string", False, note))
+    return "^(?P<series>.+)" + re.escape(path.suffix) + "$"
+
+
 def series_candidate(con: Any, texts: list[str], time: str, revision: list[str], rows: int) -> str | None:
     """The text column with the fewest distinct values that, with the time (and revision), identifies nearly
     every row (a few repeats are duplicates, reported apart); one that adds nothing to the time alone
