@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run_cli
-from tests.interop.meter_sample import NEGATIVE, RESENT, write_local, write_offsets
+from tests.interop.meter_sample import BERLIN, METER, NEGATIVE, RESENT, readings, write_local, write_offsets
 from tscontract import load_catalog, load_contract
 from tscontract.engines.inputs.mapping import load_mapping
 from tscontract.interop.draft import duration
@@ -227,3 +227,32 @@ def test_bounds_are_not_learned_from_a_glitch(base, points, glitch, at):
     assert low <= min(readings) and max(readings) <= high
     assert not low <= values[where] <= high
     assert low >= 0  # a non-negative quantity stays non-negative
+
+
+def test_a_parquet_file_of_naive_local_timestamps_drafts_the_same(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = readings()
+    local = [m.astimezone(BERLIN).replace(tzinfo=None) for m, _ in rows]
+    table = pa.table(
+        {
+            "meter_id": pa.array([METER] * len(rows)),
+            "timestamp": pa.array(local, pa.timestamp("s")),  # no zone in the file: the wall clock
+            "energy_kwh": pa.array([kwh for _, kwh in rows]),
+        }
+    )
+    sample = tmp_path / "meter.parquet"
+    pq.write_table(table, sample)
+    assert run_cli("init", sample, "-o", tmp_path / "x.yaml").returncode == 2  # no zone: refused, never guessed
+    out = tmp_path / "draft" / "contract.yaml"
+    assert run_cli("init", sample, "--timezone", "Europe/Berlin", "-o", out).returncode == 0
+    catalog, mapping_path = out.parent / "catalog.yaml", out.parent / "mapping.yaml"
+    checked = run_cli("validate", out, sample, "-c", catalog, "--mapping", mapping_path, "--now", NOW, "-f", "json")
+    assert set(_failed(json.loads(checked.stdout))) == {
+        "time.cadence",
+        "completeness",
+        "key.unique",
+        "invariants[0]",
+        "invariants[1]",
+    }

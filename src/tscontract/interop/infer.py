@@ -145,6 +145,10 @@ def _zone(timezone: str | None) -> str | None:
 ENUM_MAX = 12  # a text column with at most this many distinct values, each repeated, is read as a set
 
 
+def _is_timestamp(physical: str) -> bool:
+    return physical.upper().startswith("TIMESTAMP")
+
+
 def _is_text(physical: str, text: bool) -> bool:
     return text or physical == "VARCHAR"
 
@@ -173,9 +177,9 @@ def _profile(con: Any, physical: dict[str, str], text: bool) -> dict[str, tuple[
                 f"count(DISTINCT {v})",
                 f"CASE WHEN count(DISTINCT {v}) <= {ENUM_MAX} THEN list_sort(list(DISTINCT {v})) END",
             ]
-        elif is_instant_type(kind) and is_nanosecond_type(kind):
+        elif _is_timestamp(kind) and is_nanosecond_type(kind):
             parts += [f"bool_and(epoch_ns({c}) % {10**k} = 0)" for k in (9, 6, 3)]
-        elif is_instant_type(kind):
+        elif _is_timestamp(kind):
             parts += [f"bool_and(epoch_us({c}) % 1000000 = 0)", f"bool_and(epoch_us({c}) % 1000 = 0)", "TRUE"]
         exprs[name] = parts
     flat = [e for parts in exprs.values() for e in parts]
@@ -199,14 +203,23 @@ def _column(name: str, physical: str, text: bool, rows: int, stats: tuple[Any, .
     upper = physical.upper()
     if upper.startswith("DECIMAL"):
         dtype = "decimal" + upper[len("DECIMAL") :].replace(" ", "")
-    elif is_instant_type(physical):  # a zone in the file (UTC, Europe/Berlin, +05:30): an instant all the same
+    elif _is_timestamp(physical):  # a zone in the file (UTC, Europe/Berlin, +05:30): an instant all the same
         whole_s, whole_ms, whole_us = stats[1:4]
         dtype = f"timestamp_{'s' if whole_s else 'ms' if whole_ms else 'us' if whole_us else 'ns'}_utc"
-    elif upper.startswith("TIMESTAMP"):
-        raise InputError(
-            f"column {name!r} holds timestamps without a UTC offset ({physical}): tscontract does not guess a "
-            "zone; convert them to UTC instants first (a mapping with zone:)"
-        )
+        if not is_instant_type(physical) and zone is None:
+            raise InputError(
+                f"column {name!r} holds timestamps without a UTC offset ({physical}): tscontract does not guess a "
+                "zone; give --timezone ZONE, the zone they are written in (e.g. --timezone Europe/Berlin)"
+            )
+        if not is_instant_type(physical):
+            column = Column(
+                name,
+                dtype,
+                nullable,
+                f"file type {physical}, local wall-clock times in {zone} (the mapping converts them); {seen}",
+            )
+            column.written = "local"
+            return column
     else:
         found = duckdb_reads(upper)
         if found is None:
