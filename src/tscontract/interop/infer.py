@@ -296,7 +296,7 @@ def _draft(
         time_column = instants[0]
     if time_column not in by_name or not by_name[time_column].type.startswith("timestamp"):
         raise InputError(f"--time-column {time_column}: not a time column of the sample ({', '.join(instants)})")
-    texts = [c.name for c in columns if c.type == "string" and c.name != time_column]
+    texts = [c.name for c in columns if c.type == "string" and c.name not in (time_column, *PROVENANCE)]
     revision = ["revision"] if "revision" in by_name and by_name["revision"].type.startswith("int") else []
     if series_column is None:
         series_column = series_candidate(con, texts, ident(time_column), revision, rows)
