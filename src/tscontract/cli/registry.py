@@ -38,7 +38,6 @@ def registry_serve(
         int | None,
         typer.Option(
             "--check-processes",
-            metavar="N",
             min=0,
             help="Worker processes for compatibility checks (default: 0, in process, on 2 cores or fewer; else one"
             " per core, at most 4).",
