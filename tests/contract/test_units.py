@@ -163,3 +163,12 @@ def test_a_unit_declared_by_a_known_dimension_belongs_to_it():
             convert(Decimal("7"), "trades", other, declared=declared)
     with pytest.raises(UnitError, match="declared by its dimension only"):
         affine("mcf_per_day", "m**3/h", declared=declared)
+
+
+@pytest.mark.parametrize("spelling", ["1", "dimensionless", "unitless", "ratio"])
+def test_unitless_spellings_are_pints_dimensionless(spelling):
+    assert check_unit(spelling) == "dimensionless"
+    assert same_unit(spelling, "dimensionless")
+    assert unit_in_dimension(spelling, "dimensionless") and unit_in_dimension(spelling, "ratio")
+    assert convert(Decimal("12.5"), "percent", spelling) == Decimal("0.125")  # 1 is a fraction, not percent
+    assert not same_unit(spelling, "percent")

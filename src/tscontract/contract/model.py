@@ -227,6 +227,8 @@ class FieldSpec(_Section):
     constraint: str | None = None
     unique: bool | Unique | None = None
     step: Step | None = None
+    # the value field this one says why is null (a sensor's "too low to read"): set => the value is null
+    flag_of: str | None = None
     aliases: NameList = ()
     deprecated: Deprecation | None = None
     description: str | None = None
@@ -235,6 +237,12 @@ class FieldSpec(_Section):
     name: str = Field(default="", exclude=True)
     implied: bool = Field(default=False, exclude=True)
     has_value: bool = Field(default=False, exclude=True)
+
+    @field_validator("unit", mode="before")
+    @classmethod
+    def _unit_one(cls, value: object) -> object:
+        # ``unit: 1`` (a pure number) is read by YAML as the integer 1: the unit written 1
+        return "1" if type(value) is int and value == 1 else value
 
     @property
     def unique_rule(self) -> Unique | None:
