@@ -282,9 +282,7 @@ def cgm_files() -> None:
         cgm_line(2, start - timedelta(minutes=2), "Device", "", "", "8G1234"),
         cgm_line(3, start - timedelta(minutes=1), "Sensor Start", "", "", "8G1234"),
     ]
-    rows = [
-        cgm_line(4 + n, start + timedelta(minutes=5 * n), "EGV", "", glucose(n), "8G1234") for n in range(312)
-    ]
+    rows = [cgm_line(4 + n, start + timedelta(minutes=5 * n), "EGV", "", glucose(n), "8G1234") for n in range(312)]
     write(data / "cgm_8G1234.csv", [CGM_HEADER, *head, *rows], newline="\r\n")
     # Defects: 40 written as 40.0, a LOW the mapping does not list, 412 (no sensor reads it), a row twice.
     bad = rows[:60]

@@ -160,7 +160,7 @@ def _field_rules(contract: Contract, name: str) -> list[Check]:
                 f"fields.{name}.flag_of",
                 "row",
                 (name, value),
-                predicate=exp.or_(exp.column(name).is_(exp.null()), exp.column(value).is_(exp.null())),
+                predicate=exp.Or(this=exp.column(name).is_(exp.null()), expression=exp.column(value).is_(exp.null())),
                 params=ClauseParams(),
             )
         )

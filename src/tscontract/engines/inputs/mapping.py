@@ -608,7 +608,8 @@ class _Converter:
                 check_against_contract(name, rule.sentinels, self.contract, self.sentinel_error(name))
                 flag = rule.sentinels.flag
                 if flag in rules or flag in flags:
-                    raise self.sentinel_error(name)(("flag",), f"{flag!r} is set by the sentinels: give it no other rule")
+                    why = f"{flag!r} is set by the sentinels: give it no other rule"
+                    raise self.sentinel_error(name)(("flag",), why)
                 flags[flag] = name
         for name in self.contract.fields:
             if name in flags:

@@ -26,7 +26,7 @@ Matching is exact and typed, never coerced:
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import field_validator
 
@@ -43,7 +43,7 @@ _TEXT_TYPES = ("VARCHAR", "JSON")
 _NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "U")
 
 
-def _sentinels(value: dict[str, list[Sentinel]]) -> dict[str, list[Sentinel]]:
+def _sentinels(value: dict[str, list[Any]]) -> dict[str, list[Any]]:
     seen: dict[tuple[str, str], str] = {}
     for member, items in value.items():
         if not isinstance(items, list) or not items:
@@ -66,7 +66,7 @@ class Sentinels(_Section):
     """``sentinels: {flag: F, values: {member: [source values]}}`` on a column rule."""
 
     flag: str
-    values: dict[str, list[Sentinel]]
+    values: dict[str, list[Any]]  # each item a Sentinel: checked here, with a message that says so
     note: str | None = None
 
     _check_values = field_validator("values")(classmethod(lambda cls, value: _sentinels(value)))
@@ -90,7 +90,8 @@ def check_against_contract(
         )
     if flag.flag_of != field:
         raise error(
-            ("flag",), f"flag column {sentinels.flag!r} must say flag_of: {field} in the contract (it says {flag.flag_of})"
+            ("flag",),
+            f"flag column {sentinels.flag!r} must say flag_of: {field} in the contract (it says {flag.flag_of})",
         )
     for member in sentinels.values:
         if member not in flag.type.members:
@@ -114,7 +115,8 @@ def check_source_type(
         if kind == "text" and not text:
             raise error(
                 ("values", member),
-                f"sentinel {item!r} is text but source column {column!r} is {physical}: write it as it is typed",
+                f"sentinel {item!r} is text but source column {column!r} is {physical}: "
+                f"a {physical} cell is never text (write a number, unquoted, or null)",
             )
         if kind == "number" and not (text or number):
             raise error(("values", member), f"sentinel {item} is a number but source column {column!r} is {physical}")
