@@ -251,3 +251,25 @@ def test_a_mapping_error_is_one_line_exit_2_naming_file_clause_and_column(tmp_pa
     assert len(lines) == 1 and "Traceback" not in result.stderr
     assert "m.yaml:" in lines[0] and "columns.glucose_mg_dl.sentinels.values.warmup" in lines[0]
     assert "'warmup' is not a value of glucose_flag" in lines[0]
+
+
+def test_a_flag_outside_its_values_fails_its_type(tmp_path):
+    rows = ["S1,2026-01-12T00:00:00Z,,low", "S1,2026-01-12T00:05:00Z,,below_range"]
+    data = write(tmp_path, "\n".join(["sensor,ts,glucose,glucose_flag", *rows]) + "\n", "flags.csv")
+    found = checks(validate(write(tmp_path, CONTRACT, "c.yaml"), data))
+    assert found["field.glucose_flag.type"]["failed_rows"] == 1
+    assert found["field.glucose_flag.type"]["examples"][0]["glucose_flag"] == "low"
+    assert found["field.glucose_flag.flag_of"]["status"] == "passed"
+
+
+@pytest.mark.parametrize(("old", "new", "compatible"), [(False, True, False), (True, False, True)])
+def test_adding_flag_of_is_breaking_and_removing_it_is_not(old, new, compatible):
+    from tscontract.evolution.diff import diff
+
+    def version(flagged: bool, number: str):
+        text = CONTRACT.replace("1.0.0", number)
+        return parse_contract(text if flagged else text.replace(", flag_of: glucose}", "}"))
+
+    changes = [c for c in diff(version(old, "1.0.0"), version(new, "2.0.0")).changes if "flag_of" in c.path]
+    assert changes
+    assert all(c.compatible != "no" for c in changes) is compatible
