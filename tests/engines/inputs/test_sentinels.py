@@ -273,3 +273,9 @@ def test_adding_flag_of_is_breaking_and_removing_it_is_not(old, new, compatible)
     changes = [c for c in diff(version(old, "1.0.0"), version(new, "2.0.0")).changes if "flag_of" in c.path]
     assert changes
     assert all(c.compatible != "no" for c in changes) is compatible
+
+
+def test_the_contract_as_json_states_the_flag():
+    from tscontract.contract.serialize import contract_to_json
+
+    assert contract_to_json(parse_contract(CONTRACT))["fields"]["glucose_flag"]["flag_of"] == "glucose"
