@@ -279,3 +279,32 @@ def test_the_contract_as_json_states_the_flag():
     from tscontract.contract.serialize import contract_to_json
 
     assert contract_to_json(parse_contract(CONTRACT))["fields"]["glucose_flag"]["flag_of"] == "glucose"
+
+
+@pytest.mark.parametrize(
+    "arrow_type", [pa.int16(), pa.int64(), pa.uint32(), pa.float32(), pa.decimal128(5, 1)], ids=str
+)
+def test_a_number_sentinel_matches_its_value_in_every_number_type(tmp_path, arrow_type):
+    from decimal import Decimal
+
+    values = [Decimal(40), Decimal(400), Decimal(125)] if pa.types.is_decimal(arrow_type) else [40, 400, 125]
+    table = pa.table(
+        {
+            "sensor": ["S1"] * 3,
+            "ts": ["2026-01-12T00:00:00Z", "2026-01-12T00:05:00Z", "2026-01-12T00:10:00Z"],
+            "reading": pa.array(values, arrow_type),
+        }
+    )
+    pq.write_table(table, tmp_path / "cgm.parquet")
+    numbers = MAPPING.replace("no_reading: [nil]", "no_reading: [null]")
+    rows = converted(tmp_path, tmp_path / "cgm.parquet", numbers)
+    assert [flag for _, flag in rows] == ["below_range", "above_range", None]
+    assert rows[0][0] is None and rows[1][0] is None and Decimal(rows[2][0]) == 125
+
+
+def test_a_number_sentinel_on_a_boolean_column_is_refused(tmp_path):
+    table = pa.table({"sensor": ["S1"], "ts": ["2026-01-12T00:00:00Z"], "reading": pa.array([True])})
+    pq.write_table(table, tmp_path / "cgm.parquet")
+    numbers = MAPPING.replace("no_reading: [nil]", "no_reading: [null]")
+    with pytest.raises(ContractError, match="sentinel 40 is a number but source column 'reading' is BOOLEAN"):
+        converted(tmp_path, tmp_path / "cgm.parquet", numbers)

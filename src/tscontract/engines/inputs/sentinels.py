@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
 Sentinel = str | int | Decimal | None
 _TEXT_TYPES = ("VARCHAR", "JSON")
-_NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "U")
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
+_NUMBER_TYPES = (*_INTEGER_TYPES, *("U" + name for name in _INTEGER_TYPES), "FLOAT", "DOUBLE", "DECIMAL")
 
 
 def _sentinels(value: dict[str, list[Any]]) -> dict[str, list[Any]]:
@@ -102,7 +103,7 @@ def check_against_contract(
 
 
 def _is(physical: str, kinds: tuple[str, ...]) -> bool:
-    return physical.upper().startswith(kinds)
+    return physical.upper().split("(")[0] in kinds  # DECIMAL(18,3) is a DECIMAL; INTEGER[] is a list
 
 
 def check_source_type(
