@@ -25,3 +25,14 @@ def test_every_export_describes_the_flag_and_states_or_names_its_rule(fmt):
     else:
         (refused,) = [n for n in result.not_exported if n.check_id == check]
         assert refused.clause == "flag_of: glucose_mg_dl" and refused.reason
+
+
+def test_odcs_gives_the_flag_back():
+    from tscontract.contract.loader import parse_contract
+    from tscontract.interop.odcs.export import import_odcs
+
+    contract = load_contract(CGM)
+    back = parse_contract(import_odcs(export("odcs", contract).artifacts[0].content), "imported.yaml")
+    assert back.fields["glucose_flag"].flag_of == "glucose_mg_dl"
+    assert back.fields["glucose_flag"].type.text == contract.fields["glucose_flag"].type.text
+    assert back.sql_checks == []  # the flag_of rule is the field's clause again, not a query
