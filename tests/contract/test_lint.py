@@ -343,3 +343,8 @@ def test_a_number_without_a_stated_unit_still_warns(fields, code):
 def test_unit_1_in_yaml_is_the_unit_not_a_number_and_other_numbers_are_refused():
     with pytest.raises(Exception, match="expected text, got a number"):
         parse_contract(TEMPLATE.replace("FIELDS", "  m: {type: float64, unit: 2, nullable: true}"))
+
+
+def test_a_catalog_series_states_a_pure_number_as_unit_1_too():
+    catalog = parse_catalog("catalog: t\nseries:\n  S1: {unit: 1, dimension: dimensionless}\n", "c.yaml")
+    assert catalog.series["S1"].unit == "1"

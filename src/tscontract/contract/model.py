@@ -108,6 +108,11 @@ def _number(value: object) -> Decimal:
 Number = Annotated[Decimal, PlainValidator(_number)]
 
 
+def unit_as_text(value: object) -> object:
+    """``unit: 1`` (a pure number) is read by YAML as the integer 1: it is the unit written ``1``."""
+    return "1" if type(value) is int and value == 1 else value
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, arbitrary_types_allowed=True)
 
@@ -238,11 +243,7 @@ class FieldSpec(_Section):
     implied: bool = Field(default=False, exclude=True)
     has_value: bool = Field(default=False, exclude=True)
 
-    @field_validator("unit", mode="before")
-    @classmethod
-    def _unit_one(cls, value: object) -> object:
-        # ``unit: 1`` (a pure number) is read by YAML as the integer 1: the unit written 1
-        return "1" if type(value) is int and value == 1 else value
+    _unit_one = field_validator("unit", mode="before")(classmethod(lambda cls, value: unit_as_text(value)))
 
     @property
     def unique_rule(self) -> Unique | None:
