@@ -345,11 +345,17 @@ def test_the_vendor_files_are_what_the_generator_writes(tmp_path):
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
     generator.HERE = tmp_path
-    for write_files in (generator.intraday_files, generator.daily_files, generator.nab_files, generator.uci_files):
+    for write_files in (
+        generator.intraday_files,
+        generator.daily_files,
+        generator.nab_files,
+        generator.uci_files,
+        generator.cgm_files,
+    ):
         write_files()
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.csv"))
     committed = sorted(p.relative_to(VENDORS) for p in VENDORS.rglob("*.csv"))
-    assert written == committed and len(written) == 13
+    assert written == committed and len(written) == 15
     for name in written:
         assert (tmp_path / name).read_bytes() == (VENDORS / name).read_bytes(), name
     assert sum((VENDORS / name).stat().st_size for name in written) < 400_000  # small fixtures
