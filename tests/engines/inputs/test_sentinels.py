@@ -7,6 +7,8 @@ otherwise fails the type check with its reason; a text sentinel on a number colu
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -219,7 +221,6 @@ def test_cgm_export_validates_and_ingests_with_its_flags_end_to_end(tmp_path):
     assert good.returncode == 0, good.stdout + good.stderr
     bad = run_cli("validate", *args[:1], CGM / "data" / "bad" / "cgm_8G1234.csv", *args[2:], "--format", "json")
     assert bad.returncode == 1
-    import json
 
     failed = {c["id"]: c for c in json.loads(bad.stdout)["checks"] if c["status"] == "failed"}
     assert set(failed) == {"field.glucose_mg_dl.type", "key.unique", "invariants[0]"}
@@ -240,6 +241,12 @@ def test_cgm_export_validates_and_ingests_with_its_flags_end_to_end(tmp_path):
         ("warming_up", 24, 0),
         (None, 274, 274),
     ]
+    quarantined = run_cli("ingest", *args[:1], CGM / "data" / "bad" / "cgm_8G1234.csv", *args[2:], "--store", store)
+    assert quarantined.returncode == 1
+    assert "64 rows in (3 dropped by the mapping), 56 published, 5 quarantined" in quarantined.stdout
+    with duckdb.connect(str(store), read_only=True) as con:
+        held = con.execute("SELECT _record FROM cgm_glucose__quarantine ORDER BY _row").fetchall()
+    assert json.loads(held[0][0])["Glucose Value (mg/dL)"] == "40.0"  # as written, with its reason
 
 
 def test_a_mapping_error_is_one_line_exit_2_naming_file_clause_and_column(tmp_path):
