@@ -248,6 +248,7 @@ class ObjectImport(QualityReader):
             "default",
             "constraint",
             "unique",
+            "flag_of",
             "aliases",
             "deprecated",
         )
