@@ -165,3 +165,28 @@ def test_a_wrong_endpoint_is_one_line_without_the_secret(bucket, s3_server, monk
     monkeypatch.setenv("AWS_ENDPOINT_URL", "localhost:9000")
     done = run_cli("validate", CONTRACT, f"s3://{bucket}/ohlcv/*/*.parquet", *OPTIONS)
     assert done.returncode == 2 and "AWS_ENDPOINT_URL='localhost:9000': give the server's URL" in done.stderr
+
+
+def test_a_delta_table_on_object_storage_is_read_with_the_same_settings(bucket, s3_server, monkeypatch):
+    from deltalake import write_deltalake
+
+    options = {
+        "AWS_ENDPOINT_URL": s3_server.endpoint,
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_ACCESS_KEY_ID": s3_server.key_id,
+        "AWS_SECRET_ACCESS_KEY": s3_server.secret,
+        "AWS_REGION": "us-east-1",
+        "AWS_S3_ALLOW_UNSAFE_RENAME": "true",
+    }
+    for day in DAYS:
+        write_deltalake(f"s3://{bucket}/delta/bars", day_table(day), mode="append", storage_options=options)
+    url = f"delta://s3://{bucket}/delta/bars"
+    window = ("--from", f"{BROKEN_DAY}T00:00:00Z", "--to", f"{DAYS[2]}T00:00:00Z")
+    found = report(run_cli("validate", CONTRACT, url, *OPTIONS, *window))
+    assert found["rows"] == ROWS and failed(found) == BROKEN
+    assert found["data"][0].startswith(f"{url} (version 2; 1 of 3 data files;")
+    wrong = "Wr0ng-" + s3_server.secret[6:]
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", wrong)
+    done = run_cli("validate", CONTRACT, url, *OPTIONS)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: cannot open {url}")
+    assert wrong not in done.stderr and s3_server.secret not in done.stderr, done.stderr
