@@ -59,7 +59,8 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         elif c == "[" and (end := pattern.find("]", i + 2)) != -1:
             body = pattern[i + 1 : end]
             negated = body.startswith("!")
-            out.append("[" + ("^/" if negated else "") + re.escape(body[negated:]) + "]")
+            members = body[negated:].replace("\\", "\\\\").replace("[", "\\[")  # ranges (a-z) stay ranges
+            out.append("[" + ("^/" if negated else "") + members + "]")
             i = end + 1
             continue
         else:
