@@ -169,3 +169,13 @@ def test_spark_without_the_delta_jar_says_so_in_one_line(delta):
     done = run_cli("validate", CONTRACT, delta, *OPTIONS, "--engine", "spark")
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "no delta-spark jar" in done.stderr and "--engine duckdb" in done.stderr
+
+
+def test_spark_finds_a_class_it_has_and_states_the_iceberg_jar_it_lacks(spark, lake):
+    from tscontract.engines.spark import SparkConnection, open_spark_source
+    from tscontract.engines.spark_tables import has_class
+
+    assert has_class(spark, "org.apache.spark.sql.SparkSession")  # the look-up itself works
+    assert not has_class(spark, "org.apache.iceberg.spark.SparkCatalog")
+    with pytest.raises(InputError, match=r"^iceberg://lake/market.bars: .* no iceberg-spark-runtime jar"):
+        open_spark_source(SparkConnection(spark), lake)
