@@ -179,3 +179,19 @@ def test_spark_finds_a_class_it_has_and_states_the_iceberg_jar_it_lacks(spark, l
     assert not has_class(spark, "org.apache.iceberg.spark.SparkCatalog")
     with pytest.raises(InputError, match=r"^iceberg://lake/market.bars: .* no iceberg-spark-runtime jar"):
         open_spark_source(SparkConnection(spark), lake)
+
+
+@pytest.mark.parametrize(("kind", "module"), [("iceberg", "pyiceberg.catalog"), ("delta", "deltalake")])
+def test_a_missing_extra_is_one_line_naming_it(kind, module, delta):
+    """The CLI run as a user without the extra installed runs it (the package's import fails)."""
+    import subprocess
+    import sys
+
+    data = "iceberg://lake/market.bars" if kind == "iceberg" else delta
+    program = (
+        f"import sys; sys.modules[{module!r}] = None; from tscontract.cli import main; "
+        f"sys.argv = ['tscontract', 'validate', {str(CONTRACT)!r}, {data!r}]; main()"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"install tscontract[{kind}]" in done.stderr
