@@ -29,7 +29,7 @@ from tests.engines.inputs.lakehouse import (
     parquet_bytes,
     s3_server,
 )
-from tscontract.engines.inputs.object_store import glob_regex
+from tscontract.engines.inputs.object_store import error_line, glob_regex
 
 __all__ = ["s3_server"]  # the fixture, used by name
 
@@ -193,3 +193,12 @@ def test_a_delta_table_on_object_storage_is_read_with_the_same_settings(bucket, 
     done = run_cli("validate", CONTRACT, url, *OPTIONS)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: cannot open {url}")
     assert wrong not in done.stderr and s3_server.secret not in done.stderr, done.stderr
+
+
+@given(st.text(max_size=300), st.text(max_size=300))
+def test_no_error_line_shows_a_credential_of_the_environment(before, after):
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+        shown = error_line(OSError(before + secret + after))
+    assert secret not in shown and "\n" not in shown  # masked before the line is cut

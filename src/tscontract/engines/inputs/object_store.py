@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tscontract.errors import SHOWN_AS, InputError
+from tscontract.shown import VALUE_CHARS, cut
 
 S3_SCHEME = "s3://"
 ENDPOINT_ENVS = ("TSCONTRACT_S3_ENDPOINT", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
@@ -78,9 +79,14 @@ def scrubbed(text: str) -> str:
     return text
 
 
+def error_line(exc: BaseException) -> str:
+    """A storage or table library's error as shown: its first line, credentials masked before it is cut."""
+    text = scrubbed(str(exc))
+    return cut(next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__), VALUE_CHARS)
+
+
 def _failure(url: str, exc: BaseException) -> InputError:
-    lines = str(exc).strip().splitlines() or [type(exc).__name__]
-    return InputError(f"cannot read {url}: {scrubbed(lines[0])}")
+    return InputError(f"cannot read {url}: {error_line(exc)}")
 
 
 def s3_filesystem() -> Any:

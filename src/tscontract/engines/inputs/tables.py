@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tscontract.engines.inputs.object_store import ENDPOINT_ENVS, error_line
 from tscontract.errors import InputError
 
 ICEBERG_SCHEME = "iceberg://"
@@ -121,18 +122,9 @@ def _missing(kind: str) -> InputError:
     return InputError(f"{kind}:// tables need the {EXTRAS[kind]} package: install tscontract[{kind}]")
 
 
-def _first_line(exc: BaseException) -> str:
-    from tscontract.engines.inputs.object_store import scrubbed
-
-    lines = str(exc).strip().splitlines() or [type(exc).__name__]
-    return scrubbed(lines[0])
-
-
 def _micros(moment: datetime) -> int:
-    return (moment.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // _MICROSECOND
-
-
-_MICROSECOND = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)
+    """``moment`` as Iceberg stores a timestamp: microseconds since the epoch, UTC."""
+    return (moment.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
 
 def _described(ref: TableRef, reader: Any, at: tuple[str, int | None], files: int, total: int) -> TableScan:
@@ -176,7 +168,7 @@ def _iceberg_scan(ref: TableRef) -> TableScan:
     try:
         table = load_catalog(name).load_table(identifier)
     except Exception as exc:  # pyiceberg's errors for a catalog not configured, unreachable, no such table
-        raise InputError(f"cannot open {ref.url}: {_first_line(exc)}") from None
+        raise InputError(f"cannot open {ref.url}: {error_line(exc)}") from None
     snapshot = table.snapshot_by_id(ref.version) if ref.version is not None else table.current_snapshot()
     if ref.version is not None and snapshot is None:
         known = ", ".join(str(s.snapshot_id) for s in table.snapshots()[-5:]) or "none"
@@ -189,7 +181,7 @@ def _iceberg_scan(ref: TableRef) -> TableScan:
         total = len(list(table.scan(snapshot_id=snapshot_id).plan_files()))
         reader = scan.to_arrow_batch_reader()
     except Exception as exc:
-        raise InputError(f"cannot read {ref.url}: {_first_line(exc)}") from None
+        raise InputError(f"cannot read {ref.url}: {error_line(exc)}") from None
     return _described(ref, reader, ("snapshot", snapshot_id), files, total)
 
 
@@ -198,13 +190,11 @@ def delta_storage_options() -> dict[str, str]:
     otherwise: deltalake reads ``AWS_*`` itself)."""
     import os
 
-    from tscontract.engines.inputs.object_store import ENDPOINT_ENVS
-
     for name in ENDPOINT_ENVS:
         endpoint = os.environ.get(name, "").strip()
         if endpoint:
             allow = "true" if endpoint.startswith("http://") else "false"
-            return {"AWS_ENDPOINT_URL": endpoint, "AWS_ALLOW_HTTP": allow, "AWS_S3_ALLOW_UNSAFE_RENAME": "true"}
+            return {"AWS_ENDPOINT_URL": endpoint, "AWS_ALLOW_HTTP": allow}
     return {}
 
 
@@ -241,14 +231,14 @@ def _delta_scan(ref: TableRef) -> TableScan:
         table = DeltaTable(_delta_location(ref.location), version=ref.version, storage_options=delta_storage_options())
         dataset = table.to_pyarrow_dataset()
     except Exception as exc:  # deltalake's errors for no table there, no such version, unreachable storage
-        raise InputError(f"cannot open {ref.url}: {_first_line(exc)}") from None
+        raise InputError(f"cannot open {ref.url}: {error_line(exc)}") from None
     row_filter = _delta_filter(ref, dataset)
     try:
         files = len(list(dataset.get_fragments(filter=row_filter)))
         total = len(list(dataset.get_fragments()))
         reader = dataset.scanner(filter=row_filter).to_reader()
     except Exception as exc:
-        raise InputError(f"cannot read {ref.url}: {_first_line(exc)}") from None
+        raise InputError(f"cannot read {ref.url}: {error_line(exc)}") from None
     return _described(ref, reader, ("version", table.version()), files, total)
 
 
