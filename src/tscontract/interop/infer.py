@@ -41,6 +41,7 @@ from typing import Any
 from tscontract.contract.units import UnitError, check_unit
 from tscontract.engines.duckdb import connect
 from tscontract.engines.inputs.sources import SOURCE_VIEW, open_source
+from tscontract.engines.inputs.tables import sampled
 from tscontract.engines.sandbox import lock
 from tscontract.errors import InputError
 from tscontract.sql.columns import ident, is_instant_type, is_nanosecond_type
@@ -178,6 +179,9 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+SAMPLE_TABLE_ROWS = 100_000  # rows of an iceberg:// or delta:// table a draft is inferred from (its first)
+
+
 def infer(
     data: list[str | Path],
     *,
@@ -190,7 +194,7 @@ def infer(
         raise InputError(f"contract name {name!r} must start with a letter and use letters, digits, '_', '.', '-'")
     con = connect()
     try:
-        source = open_source(con, [str(p) for p in data])
+        source = open_source(con, sampled([str(p) for p in data], SAMPLE_TABLE_ROWS))
         lock(con, source.paths)  # the sample's own column names end up in SQL: nothing else readable
         counted = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()
         rows = counted[0] if counted is not None else 0  # count(*) gives one row

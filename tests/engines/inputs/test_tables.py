@@ -21,7 +21,7 @@ from tests.engines.inputs.lakehouse import (
     iceberg_catalog,
 )
 from tscontract import InputError
-from tscontract.engines.inputs.tables import TableUrl, Window, scan, table_ref
+from tscontract.engines.inputs.tables import TableUrl, Window, sampled, scan, table_ref
 
 DAY_TWO = ("--from", "2026-12-01T00:00:00Z", "--to", "2026-12-02T00:00:00Z")
 
@@ -200,3 +200,14 @@ def test_a_missing_extra_is_one_line_naming_it(kind, module, delta):
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert f"install tscontract[{kind}]" in done.stderr
+
+
+@pytest.mark.parametrize("rows", [1, 500, 781, 10_000])
+def test_a_sample_reads_the_first_rows_only(delta, rows):
+    (data,) = sampled([f"{delta}@1"], rows)
+    assert sampled(["bars.csv"], rows) == ["bars.csv"]  # files are read whole
+    ref = table_ref(data)
+    assert ref is not None and ref.version == 1
+    scanned = scan(ref)
+    assert scanned.reader.read_all().num_rows == min(rows, 2 * ROWS)
+    assert f"the first {rows:,} rows" in scanned.description

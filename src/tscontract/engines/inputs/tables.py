@@ -48,13 +48,15 @@ class Window:
 
 
 class TableUrl(str):
-    """A table's URL as given (a ``str`` wherever data is named) and the window read from it."""
+    """A table's URL as given (a ``str`` wherever data is named), the window read from it and, for a sample
+    (``init``), the most rows read."""
 
     window: Window | None
+    limit: int | None
 
-    def __new__(cls, url: str, window: Window | None = None) -> TableUrl:
+    def __new__(cls, url: str, window: Window | None = None, limit: int | None = None) -> TableUrl:
         made = super().__new__(cls, url)
-        made.window = window
+        made.window, made.limit = window, limit
         return made
 
 
@@ -65,6 +67,7 @@ class TableRef:
     location: str  # CATALOG/NAMESPACE.TABLE or the Delta table's path
     version: int | None  # snapshot id or version; None: the latest
     window: Window | None
+    limit: int | None = None  # the most rows read (a sample), None: all
 
 
 def is_table_url(data: Any) -> bool:
@@ -94,7 +97,7 @@ def table_ref(data: Any) -> TableRef | None:
             raise InputError(f"{url}: give iceberg://CATALOG/NAMESPACE.TABLE[@SNAPSHOT_ID]")
     elif not body:
         raise InputError(f"{url}: give delta://PATH[@VERSION]")
-    return TableRef(url, kind, body, version, getattr(data, "window", None))
+    return TableRef(url, kind, body, version, getattr(data, "window", None), getattr(data, "limit", None))
 
 
 def windowed(data: Any, column: str, coverage: tuple[datetime | None, datetime | None] | None) -> Any:
@@ -103,6 +106,30 @@ def windowed(data: Any, column: str, coverage: tuple[datetime | None, datetime |
         return data
     url = data[0] if isinstance(data, list | tuple) else data
     return TableUrl(str(url), Window(column, *coverage))
+
+
+def sampled(data: list[Any], rows: int) -> list[Any]:
+    """``data`` with a table URL read for its first ``rows`` rows only (``init``'s sample); files as they are."""
+    if not is_table_url(data):
+        return data
+    return [TableUrl(str(data[0]), getattr(data[0], "window", None), rows)]
+
+
+def _head(reader: Any, rows: int | None) -> Any:
+    """``reader``'s first ``rows`` rows, still a stream (all where ``rows`` is None)."""
+    if rows is None:
+        return reader
+    import pyarrow as pa
+
+    def batches() -> Any:
+        left = rows
+        for batch in reader:
+            if left <= 0:
+                break
+            yield batch.slice(0, left)
+            left -= batch.num_rows
+
+    return pa.RecordBatchReader.from_batches(reader.schema, batches())
 
 
 def many_tables(items: list[Any]) -> None:
@@ -129,8 +156,8 @@ def _micros(moment: datetime) -> int:
 
 def _described(ref: TableRef, reader: Any, at: tuple[str, int | None], files: int, total: int) -> TableScan:
     window = f"; {ref.window.shown()}" if ref.window else ""
-    read = f"{files} of {total} data files"
-    return TableScan(reader, f"{ref.url} ({at[0]} {at[1]}; {read}{window})", at[1])
+    read = f"{files} of {total} data files" + (f", the first {ref.limit:,} rows" if ref.limit is not None else "")
+    return TableScan(_head(reader, ref.limit), f"{ref.url} ({at[0]} {at[1]}; {read}{window})", at[1])
 
 
 def _iceberg_filter(ref: TableRef, table: Any) -> Any:
