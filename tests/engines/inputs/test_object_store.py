@@ -16,8 +16,10 @@ from tests.conftest import run_cli
 from tests.engines.inputs.lakehouse import (
     BROKEN,
     BROKEN_DAY,
+    CATALOG,
     CONTRACT,
     DAYS,
+    NOW,
     OPTIONS,
     ROWS,
     S3Server,
@@ -202,3 +204,15 @@ def test_no_error_line_shows_a_credential_of_the_environment(before, after):
         patch.setenv("AWS_SECRET_ACCESS_KEY", secret)
         shown = error_line(OSError(before + secret + after))
     assert secret not in shown and "\n" not in shown  # masked before the line is cut
+
+
+def test_spark_validates_the_objects_from_their_local_copies(bucket, spark):
+    from datetime import datetime
+
+    from tscontract import validate
+
+    data = f"s3://{bucket}/ohlcv/*/*.parquet"
+    found = validate(CONTRACT, data, catalog=CATALOG, now=datetime.fromisoformat(NOW), engine="spark").to_json()
+    assert found["engine"] == "spark" and found["rows"] == 3 * ROWS
+    assert failed(found) == BROKEN
+    assert found["data"] == [f"s3://{bucket}/ohlcv/date={day}/part-0.parquet" for day in DAYS]
