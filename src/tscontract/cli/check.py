@@ -79,7 +79,11 @@ def lint(
 def validate(
     contract: Path,
     data: Annotated[
-        list[str], typer.Argument(help="Parquet, CSV, JSON lines files, db::table, or postgresql://..#table.")
+        list[str],
+        typer.Argument(
+            help="Parquet, CSV, JSON lines files (local or s3://bucket/prefix/*.parquet), iceberg://CATALOG/NS.TABLE, "
+            "delta://PATH, db::table, or postgresql://..#table."
+        ),
     ],
     catalog: CatalogOption = None,
     now: Annotated[

@@ -45,6 +45,7 @@ from tscontract.contract.units import UnitError, check_unit
 from tscontract.contract.zones import offset_minutes
 from tscontract.engines.duckdb import connect
 from tscontract.engines.inputs.sources import SOURCE_VIEW, open_source
+from tscontract.engines.inputs.tables import sampled
 from tscontract.engines.sandbox import lock
 from tscontract.errors import InputError
 from tscontract.interop.draft import Column, Draft, MappingDraft, typed_time
@@ -101,6 +102,9 @@ PROVENANCE = ("source_id", "ingest_run_id", "transform_version", "revision", "ca
 _PRECISION = {0: "s", 1: "ms", 2: "ms", 3: "ms", 4: "us", 5: "us", 6: "us"}
 
 
+SAMPLE_TABLE_ROWS = 100_000  # rows of an iceberg:// or delta:// table a draft is inferred from (its first)
+
+
 def infer(
     data: list[str | Path],
     *,
@@ -116,7 +120,7 @@ def infer(
     zone = _zone(timezone)
     con = connect()
     try:
-        source = open_source(con, [str(p) for p in data])
+        source = open_source(con, sampled([str(p) for p in data], SAMPLE_TABLE_ROWS))
         lock(con, source.paths)  # the sample's own column names end up in SQL: nothing else readable
         counted = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()
         rows = counted[0] if counted is not None else 0  # count(*) gives one row
