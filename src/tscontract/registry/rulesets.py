@@ -31,3 +31,24 @@ def validate_rule_set(rule_set: Any) -> None:
     problem = rule_set_problem(check_rule_set(rule_set))
     if problem is not None:
         raise invalid_rule_set(problem)
+
+
+# Confluent's config members that fill in or override a registration's ruleSet and metadata: refused, not
+# ignored (a registry that took them silently would register schemas without the rules they name)
+_DEFAULTS_AND_OVERRIDES = {
+    "defaultRuleSet": INVALID_RULESET,
+    "overrideRuleSet": INVALID_RULESET,
+    "defaultMetadata": 422,
+    "overrideMetadata": 422,
+}
+
+
+def refuse_defaults_and_overrides(body: dict[str, Any]) -> None:
+    """422 for a ``PUT /config`` that names defaults or overrides (42210 for a rule set, as Confluent's code)."""
+    for member, code in _DEFAULTS_AND_OVERRIDES.items():
+        if body.get(member) is not None:
+            raise RegistryError(
+                422,
+                code,
+                f"'{member}' is not supported by this registry: give the rules and metadata in each registration",
+            )

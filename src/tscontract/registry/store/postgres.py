@@ -85,8 +85,12 @@ class PostgresRegistryStore(RegistryStore):
             " OVERRIDING SYSTEM VALUE VALUES (?, ?, ?, ?, ?, ?)",
             (explicit_id, *identity),
         )
-        # the identity sequence continues after the largest id, imported or not
-        conn.execute("SELECT setval(pg_get_serial_sequence('schemas', 'id'), (SELECT max(id) FROM schemas))")
+        # the identity sequence continues after the largest id, imported or not, and never goes back
+        # (the largest may have been permanently deleted: its id is not given again)
+        conn.execute(
+            "SELECT setval(pg_get_serial_sequence('schemas', 'id'), GREATEST((SELECT max(id) FROM schemas),"
+            " pg_sequence_last_value(pg_get_serial_sequence('schemas', 'id')::regclass)))"
+        )
         return explicit_id
 
     def _open(self) -> Any:

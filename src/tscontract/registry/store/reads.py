@@ -139,6 +139,11 @@ class StoreReads(StoreConnections):
                 self._schema_cache.popitem(last=False)
         return found
 
+    def holds_schema(self, schema_id: int) -> bool:
+        """Is ``schema_id`` still held (its last version not permanently deleted)?"""
+        with self._connect() as conn:
+            return conn.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone() is not None
+
     def schema_ids(self) -> list[int]:
         """Every schema id, ascending (what ``GET /schemas/guids/{guid}`` learns guids from)."""
         with self._connect() as conn:

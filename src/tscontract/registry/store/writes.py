@@ -230,12 +230,15 @@ class RegistryStore(StoreConfig):
                 raise RegistryError(
                     404, 40405, f"Subject '{subject}' was not deleted first before being permanently deleted"
                 )
-            if permanent:
-                conn.execute("DELETE FROM subject_versions WHERE subject = ?", (subject,))
-                self._forget_subject(conn, subject)
-                return [version for version, _ in rows]
-            conn.execute("UPDATE subject_versions SET deleted = 1 WHERE subject = ?", (subject,))
-            return live
+            if not permanent:
+                conn.execute("UPDATE subject_versions SET deleted = 1 WHERE subject = ?", (subject,))
+                return live
+            ids = self._ids_of(conn, "subject = ?", (subject,))
+            conn.execute("DELETE FROM subject_versions WHERE subject = ?", (subject,))
+            self._forget_subject(conn, subject)
+            dropped = self._drop_orphans(conn, ids)
+        self._evict(dropped)
+        return [version for version, _ in rows]
 
     @staticmethod
     def _forget_subject(conn: Any, subject: str) -> None:
@@ -279,15 +282,43 @@ class RegistryStore(StoreConfig):
                     40407,
                     f"Subject '{subject}' Version {number} was not deleted first before being permanently deleted",
                 )
+            dropped: list[int] = []
             if permanent:
+                ids = self._ids_of(conn, "subject = ? AND version = ?", (subject, number))
                 conn.execute("DELETE FROM subject_versions WHERE subject = ? AND version = ?", (subject, number))
                 if not self._has_any(conn, subject):
                     self._forget_subject(conn, subject)
+                dropped = self._drop_orphans(conn, ids)
             else:
                 conn.execute(
                     "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ?", (subject, number)
                 )
+        self._evict(dropped)
         return number
+
+    @staticmethod
+    def _ids_of(conn: Any, where: str, params: tuple) -> list[int]:
+        rows = conn.execute(f"SELECT DISTINCT schema_id FROM subject_versions WHERE {where}", params).fetchall()
+        return [int(row[0]) for row in rows]
+
+    @staticmethod
+    def _drop_orphans(conn: Any, ids: list[int]) -> list[int]:
+        """Remove the schemas among ``ids`` that no version holds any more (a permanent delete took the
+        last one): as in Confluent's registry, the id then answers 40403 everywhere, and the same schema
+        registered again gets a new id (ids are never reused: SQLite AUTOINCREMENT, a PostgreSQL identity)."""
+        dropped = []
+        for schema_id in ids:
+            if conn.execute("SELECT 1 FROM subject_versions WHERE schema_id = ? LIMIT 1", (schema_id,)).fetchone():
+                continue
+            conn.execute("DELETE FROM schemas WHERE id = ?", (schema_id,))
+            dropped.append(schema_id)
+        return dropped
+
+    def _evict(self, dropped: list[int]) -> None:
+        """Forget dropped schemas once their delete is committed (a read before could cache them again)."""
+        with self._cache_lock:
+            for schema_id in dropped:
+                self._schema_cache.pop(schema_id, None)
 
     def _clear_for_import(self, conn: Any, subject: str | None) -> None:
         """No live version in scope (else 42205); then the soft-deleted ones go for good, unless referenced."""
@@ -301,4 +332,6 @@ class RegistryStore(StoreConfig):
             held.setdefault(name, []).append(version)
         for name, versions in held.items():
             self._refuse_referenced(conn, name, versions)
+            ids = self._ids_of(conn, "subject = ?", (name,))
             conn.execute("DELETE FROM subject_versions WHERE subject = ?", (name,))
+            self._evict(self._drop_orphans(conn, ids))  # before the commit: a mode change, rare
