@@ -106,7 +106,7 @@ def test_serve_on_sqlite_through_the_cli_with_check_processes(tmp_path: Path) ->
         assert id_only(register(url, "s", avro_record("T", "a", "b"))) == (200, {"id": 2})
         # the checker's verdict and reasons come back from the worker process
         status, body = register(url, "s", AVRO_NO_DEFAULT)
-        assert (status, body["error_code"]) == (409, 409) and "olds[" in body["message"]
+        assert (status, body["error_code"]) == (409, 40901) and "olds[" in body["message"]
     assert db.exists()
     # SIGTERM stopped the server and its check processes with it
     deadline = time.monotonic() + 15

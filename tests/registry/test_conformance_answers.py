@@ -300,3 +300,51 @@ def test_avro_texts_stored_before_avros_order_are_still_found(tmp_path: Path) ->
         assert reg.call("GET", "/subjects/env-value/versions") == (200, [1])
     finally:
         reg.close()
+
+
+def test_a_store_with_one_id_per_schema_is_migrated_for_import(tmp_path: Path) -> None:
+    """The ``schemas`` table of an earlier version held each schema once (UNIQUE): rebuilt on open, so
+    IMPORT can keep a second id; the id sequence survives (a permanently deleted largest id is not reused)."""
+    import sqlite3
+
+    db = tmp_path / "unique.sqlite"
+    with sqlite3.connect(db) as con:
+        con.executescript(
+            """
+            CREATE TABLE schemas (id INTEGER PRIMARY KEY AUTOINCREMENT, schema_type TEXT NOT NULL,
+                schema_text TEXT NOT NULL, refs TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '',
+                rule_set TEXT NOT NULL DEFAULT '', UNIQUE (schema_type, schema_text, refs, metadata, rule_set));
+            CREATE TABLE subject_versions (subject TEXT NOT NULL, version INTEGER NOT NULL,
+                schema_id INTEGER NOT NULL REFERENCES schemas (id), deleted INTEGER NOT NULL DEFAULT 0,
+                registered_at TEXT NOT NULL, PRIMARY KEY (subject, version));
+            INSERT INTO schemas (schema_type, schema_text, refs) VALUES ('AVRO', '"string"', '[]');
+            INSERT INTO schemas (schema_type, schema_text, refs) VALUES ('AVRO', '"int"', '[]');
+            DELETE FROM schemas WHERE id = 2;
+            INSERT INTO subject_versions VALUES ('old-value', 1, 1, 0, '2026-01-01T00:00:00.000Z');
+            """
+        )
+    reg = Registry(db, compat=always_ok)
+    try:
+        assert reg.call("GET", "/schemas/ids/1")[1]["schema"] == '"string"'
+        assert reg.register("next", '"long"')[1]["id"] == 3  # 2 was given once: never again
+        assert reg.call("PUT", "/mode/copy", {"mode": "IMPORT"})[0] == 200
+        imported = reg.call("POST", "/subjects/copy/versions", {"schema": '"string"', "id": 50, "version": 1})
+        assert (imported[0], imported[1]["id"]) == (200, 50)
+        assert reg.register("later", '"bytes"')[1]["id"] == 51
+    finally:
+        reg.close()
+    with sqlite3.connect(db) as con:
+        (table,) = con.execute("SELECT sql FROM sqlite_master WHERE name = 'schemas'").fetchone()
+    assert "UNIQUE" not in table.upper()
+
+
+def test_registering_again_tombstones_the_soft_deleted_version_of_the_same_id(registry: Registry) -> None:
+    """``KafkaSchemaRegistry.register``: a soft-deleted earlier version of the subject holding the id
+    the new version gets is tombstoned (``RestApiTest.testDeleteSchemaVersionPermanent``'s re-register)."""
+    registry.register("a-value", A1)
+    registry.register("a-value", A2)
+    assert registry.call("DELETE", "/subjects/a-value/versions/1") == (200, 1)
+    again = registry.register("a-value", A1)[1]
+    assert (again["id"], again["version"]) == (1, 3)
+    assert registry.call("GET", "/subjects/a-value/versions?deleted=true") == (200, [2, 3])
+    assert registry.call("GET", "/subjects/a-value/versions/1?deleted=true")[1]["error_code"] == 40402

@@ -53,10 +53,15 @@ def test_import_answers_a_held_schema_without_an_id(registry: Registry) -> None:
     assert client.register_schema("s", Schema(V1, "AVRO")) == 7
     status, body = registry.register("s", V2)  # a new schema still needs its id in IMPORT
     assert (status, body["error_code"]) == (422, 42205)
-    # an id that differs from the held one is an import, judged as such (here: the schema holds id 7)
+    # an id that differs from the held one is an import: as Confluent's, the same schema under a second id
+    # (RestApiModeTest.testImportModeWithSameSchemaDifferentId)
     status, body = _post(registry, "s", {"schema": V1, "id": 8, "version": 2})
-    assert (status, body["error_code"]) == (422, 42205)
-    assert registry.call("GET", "/subjects/s/versions") == (200, [1])
+    assert (status, body["id"], body["version"]) == (200, 8, 2)
+    assert registry.call("GET", "/subjects/s/versions") == (200, [1, 2])
+    assert registry.call("GET", "/subjects/s/versions/1")[1]["id"] == 7
+    assert _post(registry, "t", {"schema": V1, "id": 9, "version": 1})[1]["id"] == 9  # another subject too
+    found = registry.call("POST", "/subjects/s", {"schema": V1})[1]
+    assert (found["id"], found["version"]) == (8, 2)  # the newest version holding it
 
 
 def test_import_needs_force_while_live_subjects_exist(registry: Registry) -> None:

@@ -230,7 +230,7 @@ def test_compatibility_endpoint_and_injected_callable(tmp_path: Path) -> None:
         assert calls[-1] == ("FULL_TRANSITIVE", "AVRO", v3, [v2, v1])  # newest first, every version
 
         status, body = reg.register("s", avro_record("T", "bad"))
-        assert (status, body["error_code"]) == (409, 409)
+        assert (status, body["error_code"]) == (409, 40901)
         assert "field 'bad'" in body["message"]
         assert reg.call("GET", "/subjects/s/versions") == (200, [1, 2, 3])
 
@@ -270,7 +270,7 @@ def test_default_compat_fails_closed_without_a_checker(
     reg = default_registry
     assert reg.register("s", avro_record("T", "a"))[0] == 200  # a first version needs no checker
     status, body = reg.register("s", avro_record("T", "a", "b"))
-    assert (status, body["error_code"]) == (409, 409)
+    assert (status, body["error_code"]) == (409, 40901)
     assert "no compatibility checker" in body["message"]
     status, body = reg.call("POST", "/compatibility/subjects/s/versions/latest", {"schema": avro_record("T", "a", "b")})
     assert status == 200 and body["is_compatible"] is False
@@ -289,7 +289,7 @@ def test_default_compat_uses_tscontract_evolution(default_registry: Registry) ->
     assert reg.register("s", avro_record("T", "a"))[0] == 200
     assert reg.register("s", avro_record("T", "a", "b"))[0] == 200  # a field with a default: FULL_TRANSITIVE holds
     status, body = reg.register("s", AVRO_NO_DEFAULT)
-    assert (status, body["error_code"]) == (409, 409)
+    assert (status, body["error_code"]) == (409, 40901)
     assert "olds[" in body["message"]
     assert reg.call("GET", "/subjects/s/versions") == (200, [1, 2])
 

@@ -433,7 +433,7 @@ class RegistryApp:
                     f"Subject '{subject}' is in {mode} mode: a registration with an explicit id needs IMPORT",
                 )
             version = submitted.body.get("version")
-            self.store.import_schema(
+            number = self.store.import_schema(
                 subject,
                 submitted.schema_type,
                 submitted.text,
@@ -443,7 +443,7 @@ class RegistryApp:
                 submitted.metadata,
                 submitted.rule_set,
             )
-            return 200, self.register_payload(call, self._registered(subject, submitted), submitted)
+            return 200, self.register_payload(call, self.store.get_version(subject, number), submitted)
         if mode == "IMPORT":
             raise RegistryError(
                 422, 42205, f"Subject '{subject}' is in IMPORT mode: a registration needs its 'id' (and 'version')"
