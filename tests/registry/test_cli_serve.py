@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import ROOT, run_cli, stop
-from tests.registry.conftest import avro_record, id_only
+from tests.registry.conftest import CT, avro_record, id_only
 from tests.registry.test_registry import AVRO_NO_DEFAULT
 
 
@@ -159,3 +159,20 @@ def test_check_processes_exit_when_the_server_is_killed(tmp_path: Path) -> None:
         while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not [pid for pid in workers if alive(pid)]
+
+
+def test_strict_answers_a_protobuf_descriptor_registration_as_confluent(tmp_path: Path) -> None:
+    """``--strict``: the registration answer carries the stored ``.proto`` text, as Confluent's does."""
+    from tests.registry.test_conformance_answers import PROTO, descriptor
+
+    body = json.dumps({"schema": descriptor(PROTO), "schemaType": "PROTOBUF"}).encode()
+    answers = []
+    for flags in ((), ("--strict",)):
+        with cli_server("--db", str(tmp_path / f"reg{len(flags)}.sqlite"), *flags) as (url, _, _):
+            request = urllib.request.Request(
+                f"{url}/subjects/p/versions", data=body, method="POST", headers={"Content-Type": CT}
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answers.append(json.loads(response.read()))
+    assert [answer["id"] for answer in answers] == [1, 1]
+    assert "schema" not in answers[0] and answers[1]["schema"].startswith('syntax = "proto3";')
