@@ -107,6 +107,7 @@ class StoreConnections:
         self.description = self.db_path
         self._pool: queue.LifoQueue[Any] = queue.LifoQueue()
         self._schema_cache: OrderedDict[int, StoredSchema] = OrderedDict()
+        self._gone: set[int] = set()  # ids permanently deleted: never cached again
         self._cache_lock = threading.Lock()
         self._init_locks()
         conn = self._open()

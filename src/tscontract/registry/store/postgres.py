@@ -70,6 +70,7 @@ class PostgresRegistryStore(RegistryStore):
         self.description = url
         self._pool = queue.LifoQueue()
         self._schema_cache = OrderedDict()
+        self._gone = set()
         self._cache_lock = threading.Lock()
         self._init_locks()
         with self._write() as conn:

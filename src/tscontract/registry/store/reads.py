@@ -134,6 +134,8 @@ class StoreReads(StoreConnections):
             raise schema_not_found(f"Schema {schema_id} not found")
         found = StoredSchema(row[0], row[1], json.loads(row[2]), row[3], row[4])
         with self._cache_lock:
+            if schema_id in self._gone:  # read from a snapshot taken before its delete committed
+                return found
             self._schema_cache[schema_id] = found
             if len(self._schema_cache) > 4096:
                 self._schema_cache.popitem(last=False)

@@ -333,6 +333,7 @@ class RegistryStore(StoreConfig):
         with self._cache_lock:
             for schema_id in dropped:
                 self._schema_cache.pop(schema_id, None)
+                self._gone.add(schema_id)
 
     def _clear_for_import(self, conn: Any, subject: str | None) -> None:
         """No live version in scope (else 42205); then the soft-deleted ones go for good, unless referenced."""
