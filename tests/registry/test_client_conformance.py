@@ -552,13 +552,19 @@ def test_associations(client: SchemaRegistryClient) -> None:
     assert client.get_associations_by_resource_name("orders", "lkc-1") == []
 
 
-def test_config_defaults_and_overrides_are_refused_not_ignored(client: SchemaRegistryClient) -> None:
+def test_config_defaults_and_overrides_are_refused_not_ignored(
+    client: SchemaRegistryClient, registry: Registry
+) -> None:
     """Deliberate difference: Confluent merges a config's defaultRuleSet < the schema's own < its
     overrideRuleSet into every registration; this registry does not, so it refuses them (422) rather
-    than register schemas without the rules the config names."""
+    than register schemas without the rules the config names; likewise the other members it does not
+    apply (``normalize``, ``validateFields``...)."""
     for config in (ServerConfig(override_rule_set=RULE_SET), ServerConfig(default_rule_set=RULE_SET)):
         assert error_of(lambda config=config: client.set_config("a-value", config)) == (422, 42210)
     assert error_of(lambda: client.set_config(config=ServerConfig(default_metadata=METADATA))) == (422, 422)
+    for member in ("normalize", "validateFields"):  # members confluent-kafka's ServerConfig does not send
+        status, answer = registry.call("PUT", "/config/a-value", {member: True})
+        assert (status, answer["error_code"]) == (422, 422) and member in answer["message"]
     assert error_of(lambda: client.get_config("a-value")) == (404, 40408)  # nothing was stored
 
 
