@@ -62,6 +62,8 @@ def test_import_answers_a_held_schema_without_an_id(registry: Registry) -> None:
     assert _post(registry, "t", {"schema": V1, "id": 9, "version": 1})[1]["id"] == 9  # another subject too
     found = registry.call("POST", "/subjects/s", {"schema": V1})[1]
     assert (found["id"], found["version"]) == (8, 2)  # the newest version holding it
+    ids = registry.call("GET", f"/schemas/guids/{found['guid']}/ids")
+    assert ids == (200, [{"context": ".", "id": 7}, {"context": ".", "id": 8}, {"context": ".", "id": 9}])
 
 
 def test_import_needs_force_while_live_subjects_exist(registry: Registry) -> None:

@@ -596,9 +596,11 @@ class RegistryApp:
         return 200, self._schema_payload(call, self.store.schema_by_id(schema_id))
 
     def _h_guid_ids(self, call: _Call, guid: str) -> tuple[int, Any]:
-        """``GET /schemas/guids/{guid}/ids``: the ids holding it, by context (only the default one here)."""
+        """``GET /schemas/guids/{guid}/ids``: the ids holding it, by context (only the default one here);
+        several when IMPORT mode kept the schema under more than one id."""
         schema_id = self._id_of_guid(guid)
-        return 200, [] if schema_id is None else [{"context": ".", "id": schema_id}]
+        ids = [] if schema_id is None else self.store.ids_of_content(schema_id)
+        return 200, [{"context": ".", "id": found} for found in ids]
 
     def _h_schema_types(self, call: _Call) -> tuple[int, Any]:
         return 200, list(SCHEMA_TYPES)

@@ -146,6 +146,17 @@ class StoreReads(StoreConnections):
         with self._connect() as conn:
             return conn.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone() is not None
 
+    def ids_of_content(self, schema_id: int) -> list[int]:
+        """Every id holding the same schema as ``schema_id`` (IMPORT may keep one schema under several), ascending."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT b.id FROM schemas a JOIN schemas b ON b.schema_type = a.schema_type AND b.schema_text ="
+                " a.schema_text AND b.refs = a.refs AND b.metadata = a.metadata AND b.rule_set = a.rule_set"
+                " WHERE a.id = ? ORDER BY b.id",
+                (schema_id,),
+            ).fetchall()
+        return [int(row[0]) for row in rows]
+
     def schema_ids(self) -> list[int]:
         """Every schema id, ascending (what ``GET /schemas/guids/{guid}`` learns guids from)."""
         with self._connect() as conn:
