@@ -29,7 +29,7 @@ from tscontract.contract import units
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
 from tscontract.contract.durations import Duration
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
-from tscontract.contract.model import Contract, DurationText, _Section
+from tscontract.contract.model import Contract, DurationText, _Section, unit_as_text
 from tscontract.contract.source import NodeInfo, PositionIndex
 from tscontract.contract.units import UnitError, check_unit
 from tscontract.contract.weekly import Calendars, WeeklyCalendar
@@ -148,6 +148,8 @@ class SeriesEntry(_Section):
     calibrations: list[Calibration] = Field(default_factory=list)
     description: str | None = None
     note: str | None = None
+
+    _unit_one = field_validator("unit", mode="before")(classmethod(lambda cls, value: unit_as_text(value)))
 
     _zone = field_validator("device_zone")(classmethod(lambda cls, value: iana_zone(value)))
 

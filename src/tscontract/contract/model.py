@@ -116,6 +116,11 @@ def _number(value: object) -> Decimal:
 Number = Annotated[Decimal, PlainValidator(_number)]
 
 
+def unit_as_text(value: object) -> object:
+    """``unit: 1`` (a pure number) is read by YAML as the integer 1: it is the unit written ``1``."""
+    return "1" if type(value) is int and value == 1 else value
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, arbitrary_types_allowed=True)
 
@@ -235,6 +240,8 @@ class FieldSpec(_Section):
     constraint: str | None = None
     unique: bool | Unique | None = None
     step: Step | None = None
+    # the value field this one says why is null (a sensor's "too low to read"): set => the value is null
+    flag_of: str | None = None
     aliases: NameList = ()
     deprecated: Deprecation | None = None
     description: str | None = None
@@ -243,6 +250,8 @@ class FieldSpec(_Section):
     name: str = Field(default="", exclude=True)
     implied: bool = Field(default=False, exclude=True)
     has_value: bool = Field(default=False, exclude=True)
+
+    _unit_one = field_validator("unit", mode="before")(classmethod(lambda cls, value: unit_as_text(value)))
 
     @property
     def unique_rule(self) -> Unique | None:

@@ -80,6 +80,7 @@ CLASSIFICATION: dict[str, Rule] = {
     "fields.*.step.severity": Rule("step", _ranked("error", "warning")),
     "fields.*.step.description": TEXT,
     "fields.*.step.note": TEXT,
+    "fields.*.flag_of": Rule("flag_of", _added_is_tighter),  # set flag => null value: a new row rule
     "fields.*.default": Rule("default", _changed, "major version: readers fill a missing value differently"),
     "fields.*.aliases": Rule("aliases", _more_is_stronger),
     "fields.*.deprecated": HANDLED,

@@ -100,6 +100,7 @@ _FIELD_PROPERTIES = {
     "default": "default",
     "aliases": "aliases",
     "deprecated": "deprecated",
+    "flag_of": "flag_of",
     "note": "note",
 }
 # stated by the properties: present, typed, required; an instant's zone and precision by the type

@@ -255,6 +255,7 @@ class ObjectImport(QualityReader):
             "default",
             "constraint",
             "unique",
+            "flag_of",
             "aliases",
             "deprecated",
         )

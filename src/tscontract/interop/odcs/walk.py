@@ -42,11 +42,11 @@ _ROUND_TRIP_SECTIONS = {
     "provenanceRequired": "provenance_required",
     "calendars": "calendars",
 }
-_ROUND_TRIP_FIELD = ("unit", "dimension", "nullable", "value", "default", "aliases", "deprecated", "note")
+_ROUND_TRIP_FIELD = ("unit", "dimension", "nullable", "value", "default", "aliases", "deprecated", "flag_of", "note")
 # quality entries the export writes, each derived from a contract clause that the import restores
 _CARRIED = re.compile(
     r"^(invariants\[\d+\]|key\.unique|source\.rows|time\.\w+|completeness|freshness|catalog\.\w+"
-    r"|field\.\w+\.(value|constraint)|plausibility\..+|series\.pattern)$"
+    r"|field\.\w+\.(value|constraint|flag_of)|plausibility\..+|series\.pattern)$"
 )
 # reasons for what has no place and is not kept (_KEPT): a rule's own keys, relationships
 _NO_PLACE = {
