@@ -532,7 +532,6 @@ def test_get_contexts(client: SchemaRegistryClient) -> None:
     assert client.get_contexts(offset=1) == []
 
 
-@lacks("/associations (not provided: Confluent 8's topic-ownership catalog, see the README's REST table)")
 def test_associations(client: SchemaRegistryClient) -> None:
     client.register_schema("orders-value", avro(A1))
     assert client.get_associations_by_resource_name("orders", "lkc-1") == []
