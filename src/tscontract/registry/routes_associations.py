@@ -155,6 +155,8 @@ def _check_against_stored(app: _App, body: dict[str, Any], infos: list[dict[str,
         held = old.get(kind)
         if held is None:
             if info["frozen"] and store.mode(subject) != "IMPORT":
+                if info.get("schema") is None:
+                    raise invalid("schema", "schema must be provided when creating a frozen association")
                 live = _live_versions(store, subject)
                 if live and (live[-1] != 1 or app.held_version(subject, info["schema"]) is None):
                     raise invalid("frozen", _SCHEMAS_EXIST)
