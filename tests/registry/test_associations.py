@@ -208,3 +208,48 @@ def test_dry_run_writes_nothing(registry: Registry) -> None:
     assert registry.register("s", A1)[0] == 200
     assert registry.call("POST", "/associations?dryRun=true", request("r-12", weak("s")))[1]["associations"] == []
     assert registry.call("GET", "/associations/resources/r-12") == (200, [])
+
+
+def test_an_associated_subject_keeps_a_live_version(registry: Registry) -> None:
+    """RestApiAssociationTest's hard delete with an association: soft-deleting v1 is allowed while v2
+    lives, hard-deleting it too; soft-deleting the last live version is not (40907), nor is deleting
+    the subject (KafkaSchemaRegistry.deleteSubject: 40904)."""
+    assert registry.register("subject1", A1)[0] == 200
+    assert registry.register("subject1", A2)[0] == 200
+    assert registry.call("POST", "/associations", request("r-13", weak("subject1", "key")))[0] == 200
+    assert registry.call("DELETE", "/subjects/subject1/versions/1") == (200, 1)
+    assert registry.call("DELETE", "/subjects/subject1/versions/1?permanent=true") == (200, 1)
+    assert error(registry.call("DELETE", "/subjects/subject1/versions/2")) == (
+        409,
+        40907,
+        "No active (non-deleted) version exists for subject 'subject1'",
+    )
+    assert error(registry.call("DELETE", "/subjects/subject1")) == (
+        409,
+        40904,
+        "An association already exists for subject 'subject1'",
+    )
+    assert registry.call("GET", "/subjects/subject1/versions") == (200, [2])
+    assert registry.call("DELETE", "/associations/resources/r-13")[0] == 204
+    assert registry.call("DELETE", "/subjects/subject1") == (200, [2])
+
+
+def test_a_strongly_associated_subject_is_not_a_reference_target(registry: Registry) -> None:
+    """KafkaSchemaRegistry.register: 'has a strong association and cannot be referenced' (42205)."""
+    body = request("r-14", {"associationType": "value", "schema": {"schema": A1}})
+    assert registry.call("POST", "/associations", body)[0] == 200
+    referring = {
+        "schema": '{"type":"record","name":"R","fields":[{"name":"a","type":"A"}]}',
+        "references": [{"name": "A", "subject": ":.default:topic1-value", "version": 1}],
+    }
+    assert error(registry.call("POST", "/subjects/r/versions", referring)) == (
+        422,
+        42205,
+        "Subject ':.default:topic1-value' has a strong association and cannot be referenced",
+    )
+
+
+def test_what_is_not_provided_answers_so(registry: Registry) -> None:
+    """The upsert and the batch operations (see docs/registry.md's REST table)."""
+    assert registry.call("PUT", "/associations/resources/r-15", request("r-15", weak("s")))[0] == 405
+    assert registry.call("POST", "/associations:batchGet", {"requests": [{"resourceId": "r-15"}]})[0] == 404

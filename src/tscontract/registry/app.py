@@ -451,6 +451,7 @@ class RegistryApp:
                 422, 42205, f"Subject '{subject}' is in IMPORT mode: a registration needs its 'id' (and 'version')"
             )
         _writable(subject, mode)
+        routes_associations.guard_references(self.store, submitted.references)
         with _budget():
             self.store.register(
                 subject,
@@ -570,10 +571,14 @@ class RegistryApp:
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
-        return 200, self.store.delete_version(subject, _version(version), permanent=_flag(call.query, "permanent"))
+        permanent = _flag(call.query, "permanent")
+        if not permanent:
+            routes_associations.guard_version_delete(self.store, subject, _version(version))
+        return 200, self.store.delete_version(subject, _version(version), permanent=permanent)
 
     def _h_delete_subject(self, call: _Call, subject: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
+        routes_associations.guard_subject_delete(self.store, subject)
         return 200, self.store.delete_subject(subject, permanent=_flag(call.query, "permanent"))
 
     def _h_get_schema(self, call: _Call, schema_id: str) -> tuple[int, Any]:

@@ -185,6 +185,8 @@ def _live_versions(store: _Store, subject: str) -> list[int]:
 
 def _check_subject_free(store: _Store, body: dict[str, Any], info: dict[str, Any]) -> None:
     subject = info["subject"]
+    if info.get("schema") is not None and store.mode(subject) == "IMPORT":
+        raise invalid("schema", f"cannot be provided while subject '{subject}' is in IMPORT mode")
     if info.get("schema") is None and not _live_versions(store, subject):
         raise _conflict(40907, f"No active (non-deleted) version exists for subject '{subject}'")
     others = [
@@ -213,7 +215,7 @@ def create(app: _App, call: _Call) -> tuple[int, Any]:
     schemas = {
         info["associationType"]: app.register_for(call, info["subject"], info["schema"])
         for info in infos
-        if info.get("schema") is not None and app.store.mode(info["subject"]) != "IMPORT"
+        if info.get("schema") is not None
     }
     entities = [{**response, **_info(info)} for info in infos if info["associationType"] not in skip]
     app.store.put_associations(entities)
@@ -287,6 +289,30 @@ def delete(app: _App, call: _Call, resource_id: str) -> tuple[int, Any]:
                 app.store.delete_subject(subject)
             app.store.delete_subject(subject, permanent=True)
     return 204, None
+
+
+def guard_subject_delete(store: _Store, subject: str) -> None:
+    """As Confluent's ``deleteSubject``: a subject an association names is not deleted (409/40904)."""
+    if store.associations_of_subject(subject):
+        raise _conflict(40904, f"An association already exists for subject '{subject}'")
+
+
+def guard_version_delete(store: _Store, subject: str, version: int | str) -> None:
+    """As Confluent's ``deleteSchemaVersion``: the last live version of a subject an association names
+    is not soft-deleted (409/40907)."""
+    if not store.associations_of_subject(subject):
+        return
+    live = _live_versions(store, subject)
+    if live and (version == "latest" or version in live) and len(live) == 1:
+        raise _conflict(40907, f"No active (non-deleted) version exists for subject '{subject}'")
+
+
+def guard_references(store: _Store, references: list[dict]) -> None:
+    """As Confluent's ``register``: a subject with a STRONG association is not a reference target (42205)."""
+    for reference in references:
+        subject = reference.get("subject")
+        if any(a["lifecycle"] == "STRONG" for a in store.associations_of_subject(str(subject))):
+            raise RegistryError(422, 42205, f"Subject '{subject}' has a strong association and cannot be referenced")
 
 
 # (method, path pattern, handler): app.py routes these beside its own; every one but GET is a write
