@@ -150,8 +150,7 @@ def _check_against_stored(app: _App, body: dict[str, Any], infos: list[dict[str,
     skip: set[str] = set()
     for info in infos:
         subject, kind = info["subject"], info["associationType"]
-        if store.mode(subject) == "READONLY":
-            raise RegistryError(422, 42205, f"Subject {subject} in context . is in read-only mode")
+        _writable(store, subject)
         held = old.get(kind)
         if held is None:
             if info["frozen"] and store.mode(subject) != "IMPORT":
@@ -174,6 +173,11 @@ def _check_against_stored(app: _App, body: dict[str, Any], infos: list[dict[str,
     for info in infos:
         _check_subject_free(store, body, info)
     return skip
+
+
+def _writable(store: _Store, subject: str) -> None:
+    if store.mode(subject) == "READONLY":
+        raise RegistryError(422, 42205, f"Subject {subject} in context . is in read-only mode")
 
 
 def _live_versions(store: _Store, subject: str) -> list[int]:
@@ -274,8 +278,7 @@ def delete(app: _App, call: _Call, resource_id: str) -> tuple[int, Any]:
     cascade = flag(call.query, "cascadeLifecycle")
     for association in found:
         subject = association["subject"]
-        if app.store.mode(subject) == "READONLY":
-            raise RegistryError(422, 42205, f"Subject {subject} in context . is in read-only mode")
+        _writable(app.store, subject)
         if association["frozen"] and not cascade:
             kind = association["associationType"]
             raise _conflict(40908, f"The association of type  '{kind}' is frozen for subject '{subject}'")
