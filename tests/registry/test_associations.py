@@ -4,6 +4,7 @@ on the SQLite and PostgreSQL stores."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -253,3 +254,24 @@ def test_what_is_not_provided_answers_so(registry: Registry) -> None:
     """The upsert and the batch operations (see docs/registry.md's REST table)."""
     assert registry.call("PUT", "/associations/resources/r-15", request("r-15", weak("s")))[0] == 405
     assert registry.call("POST", "/associations:batchGet", {"requests": [{"resourceId": "r-15"}]})[0] == 404
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_associations_outlive_the_server(store: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Stored in the registry's database (a table created on an older store too), not in the process."""
+    db = tmp_path / "registry.sqlite" if store == "sqlite" else request.getfixturevalue("postgres_db")
+    first = Registry(db)
+    try:
+        assert first.register("s", A1)[0] == 200
+        assert first.call("POST", "/associations", request_body("r-16"))[0] == 200
+    finally:
+        first.close()
+    second = Registry(db)
+    try:
+        assert [a["subject"] for a in second.call("GET", "/associations/resources/default/topic1")[1]] == ["s"]
+    finally:
+        second.close()
+
+
+def request_body(resource_id: str) -> dict[str, Any]:
+    return request(resource_id, weak("s"))
