@@ -64,7 +64,8 @@ class Registry:
             request.add_header(key, value)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read())
+                answer = response.read()
+                return response.status, json.loads(answer) if answer else None  # 204: no body
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())
 

@@ -532,7 +532,6 @@ def test_get_contexts(client: SchemaRegistryClient) -> None:
     assert client.get_contexts(offset=1) == []
 
 
-@lacks("/associations (not provided: Confluent 8's topic-ownership catalog, see the README's REST table)")
 def test_associations(client: SchemaRegistryClient) -> None:
     client.register_schema("orders-value", avro(A1))
     assert client.get_associations_by_resource_name("orders", "lkc-1") == []
@@ -550,6 +549,27 @@ def test_associations(client: SchemaRegistryClient) -> None:
     assert [(a.subject, a.association_type) for a in found] == [("orders-value", "value")]
     client.delete_associations("topic-orders")
     assert client.get_associations_by_resource_name("orders", "lkc-1") == []
+
+
+def test_strong_association_with_its_schema(client: SchemaRegistryClient) -> None:
+    """A topic-owned (STRONG, frozen) association registers its schema; only a cascading delete removes it."""
+    request = AssociationCreateOrUpdateRequest(
+        resource_name="payments",
+        resource_namespace="lkc-1",
+        resource_id="topic-payments",
+        associations=[AssociationCreateOrUpdateInfo(association_type="key", schema=avro(A1))],
+    )
+    created = client.create_association(request)
+    assert created.associations is not None
+    (info,) = created.associations
+    assert (info.subject, info.lifecycle, info.frozen) == (":.lkc-1:payments-key", "STRONG", True)
+    assert info.schema is not None and info.schema.schema_str == A1
+    assert client.get_latest_version(":.lkc-1:payments-key").version == 1
+    found = client.get_associations_by_resource_name("payments", "-", resource_type="topic", association_types=["key"])
+    assert [a.resource_id for a in found] == ["topic-payments"]
+    assert error_of(lambda: client.delete_associations("topic-payments")) == (409, 40908)
+    client.delete_associations("topic-payments", cascade_lifecycle=True)
+    assert client.get_subjects() == []
 
 
 def test_config_defaults_and_overrides_are_refused_not_ignored(

@@ -30,7 +30,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from tscontract.evolution.issues import CheckBudgetExceeded
-from tscontract.registry import routes_admin, routes_schemas
+from tscontract.registry import routes_admin, routes_associations, routes_schemas
 from tscontract.registry.canonical import canonical_text, legacy_texts
 from tscontract.registry.contract_fields import contract_fields, has_properties, payload_fields, properties_match
 from tscontract.registry.errors import RegistryError, schema_not_found
@@ -99,7 +99,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
 # the routes other modules answer: name -> handler(app, call, **path parameters)
 _MODULE_HANDLERS: dict[str, Callable[..., tuple[int, Any]]] = {}
 _WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode"}
-for _module in (routes_schemas, routes_admin):
+for _module in (routes_schemas, routes_admin, routes_associations):
     for _method, _pattern, _handler in _module.ROUTES:
         _name = f"{_module.__name__.rsplit('.', 1)[-1]}.{_handler.__name__}"
         _ROUTES.append((_method, re.compile(_pattern), _name))
@@ -221,6 +221,8 @@ class RegistryApp:
 
     @staticmethod
     def _json(status: int, payload: Any, headers: dict[str, str] | None = None) -> Response:
+        if status == 204:
+            return Response(b"", 204, headers=headers)
         return Response(json.dumps(payload).encode(), status, headers=headers, media_type=CONTENT_TYPE)
 
     async def _http_error(self, request: Request, exc: Exception) -> Response:
@@ -449,6 +451,7 @@ class RegistryApp:
                 422, 42205, f"Subject '{subject}' is in IMPORT mode: a registration needs its 'id' (and 'version')"
             )
         _writable(subject, mode)
+        routes_associations.guard_references(self.store, submitted.references)
         with _budget():
             self.store.register(
                 subject,
@@ -461,6 +464,20 @@ class RegistryApp:
                 submitted.check_text,
             )
         return 200, self.register_payload(call, self._registered(subject, submitted), submitted)
+
+    def register_for(self, call: _Call, subject: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Register ``body`` (a registration's JSON) under ``subject`` as ``POST /subjects/{s}/versions``
+        would, for an association created with its schema: Confluent's ``Schema`` of the version."""
+        inner = _Call({}, call.who, call.headers, json.dumps(body).encode())
+        self._h_register(inner, check_subject(subject))
+        return self.version_payload(self._registered(subject, self._submitted(inner)), inner)
+
+    def held_version(self, subject: str, body: dict[str, Any]) -> int | None:
+        """The live version of ``subject`` holding the schema ``body`` names, or None."""
+        inner = _Call({}, "anonymous", {}, json.dumps(body).encode())
+        submitted = self._submitted(inner)
+        held = self._held(subject, submitted, submitted.text)
+        return None if held is None else held.version
 
     def _registered(self, subject: str, submitted: _Submitted) -> RegisteredVersion:
         """The subject's newest live version holding the schema just registered or imported."""
@@ -554,10 +571,14 @@ class RegistryApp:
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
-        return 200, self.store.delete_version(subject, _version(version), permanent=_flag(call.query, "permanent"))
+        permanent = _flag(call.query, "permanent")
+        if not permanent:
+            routes_associations.guard_version_delete(self.store, subject, _version(version))
+        return 200, self.store.delete_version(subject, _version(version), permanent=permanent)
 
     def _h_delete_subject(self, call: _Call, subject: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
+        routes_associations.guard_subject_delete(self.store, subject)
         return 200, self.store.delete_subject(subject, permanent=_flag(call.query, "permanent"))
 
     def _h_get_schema(self, call: _Call, schema_id: str) -> tuple[int, Any]:

@@ -101,6 +101,7 @@ class StoreConnections:
     # an indexed read of a local SQLite file in WAL mode takes microseconds and never waits for a
     # writer: the server answers it on its event loop instead of paying a thread hop
     inline_reads = True
+    _extra_ddl: tuple[str, ...] = ()  # the tables a subclass adds (its DDL runs after ``_DDL``)
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = str(db_path)
@@ -115,6 +116,8 @@ class StoreConnections:
             conn.execute("PRAGMA journal_mode=WAL")
             _migrate_schemas(conn)
             conn.executescript(_DDL)
+            for statement in self._extra_ddl:
+                conn.execute(statement)
         finally:
             conn.close()
 

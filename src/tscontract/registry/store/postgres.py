@@ -74,7 +74,7 @@ class PostgresRegistryStore(RegistryStore):
         self._cache_lock = threading.Lock()
         self._init_locks()
         with self._write() as conn:
-            for statement in _PG_DDL:
+            for statement in _PG_DDL + self._extra_ddl:
                 conn.execute(statement)
 
     @staticmethod
