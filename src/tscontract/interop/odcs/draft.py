@@ -262,6 +262,19 @@ class _Clause:
     max_failing: str | None = None
     description: str | None = None
     note: str | None = None  # the rule's dimension
+    # what it came from, as written, carried for export odcs: {"options": {logicalTypeOptions}} or {"rule": rule}
+    source: dict[str, Any] | None = None
+
+    def became(self) -> dict[str, Any]:
+        """The carried entry: what the clause says (its text, severity, share) and what it came from."""
+        said: dict[str, Any] = {"clause": self.clause}
+        if self.column:
+            said["field"] = self.column
+        if self.severity != "error":
+            said["severity"] = self.severity
+        if self.max_failing:
+            said["max_failing"] = self.max_failing
+        return {**said, **(self.source or {})}
 
     def options(self) -> dict[str, Any]:
         """severity, max_failing, description, note: the keys a clause section writes beside its rule."""
