@@ -204,7 +204,7 @@ def place_clauses(
             and per_column[c.column] == 1
             and not c.options()
             and c.clause.startswith(f"{c.column} ")
-            and not c.clause.endswith(" is not null")
+            and _constraint(c.clause[len(c.column) + 1 :])
         ):
             entry["constraint"] = c.clause[len(c.column) + 1 :]
             generated[f"fields.{c.column}.constraint"] = c
@@ -214,6 +214,17 @@ def place_clauses(
         if c.written != "round-trip":
             generated[at] = c
     return invariants
+
+
+def _constraint(text: str) -> bool:
+    """Whether a clause without its leading field reads as a field constraint (``>= 0``, not ``is not null``)."""
+    from tscontract.contract.grammar import ClauseSyntaxError, parse
+
+    try:
+        parse("field_constraint", text)
+    except ClauseSyntaxError:
+        return False
+    return True
 
 
 def header_notes(mapped: bool, losses: list[Loss]) -> str:

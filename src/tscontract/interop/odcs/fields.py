@@ -271,7 +271,7 @@ class FieldReader(ObjectWalk):
         on a decimal whose scale it divides, stated by the type; on anything else listed."""
         literal = number_text(value)
         step = Decimal(literal) if literal is not None else None
-        if step is not None and step > 0 and dtype.startswith("decimal"):
+        if step is not None and step > 0 and dtype.startswith(("decimal", "numeric")):
             scale = int(dtype.rstrip(")").split(",")[1])
             if (Decimal(1).scaleb(-scale) / step) % 1 == 0:
                 self.take(*where)  # every value of the type is a multiple of its last digit
@@ -280,7 +280,7 @@ class FieldReader(ObjectWalk):
         if step is None or step <= 0 or not dtype.startswith("int") or step != step.to_integral_value():
             self.lose(
                 where,
-                f"multipleOf {shown(value)} on {dtype}: tscontract states it for a whole step on an integer only "
+                f"multipleOf {literal or shown(value)} on {dtype}: tscontract states it for a whole step on an integer only "
                 "(floating-point division makes other steps inexact)",
             )
             return
