@@ -280,8 +280,8 @@ class FieldReader(ObjectWalk):
         if step is None or step <= 0 or not dtype.startswith("int") or step != step.to_integral_value():
             self.lose(
                 where,
-                f"multipleOf {literal or shown(value)} on {dtype}: tscontract states it for a whole step on an integer only "
-                "(floating-point division makes other steps inexact)",
+                f"multipleOf {literal or shown(value)} on {dtype}: tscontract states it for a whole step on an "
+                "integer only (floating-point division makes other steps inexact)",
             )
             return
         self.take(*where)
