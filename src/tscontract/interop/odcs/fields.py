@@ -88,7 +88,7 @@ class FieldReader(ObjectWalk):
                 self.dropped.append(path)
                 self.drop.append(column)
                 self.field_notes.setdefault("", []).append(
-                    f"{self.render(path)}: not carried (--drop), the mapping drops column {column}"
+                    f"{self.render(path)}: left out (--drop), the mapping drops column {column}"
                 )
                 continue
             left_open = nested(prop, self.choices)

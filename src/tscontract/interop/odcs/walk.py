@@ -62,7 +62,7 @@ _NO_PLACE = {
 }
 # what is carried whenever written: the document's id, name and status; the object's and each property's
 # names, physical names and types (the keys kept, _KEPT, are carried too)
-_CARRY_DOCUMENT = ("id", "name", "status", "description")
+_CARRY_DOCUMENT = ("id", "name", "status", "description", "slaDefaultElement", "slaProperties")
 _CARRY_OBJECT = ("name", "physicalName", "physicalType", "description", "businessName", "dataGranularityDescription")
 _CARRY_PROPERTY = (
     "name", "physicalName", "physicalType", "logicalType", "businessName", "primaryKey", "primaryKeyPosition",
