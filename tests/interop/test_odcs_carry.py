@@ -412,3 +412,17 @@ def test_dqx_literal_quoting_rule():
     assert odcs_rules.dqx_literal("'a''b'", "is_equal_to") == "'a''b'"
     with pytest.raises(odcs_rules.Refused, match="Spark SQL expression"):
         odcs_rules.dqx_literal("col_b", "is_equal_to")
+
+
+def test_the_odcs_section_is_checked_as_a_mapping_of_its_parts(rich):
+    from tscontract.errors import SourceError
+
+    _, result = rich
+    base = result.text.split("\nodcs:\n")[0] + "\n"
+    for section, message in (
+        ("odcs: [1]\n", "odcs: a mapping of document, object, properties and rules"),
+        ("odcs: {servers: []}\n", "odcs: unknown part(s) servers; known: document, object, properties, rules"),
+        ("odcs: {rules: {a: 1}}\n", "odcs.rules: a list"),
+    ):
+        with pytest.raises(SourceError, match=message.replace("(", r"\(").replace(")", r"\)")):
+            parse_contract(base + section)
