@@ -8,8 +8,6 @@ process of the datacontract venv (DataContract.breaking and .lint are what the c
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.interop.test_odcs_corpus import CORPUS, DOCUMENTS, outcomes
-from tests.interop.test_odcs_datacontract import VENV, _environment
+from tests.interop.test_odcs_datacontract import run_tests
 from tscontract import parse_contract
 from tscontract.interop.exports import export
 
@@ -79,19 +77,7 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]
 
 def judge(pairs: list[list[str]], tmp: Path) -> dict[str, dict[str, Any]]:
     """(name, original, exported) -> breaking changes, the export's and the original's lint failures."""
-    out = tmp / "judged.json"
-    proc = subprocess.run(
-        [str(VENV / "bin" / "python"), "-c", _RUNNER],
-        input=json.dumps([pairs, str(out)]),
-        capture_output=True,
-        text=True,
-        env=_environment(tmp),
-        cwd=tmp,
-        timeout=3600,
-        check=False,
-    )
-    assert proc.returncode == 0 and out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    results: dict[str, dict[str, Any]] = json.loads(out.read_text())
+    results: dict[str, dict[str, Any]] = run_tests(pairs, tmp, _RUNNER, timeout=3600)
     return results
 
 
