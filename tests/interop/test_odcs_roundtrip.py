@@ -50,7 +50,8 @@ INVALID_ORIGINALS = {"dccli--snowflake-import-datacontract--my_data_contract"}
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("odcs-roundtrip")
-    yaml = YAML(typ="safe", pure=True)
+    yaml = YAML()  # round-trip, quotes kept: "23:59:59" stays text for a YAML 1.1 reader
+    yaml.preserve_quotes = True
     pairs = []
     for document in DOCUMENTS:
         found = outcomes(document.name)
