@@ -548,6 +548,23 @@ class Evolution(_Section):
     note: str | None = None
 
 
+def _odcs_parts(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError("odcs: a mapping of document, object, properties and rules")
+    unknown = sorted(set(value) - set(ODCS_PARTS))
+    if unknown:
+        raise ValueError(f"odcs: unknown part(s) {', '.join(unknown)}; known: {', '.join(ODCS_PARTS)}")
+    for part, kind in ODCS_PARTS.items():
+        if part in value and not isinstance(value[part], kind):
+            raise ValueError(f"odcs.{part}: a {'list' if kind is list else 'mapping'}")
+    return dict(value)
+
+
+# the document's own elements, the schema object's, each field's property's, and the rules clauses came from
+ODCS_PARTS: dict[str, type] = {"document": dict, "object": dict, "properties": dict, "rules": list}
+OdcsCarried = Annotated[dict[str, Any], PlainValidator(_odcs_parts)]
+
+
 class Contract(_Section):
     """A series contract, as parsed and checked for internal consistency."""
 
@@ -576,6 +593,9 @@ class Contract(_Section):
     evolution: Evolution | None = None
     provenance_required: NameList = ()
     calendars: Calendars = {}  # sessions as local weekly hours, by name (contract/weekly.py)
+    # what the ODCS document a contract was imported from states with no clause, as written (its id, status,
+    # object and physical names, servers, SLA, roles, support ...): ``export odcs`` writes it back
+    odcs: OdcsCarried | None = None
     # set by the loader
     path: str = Field(default="", exclude=True)
     positions: Any = Field(default=None, exclude=True)  # PositionIndex of the file

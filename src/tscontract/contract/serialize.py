@@ -80,4 +80,5 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
         "evolution": _plain(contract.evolution) if contract.evolution else None,
         "provenance_required": list(contract.provenance_required),
         "calendars": _plain(contract.calendars),
+        "odcs": contract.odcs,
     }
