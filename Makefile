@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# pytest workers (pytest-xdist): one per core of the 2-core CI machine; `make test TEST_WORKERS=1` runs in one process
+TEST_WORKERS ?= 2
 # the demo needs the core and the calendars extra only; the tests need the dev extras (pyspark, tools...)
 CORE_STAMP := $(VENV)/.installed-core
 STAMP := $(VENV)/.installed
@@ -91,7 +93,7 @@ tool-venvs:
 test:
 	tools/preflight.sh
 	$(MAKE) --no-print-directory lint-code docs tool-venvs
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache src/*.egg-info site
