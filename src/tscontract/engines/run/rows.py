@@ -135,6 +135,8 @@ class RowChecks(RunState):
         else:
             # Numbering rows costs a window over the whole input: count first, number only on failure.
             self.progress("row checks: one fused scan")
+            if self.statements_dear:  # kept lazily (Spark): computed only if the examples read it
+                self.keep_failing(runnable, TYPED_VIEW)
             sums = "".join(f", count(*) FILTER (WHERE {sql})" for _, sql in runnable)
             time = self.contract.time.column
             span = self.statements_dear and self.columns[time].present  # a statement less for the time pass
@@ -148,7 +150,9 @@ class RowChecks(RunState):
             self.rows = int(row[0])
             counted = [(check, sql, int(n)) for (check, sql), n in zip(runnable, row[1:], strict=True)]
             failing = [(check, sql) for check, sql, n in counted if n]
-            if failing:
+            if failing and self.statements_dear:
+                failing = runnable  # the flags of __tsc_failing are those of every check
+            elif failing:
                 self.progress(f"examples for {len(failing)} failed row check(s)")
                 numbered = TYPED_VIEW
                 if not self.source.has_row_number:
