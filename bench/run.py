@@ -384,7 +384,7 @@ def counts_rows(outcomes: list[Outcome], expected: dict[str, int]) -> tuple[list
     return header, rows
 
 
-# The project's targets (README "Performance", issues #3 and #16), per tscontract variant.
+# The project's targets (docs/performance.md, issues #3 and #16), per tscontract variant.
 TIME_VS_PANDERA = 10.0  # pandera time / tscontract time at least this
 TIME_VS_SQL = 1.5  # tscontract time / hand-written SQL time at most this (also against sql-full)
 PROCESS_VS_SQL_FULL = 2.0  # full-contract tscontract process s / sql-full process s below this

@@ -3,7 +3,7 @@
 The export tests (tests/interop/test_*.py) run each generated artifact in the real tool
 on the example fixtures and write, per target, out/parity/<target>.json:
 {check_id: {"good": "passed"|"failed", "bad": "passed"|"failed", "agrees": bool}}.
-This script joins them into the markdown table the README shows:
+This script joins them into the markdown table docs/exports/index.md shows:
 
     make test && .venv/bin/python tools/parity_matrix.py
 """

@@ -4,7 +4,7 @@ Each peer returns ``{check_key: failed_rows}`` for exactly these keys. Peers run
 different interpreters (the project venv, bench/.venv-pandera, bench/.venv-gx), so this
 module imports nothing outside the standard library.
 
-Semantics, as in the contract language (README "Row clauses"):
+Semantics, as in the contract language (docs/language.md "Row clauses"):
 
 * an invariant fails on a row when it evaluates to false; a NULL operand does not
   violate it (nullability is its own check), as ``count(*) FILTER (WHERE NOT pred)``;

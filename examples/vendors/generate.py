@@ -11,9 +11,10 @@ only, no network, no randomness: noisy numbers come from a SHA-256 hash of a
 fixed label, numbers are held as integers and formatted as text, so the output
 is byte-for-byte the same on every run.
 
-The files copy the shapes of real public downloads (the root README, "Raw vendor
-files"): Alpha Vantage intraday bars, Yahoo daily bars, the NAB machine
-temperature file and the UCI AirQuality file. Sessions and DST changes are
+The files copy the shapes of real public downloads (docs/raw-vendor-files.md, "Worked
+examples"): Alpha Vantage intraday bars, Yahoo daily bars, the NAB machine
+temperature file, the UCI AirQuality file and a CGM (Dexcom Clarity style) glucose
+export. Sessions and DST changes are
 written out here, not computed by the code under test:
 
 * XNAS 2026: Thanksgiving 2026-11-26 closed, 2026-11-27 closes 13:00 (extended
@@ -247,8 +248,54 @@ def uci_files() -> None:
     write(data / "bad" / "AirQualityUCI.csv", [UCI_HEADER, *bad, empty], newline="\r\n")
 
 
+CGM_HEADER = "Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Glucose Value (mg/dL),Transmitter ID"
+CGM_LOW = range(200, 205)  # 04:40-05:00 the second night: below 40 mg/dL, written 40 (LOW)
+CGM_HIGH = range(150, 153)  # after dinner: above 400 mg/dL, written 400 (HIGH)
+CGM_LOST = range(100, 106)  # half an hour of lost signal: written nil
+CGM_WARMUP = 24  # the sensor's first two hours: rows without a value
+
+
+def glucose(n: int) -> str:
+    """Row ``n``'s cell: a reading 41..399 mg/dL, or what the sensor writes instead."""
+    if n < CGM_WARMUP:
+        return ""
+    if n in CGM_LOST:
+        return "nil"
+    if n in CGM_LOW:
+        return "40"
+    if n in CGM_HIGH:
+        return "400"
+    return str(min(399, max(41, 120 + (n % 60) - 30 + rint(-15, 15, "cgm", n))))
+
+
+def cgm_line(index: int, at: datetime, event: str, subtype: str, value: str, transmitter: str) -> str:
+    return f"{index},{at:%Y-%m-%dT%H:%M:%S},{event},{subtype},{value},{transmitter}"
+
+
+def cgm_files() -> None:
+    """A CGM export: device header rows, then a reading every 5 minutes of Chicago wall-clock time
+    (January: no DST), 40 = LOW, 400 = HIGH, nil = no reading, empty while the sensor warms up."""
+    data = HERE / "cgm_glucose" / "data"
+    start = datetime(2026, 1, 12, 8, 0, 17)
+    head = [
+        cgm_line(1, start - timedelta(minutes=2), "FirstName", "", "", ""),
+        cgm_line(2, start - timedelta(minutes=2), "Device", "", "", "8G1234"),
+        cgm_line(3, start - timedelta(minutes=1), "Sensor Start", "", "", "8G1234"),
+    ]
+    rows = [cgm_line(4 + n, start + timedelta(minutes=5 * n), "EGV", "", glucose(n), "8G1234") for n in range(312)]
+    write(data / "cgm_8G1234.csv", [CGM_HEADER, *head, *rows], newline="\r\n")
+    # Defects: 40 written as 40.0, a LOW the mapping does not list, 412 (no sensor reads it), a row twice.
+    bad = rows[:60]
+    bad[30] = bad[30].replace(f",{glucose(30)},", ",40.0,")
+    bad[31] = bad[31].replace(f",{glucose(31)},", ",LOW,")
+    bad[32] = bad[32].replace(f",{glucose(32)},", ",412,")
+    bad.insert(41, bad[40])
+    write(data / "bad" / "cgm_8G1234.csv", [CGM_HEADER, *head, *bad], newline="\r\n")
+
+
 if __name__ == "__main__":
     intraday_files()
     daily_files()
     nab_files()
     uci_files()
+    cgm_files()

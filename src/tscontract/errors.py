@@ -93,9 +93,17 @@ class InputError(TscontractError):
     """A file or argument that cannot be used (missing file, unknown format...)."""
 
 
+# local copies of remote objects -> the address the user gave (engines/inputs/object_store.py registers them)
+SHOWN_AS: dict[str, str] = {}
+
+
 def display_path(path: str | Path) -> str:
-    """A path as the user gave it, relative when that is shorter."""
+    """A path as the user gave it, relative when that is shorter (a local copy of an object: its URL)."""
     text = str(path)
+    if text in SHOWN_AS:
+        return SHOWN_AS[text]
+    if "://" in text:  # a URL (s3://, delta://): never a path to shorten
+        return text
     try:
         rel = str(Path(path).resolve().relative_to(Path.cwd()))
     except ValueError:

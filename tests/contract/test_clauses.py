@@ -12,12 +12,12 @@ import pytest
 
 from tscontract.contract.clauses import (
     parse_cadence,
-    parse_duration,
     parse_field_constraint,
     parse_invariant,
     parse_timezone,
     resolve_columns,
 )
+from tscontract.contract.durations import parse_duration
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.types import parse_type
 

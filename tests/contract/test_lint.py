@@ -235,7 +235,7 @@ def test_cli_lint_json_shape_and_exit_codes(tmp_path):
         '  rho: {type: decimal(9,3), unit: kg/m**3, dimension: "[mass] / [length] ** 3", nullable: true}',
         "  f: {type: decimal(9,3), unit: kg/h, dimension: mass_flow, nullable: true}",
     ],
-    ids=["pint count", "declared count unit", "README dimension", "density", "mass flow alias"],
+    ids=["pint count", "declared count unit", "documented dimension", "density", "mass flow alias"],
 )
 def test_documented_dimensions_are_accepted(fields):
     report, codes = findings(fields)
@@ -311,3 +311,40 @@ def test_session_clauses_need_a_calendar_from_the_catalog():
     assert any(f.code == "TS161" and "calendar" in f.message for f in report.findings)
     named = parse_contract(text.replace("  column: bar_start\n", "  column: bar_start\n  calendar: XNYS\n"), "n.yaml")
     assert not any(f.code == "TS161" for f in lint(named, catalog).findings)
+
+
+# a pure number (a magnitude, an index, a ratio) states its unit as 1, in any of its common spellings
+@pytest.mark.parametrize("unit", ["1", "'1'", "dimensionless", "unitless", "ratio"])
+def test_a_unitless_quantity_is_declared_without_a_warning(unit):
+    report, _ = findings(f"  magnitude: {{type: decimal(6,2), unit: {unit}, nullable: true}}")
+    about = [f for f in report.findings if f.message.startswith("magnitude")]
+    assert about == [] and report.passed
+    assert parse_contract(TEMPLATE.replace("FIELDS", f"  m: {{type: float64, unit: {unit}}}")).fields["m"].unit in (
+        "1",
+        unit.strip("'"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ("  magnitude: {type: decimal(6,2), nullable: true}", "TS102"),  # no unit stated: still warned
+        ("  magnitude: {type: decimal(6,2), dimension: dimensionless, nullable: true}", "TS102"),  # 1 or percent?
+        ("  magnitude: {type: decimal(6,2), unit: percent, nullable: true}", "TS103"),  # a scale, no dimension
+    ],
+)
+def test_a_number_without_a_stated_unit_still_warns(fields, code):
+    report, codes = findings(fields)
+    assert (code, "warning") in codes
+    if code == "TS102":
+        assert "unit: 1" in next(f.message for f in report.findings if f.code == "TS102")
+
+
+def test_unit_1_in_yaml_is_the_unit_not_a_number_and_other_numbers_are_refused():
+    with pytest.raises(Exception, match="expected text, got a number"):
+        parse_contract(TEMPLATE.replace("FIELDS", "  m: {type: float64, unit: 2, nullable: true}"))
+
+
+def test_a_catalog_series_states_a_pure_number_as_unit_1_too():
+    catalog = parse_catalog("catalog: t\nseries:\n  S1: {unit: 1, dimension: dimensionless}\n", "c.yaml")
+    assert catalog.series["S1"].unit == "1"

@@ -548,7 +548,7 @@ def test_unit_dimension_and_type_texts_fail_with_position(tmp_path, capsys, old,
 @pytest.mark.parametrize(
     "dimension",
     ['"[length] / [time]"', '"[length]/[time]"', '"[length] * [time] ** -1"', "speed_of_nothing_unit_free"],
-    ids=["README example", "no spaces", "negative exponent", "new base dimension word"],
+    ids=["documented example", "no spaces", "negative exponent", "new base dimension word"],
 )
 def test_dimension_expressions_load(tmp_path, capsys, dimension):
     unit = "m/s" if "[" in dimension else "per series from catalog"

@@ -81,7 +81,7 @@ def test_affine_conversion_runs_vectorised_in_duckdb_exactly():
 @pytest.mark.parametrize(
     ("unit", "dimension"),
     [
-        ("m/s", "[length] / [time]"),  # the README's own example
+        ("m/s", "[length] / [time]"),  # the example of docs/language.md, Units and dimensions
         ("km/h", "[length]/[time]"),
         ("kg/m**3", "[mass] / [length] ** 3"),
         ("ug/m**3", "[mass] / [length]**3"),
@@ -163,3 +163,28 @@ def test_a_unit_declared_by_a_known_dimension_belongs_to_it():
             convert(Decimal("7"), "trades", other, declared=declared)
     with pytest.raises(UnitError, match="declared by its dimension only"):
         affine("mcf_per_day", "m**3/h", declared=declared)
+
+
+@pytest.mark.parametrize("spelling", ["1", "dimensionless", "unitless", "ratio"])
+def test_unitless_spellings_are_pints_dimensionless(spelling):
+    assert check_unit(spelling) == "dimensionless"
+    assert same_unit(spelling, "dimensionless")
+    assert unit_in_dimension(spelling, "dimensionless") and unit_in_dimension(spelling, "ratio")
+    assert convert(Decimal("12.5"), "percent", spelling) == Decimal("0.125")  # 1 is a fraction, not percent
+    assert not same_unit(spelling, "percent")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"), [("1", "dimensionless", False), ("ratio", "1", False), ("1", "percent", True)]
+)
+def test_respelling_a_pure_number_is_no_unit_change(old, new, changed):
+    from tscontract import parse_contract
+    from tscontract.evolution.diff import diff
+
+    text = (
+        "contract: t\nversion: VER\nkey: [ts]\ntime: {column: ts, precision: s, timezone: UTC instant, cadence: 1h}\n"
+        "fields:\n  ts: {type: timestamp_s_utc}\n  r: {type: decimal(6,3), unit: UNIT, nullable: true}\n"
+    )
+    a = parse_contract(text.replace("VER", "1.0.0").replace("UNIT", old))
+    b = parse_contract(text.replace("VER", "1.0.1").replace("UNIT", new))
+    assert any(c.kind == "change_unit" for c in diff(a, b).changes) is changed

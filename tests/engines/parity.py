@@ -171,3 +171,29 @@ def weekly_hours_sessions_of_a_call_centre(tmp_path: Path, same: Same) -> None:
     timed = ("time.cadence", "time.session", "completeness", "freshness")
     again = {c["id"]: c for c in same(undeclared, data, catalog=catalog)["checks"]}
     assert [again[i] for i in timed] == [c for i in timed for c in report["checks"] if c["id"] == i]
+
+
+def sentinel_flag_set_beside_a_value(tmp_path: Path, same: Same) -> None:
+    """``flag_of``: a flag set beside a value (a sentinel kept as a measurement) fails on every engine,
+    and so does a reading the range clause refuses; a null value with its flag passes."""
+    from tests.engines.inputs.test_sentinels import CONTRACT
+
+    contract = write(tmp_path, CONTRACT, "cgm.yaml")
+    rows = [
+        "S1,2026-01-12T00:00:00Z,125,",
+        "S1,2026-01-12T00:05:00Z,,below_range",
+        "S1,2026-01-12T00:10:00Z,40,below_range",  # the sentinel kept as a value: fails flag_of
+        "S1,2026-01-12T00:15:00Z,400,",  # a sentinel without its flag: fails the range clause (as row 3 does)
+        "S1,2026-01-12T00:20:00Z,,no_reading",
+        "S1,2026-01-12T00:25:00Z,,",
+    ]
+    data = write(tmp_path, "\n".join(["sensor,ts,glucose,glucose_flag", *rows]) + "\n", "flags.csv")
+    report = same(contract, data)
+    found = {c["id"]: c for c in report["checks"]}
+    assert found["field.glucose_flag.flag_of"]["failed_rows"] == 1
+    assert [e["row"] for e in found["field.glucose_flag.flag_of"]["examples"]] == [3]
+    assert [e["row"] for e in found["invariants[0]"]["examples"]] == [3, 4]
+    assert [c["id"] for c in report["checks"] if c["status"] == "failed"] == [
+        "field.glucose_flag.flag_of",
+        "invariants[0]",
+    ]

@@ -193,6 +193,10 @@ def test_weekly_hours_sessions_of_a_call_centre(tmp_path):
     parity.weekly_hours_sessions_of_a_call_centre(tmp_path, functools.partial(assert_same, tmp_path))
 
 
+def test_sentinel_flag_set_beside_a_value(tmp_path):
+    parity.sentinel_flag_set_beside_a_value(tmp_path, functools.partial(assert_same, tmp_path))
+
+
 # ---------------------------------------------------------------------------- CLI
 def test_cli_validates_parquet_with_chdb(tmp_path):
     bad = parquet(tmp_path, typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv"), "bad.parquet")

@@ -186,6 +186,10 @@ def test_weekly_hours_sessions_of_a_call_centre(postgres_db, tmp_path):
     parity.weekly_hours_sessions_of_a_call_centre(tmp_path, functools.partial(assert_same, postgres_db))
 
 
+def test_sentinel_flag_set_beside_a_value(postgres_db, tmp_path):
+    parity.sentinel_flag_set_beside_a_value(tmp_path, functools.partial(assert_same, postgres_db))
+
+
 def test_no_row_leaves_the_database_but_counts_and_examples(postgres_db):
     table = typed_table(OHLCV / "contract.yaml", OHLCV / "data" / "bad.csv")
     url = _pg(postgres_db, table)

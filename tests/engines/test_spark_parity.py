@@ -344,3 +344,7 @@ def test_step_jumps_per_series(spark, tmp_path):
 
 def test_weekly_hours_sessions_of_a_call_centre(spark, tmp_path):
     parity.weekly_hours_sessions_of_a_call_centre(tmp_path, assert_same)
+
+
+def test_sentinel_flag_set_beside_a_value(spark, tmp_path):
+    parity.sentinel_flag_set_beside_a_value(tmp_path, assert_same)

@@ -345,11 +345,63 @@ def test_the_vendor_files_are_what_the_generator_writes(tmp_path):
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
     generator.HERE = tmp_path
-    for write_files in (generator.intraday_files, generator.daily_files, generator.nab_files, generator.uci_files):
+    for write_files in (
+        generator.intraday_files,
+        generator.daily_files,
+        generator.nab_files,
+        generator.uci_files,
+        generator.cgm_files,
+    ):
         write_files()
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.csv"))
     committed = sorted(p.relative_to(VENDORS) for p in VENDORS.rglob("*.csv"))
-    assert written == committed and len(written) == 13
+    assert written == committed and len(written) == 15
     for name in written:
         assert (tmp_path / name).read_bytes() == (VENDORS / name).read_bytes(), name
     assert sum((VENDORS / name).stat().st_size for name in written) < 400_000  # small fixtures
+
+
+# ---------------------------------------------------------------- CGM glucose (issue 32: sentinels)
+CGM = VENDORS / "cgm_glucose"
+
+
+def test_cgm_flags_are_published_on_both_stores(store_spec):
+    """40 (LOW), 400 (HIGH), nil and the warm-up's empty cells: null values with their flag, published."""
+    from datetime import UTC, datetime
+
+    from tests.gate.conftest import open_spec
+    from tscontract import load_contract
+    from tscontract.engines.inputs.mapping import load_mapping
+    from tscontract.gate.ingest import ingest
+
+    store = open_spec(store_spec)
+    try:
+        result = ingest(
+            load_contract(CGM / "contract.yaml"),
+            [CGM / "data" / "cgm_8G1234.csv"],
+            store,
+            mapping=load_mapping(CGM / "mapping.yaml"),
+            now=datetime(2026, 1, 13, 12, tzinfo=UTC),
+        )
+        assert (result.published, result.quarantined) == (312, 0)
+        rows = store.query(
+            "SELECT glucose_flag, count(*), count(glucose_mg_dl), min(glucose_mg_dl), max(glucose_mg_dl) "
+            "FROM cgm_glucose GROUP BY glucose_flag ORDER BY glucose_flag"
+        )
+    finally:
+        store.close()
+    assert [tuple(r) for r in rows] == [
+        ("above_range", 3, 0, None, None),
+        ("below_range", 5, 0, None, None),
+        ("no_reading", 6, 0, None, None),
+        ("warming_up", 24, 0, None, None),
+        (None, 274, 274, 77, 162),
+    ]
+
+
+def test_cgm_profile_sees_no_sentinel(tmp_path):
+    bounds = tmp_path / "bounds.yaml"
+    args = [CGM / "contract.yaml", CGM / "data" / "cgm_8G1234.csv", "--mapping", CGM / "mapping.yaml"]
+    done = run_cli("profile", *args, "--out", bounds)
+    assert done.returncode == 0, done.stderr
+    assert "count: 274" in bounds.read_text()  # the 38 flagged rows have no value to profile

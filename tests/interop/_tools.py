@@ -105,7 +105,7 @@ def pinned_version(name: str, package: str) -> str:
 
 
 def write_parity(fmt: str, verdicts: dict[str, Any]) -> Path:
-    """Per-check verdicts for the README matrix: ``out/parity/<format>.json``."""
+    """Per-check verdicts for the parity matrix (docs/exports/index.md): ``out/parity/<format>.json``."""
     PARITY_DIR.mkdir(parents=True, exist_ok=True)
     path = PARITY_DIR / f"{fmt}.json"
     path.write_text(json.dumps(verdicts, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -24,6 +24,7 @@ import re
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -86,18 +87,19 @@ def datacontract(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run_tests(jobs: list[dict], tmp: Path) -> dict:
+def run_tests(jobs: list[Any], tmp: Path, runner: str = _RUNNER, timeout: int = 600) -> dict:
+    """Run ``runner`` (stdin: the jobs and the output path) in the datacontract venv; its JSON output."""
     python = VENV / "bin" / "python"
     assert python.exists(), f"{python} missing: build the tool venvs with tools/venvs.sh"
     out = tmp / "datacontract-results.json"
     proc = subprocess.run(
-        [str(python), "-c", _RUNNER],
+        [str(python), "-c", runner],
         input=json.dumps([jobs, str(out)]),
         capture_output=True,
         text=True,
         env=_environment(tmp),
         cwd=tmp,
-        timeout=600,
+        timeout=timeout,
         check=False,
     )
     assert proc.returncode == 0 and out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]

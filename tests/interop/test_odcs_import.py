@@ -82,11 +82,11 @@ def test_import_of_a_document_written_elsewhere():
         import_document(FOREIGN)
     (imported,) = import_document(FOREIGN, choices=UTC)
     assert imported.losses == []
-    # descriptive elements are kept as written in the contract's note, not listed as lost
+    # descriptive elements are carried as written in the contract's odcs section, not listed as lost
     assert imported.kept == ["status", "schema[tbl].physicalName"]
     contract = parse_contract(imported.text)
-    assert contract.note is not None
-    assert contract.note.splitlines()[-2:] == ["status: active", "schema[tbl].physicalName: tbl_1"]
+    assert contract.odcs is not None
+    assert contract.odcs["document"]["status"] == "active" and contract.odcs["object"]["physicalName"] == "tbl_1"
     assert contract.contract == "payments" and contract.owner == "daustin"
     assert contract.key == ("receiver_id", "txn_ts") and contract.time.column == "txn_ts"
     assert contract.fields["txn_ts"].type.text == "timestamp_us_utc"

@@ -300,14 +300,15 @@ slaProperties:
     (result,) = import_document(TRADES + sla, choices=LOSSY)
     assert parse_contract(result.text).freshness.max_age.text == "15m"  # on the time column, trade_ts
     losses = lost(result)
-    # retention promises nothing tscontract checks: kept as written in the contract's note
+    # retention promises nothing tscontract checks: carried as written in the contract's odcs section
     assert "slaProperties[0]" not in losses and "slaProperties[0]" in result.kept
-    note = parse_contract(result.text).note
-    assert (
-        note is not None
-        and ('slaProperties[0]: {"property": "retention", "value": 3, "unit": "y", "element": "trades_eu.trade_ts"}')
-        in note.splitlines()
-    )
+    carried = parse_contract(result.text).odcs
+    assert carried is not None and carried["document"]["slaProperties"][0] == {
+        "property": "retention",
+        "value": 3,
+        "unit": "y",
+        "element": "trades_eu.trade_ts",
+    }
     assert losses["slaProperties[1]"] == (
         "freshness of trades.isin: not an instant column of this object (freshness reads one)"
     )

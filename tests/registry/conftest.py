@@ -23,6 +23,13 @@ def avro_record(name: str, *fields: str) -> str:
     )
 
 
+def id_only(answer: tuple[int, Any]) -> tuple[int, Any]:
+    """A registration's answer as (status, {"id": id}) when it succeeded: for the tests about which id a
+    schema gets (Confluent's full registration answer is test_client_conformance's), else as it came."""
+    status, body = answer[0], answer[1]
+    return (status, {"id": body["id"]}) if status == 200 and isinstance(body, dict) else (status, body)
+
+
 def always_ok(mode: str, schema_type: str, new: str, olds: list[str]) -> tuple[bool, list[str]]:
     return True, []
 
@@ -57,7 +64,8 @@ class Registry:
             request.add_header(key, value)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read())
+                answer = response.read()
+                return response.status, json.loads(answer) if answer else None  # 204: no body
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())
 

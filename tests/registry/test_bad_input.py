@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.registry.conftest import CT, Registry, avro_record
+from tests.registry.conftest import CT, Registry, avro_record, id_only
 
 
 def raw_exchange(reg: Registry, request: bytes) -> tuple[int, dict[str, str], bytes]:
@@ -156,7 +156,7 @@ def test_body_media_types(registry: Registry) -> None:
     # the types Confluent reads, with parameters, and no type at all (octet-stream)
     for content_type in (CT, "application/vnd.schemaregistry+json", "application/json; charset=utf-8", None):
         status, _, answer, _ = send(registry, "POST", "/subjects/s/versions", data, content_type)
-        assert (status, json.loads(answer)) == (200, {"id": 1}), content_type
+        assert id_only((status, json.loads(answer))) == (200, {"id": 1}), content_type
 
 
 def test_body_that_is_not_json(registry: Registry) -> None:

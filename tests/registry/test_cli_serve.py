@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import ROOT, run_cli, stop
-from tests.registry.conftest import avro_record
+from tests.registry.conftest import CT, avro_record, id_only
 from tests.registry.test_registry import AVRO_NO_DEFAULT
 
 
@@ -102,11 +102,11 @@ def test_serve_on_sqlite_through_the_cli_with_check_processes(tmp_path: Path) ->
         assert f"(db {db})" in banner
         workers = children(server_pid)
         assert len(workers) >= 2  # the check processes (and multiprocessing's resource tracker)
-        assert register(url, "s", avro_record("T", "a")) == (200, {"id": 1})
-        assert register(url, "s", avro_record("T", "a", "b")) == (200, {"id": 2})
+        assert id_only(register(url, "s", avro_record("T", "a"))) == (200, {"id": 1})
+        assert id_only(register(url, "s", avro_record("T", "a", "b"))) == (200, {"id": 2})
         # the checker's verdict and reasons come back from the worker process
         status, body = register(url, "s", AVRO_NO_DEFAULT)
-        assert (status, body["error_code"]) == (409, 409) and "olds[" in body["message"]
+        assert (status, body["error_code"]) == (409, 40901) and "olds[" in body["message"]
     assert db.exists()
     # SIGTERM stopped the server and its check processes with it
     deadline = time.monotonic() + 15
@@ -151,7 +151,7 @@ def test_check_processes_exit_when_the_server_is_killed(tmp_path: Path) -> None:
     import signal
 
     with cli_server("--db", str(tmp_path / "reg.sqlite"), "--check-processes", "2") as (url, _, server_pid):
-        assert register(url, "s", avro_record("T", "a")) == (200, {"id": 1})
+        assert id_only(register(url, "s", avro_record("T", "a"))) == (200, {"id": 1})
         workers = children(server_pid)
         assert len(workers) >= 2
         os.kill(server_pid, signal.SIGKILL)
@@ -159,3 +159,20 @@ def test_check_processes_exit_when_the_server_is_killed(tmp_path: Path) -> None:
         while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert not [pid for pid in workers if alive(pid)]
+
+
+def test_strict_answers_a_protobuf_descriptor_registration_as_confluent(tmp_path: Path) -> None:
+    """``--strict``: the registration answer carries the stored ``.proto`` text, as Confluent's does."""
+    from tests.registry.test_conformance_answers import PROTO, descriptor
+
+    body = json.dumps({"schema": descriptor(PROTO), "schemaType": "PROTOBUF"}).encode()
+    answers = []
+    for flags in ((), ("--strict",)):
+        with cli_server("--db", str(tmp_path / f"reg{len(flags)}.sqlite"), *flags) as (url, _, _):
+            request = urllib.request.Request(
+                f"{url}/subjects/p/versions", data=body, method="POST", headers={"Content-Type": CT}
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answers.append(json.loads(response.read()))
+    assert [answer["id"] for answer in answers] == [1, 1]
+    assert "schema" not in answers[0] and answers[1]["schema"].startswith('syntax = "proto3";')

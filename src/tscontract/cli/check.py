@@ -11,6 +11,8 @@ from tscontract.cli.options import (
     EXIT_OK,
     EXIT_VIOLATION,
     CatalogOption,
+    EngineName,
+    EngineOption,
     FormatOption,
     FromOption,
     LockTimeoutOption,
@@ -77,7 +79,11 @@ def lint(
 def validate(
     contract: Path,
     data: Annotated[
-        list[str], typer.Argument(help="Parquet, CSV, JSON lines files, db::table, or postgresql://..#table.")
+        list[str],
+        typer.Argument(
+            help="Parquet, CSV, JSON lines files (local or s3://bucket/prefix/*.parquet), iceberg://CATALOG/NS.TABLE, "
+            "delta://PATH, db::table, or postgresql://..#table."
+        ),
     ],
     catalog: CatalogOption = None,
     now: Annotated[
@@ -85,9 +91,7 @@ def validate(
     ] = None,
     coverage_from: FromOption = None,
     coverage_to: ToOption = None,
-    engine: Annotated[
-        str, typer.Option("--engine", help="Execution engine: duckdb, spark, postgres or chdb.")
-    ] = "duckdb",
+    engine: EngineOption = EngineName.duckdb,
     examples: Annotated[int, typer.Option("--examples", min=0, help="Failing examples per check.")] = 5,
     bounds: Annotated[
         Path | None, typer.Option("--bounds", help="Plausibility bounds from 'tscontract profile'.")
@@ -123,7 +127,7 @@ def validate(
             data,
             catalog=catalog,
             now=at,
-            engine=engine,
+            engine=engine.value,
             examples=examples,
             bounds=loaded_bounds,
             progress=progress,
@@ -247,48 +251,120 @@ def profile(
 
 def init_command(
     data: Annotated[list[str], typer.Argument(help="Sample data files (same formats as validate).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the draft contract.")] = Path(
-        "contract.yaml"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Where to write the draft contract (its directory is created).")
+    ] = Path("contract.yaml"),
     catalog_out: Annotated[
         Path | None, typer.Option("--catalog-out", help="Where to write the draft catalog (default: beside --out).")
     ] = None,
-    name: Annotated[str | None, typer.Option("--name", help="Contract name (default: --out's stem).")] = None,
-    time_column: Annotated[str | None, typer.Option("--time-column", help="The UTC-instant column.")] = None,
+    mapping_out: Annotated[
+        Path | None,
+        typer.Option("--mapping-out", help="Where to write the draft mapping (default: mapping.yaml beside --out)."),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Contract name (default: the first data file's name).")
+    ] = None,
+    timezone: Annotated[
+        str | None,
+        typer.Option(
+            "--timezone", metavar="ZONE", help="The zone times without an offset are written in (Europe/Berlin)."
+        ),
+    ] = None,
+    time_column: Annotated[str | None, typer.Option("--time-column", help="The time column.")] = None,
     series_column: Annotated[str | None, typer.Option("--series-column", help="The series id column.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
     fmt: FormatOption = OutputFormat.text,
 ) -> None:
-    """Infer a draft contract (and catalog) from sample DATA; each clause notes its evidence."""
-    from tscontract.errors import display_path
+    """Infer a draft contract (and catalog and mapping) from sample DATA; each clause notes its evidence."""
     from tscontract.interop.infer import infer
 
-    catalog_path = catalog_out or out.with_name("catalog.yaml")
-    for path, option in ((out, "--out"), (catalog_path, "--catalog-out")):
-        output_file(path, option)
+    paths = {
+        "--out": out,
+        "--catalog-out": catalog_out or out.with_name("catalog.yaml"),
+        "--mapping-out": mapping_out or out.with_name("mapping.yaml"),
+    }
+    for option, path in paths.items():
+        if path.is_dir():
+            raise InputError(f"{option} {path}: is a directory; give a file name")
         if path.exists() and not force:
             raise InputError(f"{option} {path}: exists; --force overwrites it")
     samples: list[str | Path] = list(data)
-    draft = infer(samples, name=name or out.stem, time_column=time_column, series_column=series_column)
-    out.write_text(draft.contract_yaml(), encoding="utf-8")
-    catalog_text = draft.catalog_yaml()
-    if catalog_text is not None:
-        catalog_path.write_text(catalog_text, encoding="utf-8")
+    draft = infer(
+        samples, name=name or _name_of(data[0]), time_column=time_column, series_column=series_column, timezone=timezone
+    )
+    texts = {
+        "--out": draft.contract_yaml(),
+        "--catalog-out": draft.catalog_yaml(),
+        "--mapping-out": draft.mapping_yaml(),
+    }
+    written: dict[str, str | None] = {}
+    for option, path in paths.items():
+        text = texts[option]
+        written[option] = None
+        if text is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written[option] = _shown_path(path)
+    _report_draft(draft, written, fmt)
+
+
+def _name_of(data: str) -> str:
+    """A contract name from a data file's name (``meter.csv``: meter)."""
+    import re
+
+    stem = Path(data.split("::")[0].split("#")[0]).name.split(".")[0]
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("_.-")
+    return cleaned if cleaned[:1].isalpha() else f"data_{cleaned}" if cleaned else "contract"
+
+
+def _shown_path(path: Path) -> str:
+    from tscontract.errors import display_path
+
+    return display_path(path)
+
+
+def _report_draft(draft: Any, written: dict[str, str | None], fmt: OutputFormat) -> None:
+    """What ``init`` wrote and what the sample holds that the draft fails: repeated keys, gaps, local times."""
     summary = {
-        "contract": display_path(out),
-        "catalog": display_path(catalog_path) if catalog_text is not None else None,
+        "contract": written["--out"],
+        "catalog": written["--catalog-out"],
+        "mapping": written["--mapping-out"],
+        "name": draft.name,
         "key": draft.key,
         "cadence": draft.cadence,
         "fields": {c.name: c.type for c in draft.columns},
+        "duplicates": {"keys": draft.duplicate_keys, "first": [d.line() for d in draft.duplicates]},
+        "gaps": {
+            "count": draft.gap_count,
+            "first": [
+                {"series": g.series, "after": g.after, "before": g.before, "missing": g.missing} for g in draft.gaps
+            ],
+        },
+        "unresolved_local_times": draft.unresolved,
     }
     if fmt is OutputFormat.json:
         emit_json(summary)
-    else:
-        wrote = f" and {summary['catalog']} ({len(draft.catalog)} series)" if catalog_text is not None else ""
-        typer.echo(
-            f"wrote {summary['contract']}{wrote}: {len(draft.columns)} fields, key [{', '.join(draft.key)}], "
-            f"cadence {draft.cadence or 'none'}; a draft: read each note, then lint and validate it"
-        )
+        return
+    wrote = ", ".join(p for p in (written["--out"], written["--catalog-out"], written["--mapping-out"]) if p)
+    typer.echo(
+        f"wrote {wrote}: contract {draft.name}, {len(draft.columns)} fields, key [{', '.join(draft.key)}], "
+        f"cadence {draft.cadence or 'none'}"
+    )
+    if draft.duplicate_keys:
+        typer.echo(f"the sample repeats {draft.duplicate_keys} key(s); key.unique will fail them:")
+        for duplicate in draft.duplicates:
+            typer.echo(f"  {duplicate.line()}")
+    if draft.gap_count:
+        typer.echo(f"the sample has {draft.gap_count} gap(s); time.cadence will report them:")
+        for gap in draft.gaps:
+            who = "" if gap.series == "*" else f"{gap.series}: "
+            typer.echo(f"  {who}{gap.missing} point(s) missing between {gap.after} and {gap.before}")
+    if draft.unresolved:
+        typer.echo(f"local times with no single instant (the mapping fails them): {', '.join(draft.unresolved)}")
+    if draft.zone is None and any(c.written == "offset" for c in draft.columns):
+        typer.echo("times carry offsets: --timezone ZONE also records the zone and drafts completeness per local day")
+    hint = f" --mapping {written['--mapping-out']}" if written["--mapping-out"] else ""
+    typer.echo(f"a draft: read each note, then lint it and validate the sample with it{hint}")
 
 
 def check_store(

@@ -27,7 +27,9 @@ from tscontract.report.console import make_console
 
 def ingest(
     contract: Path,
-    data: Annotated[list[Path], typer.Argument(help="Batch files (Parquet, CSV, JSON lines).")],
+    data: Annotated[
+        list[str], typer.Argument(help="Batch files (Parquet, CSV, JSON lines), local or s3://bucket/prefix/*.parquet.")
+    ],
     store: StoreOption,
     catalog: CatalogOption = None,
     mapping: Annotated[Path | None, typer.Option("--mapping", help="Source-to-contract mapping YAML.")] = None,

@@ -2,8 +2,9 @@
 
 Typer labels parameters with their annotations (``<list[str]>``, ``<bool>``, ``{contract}``).
 :func:`tidy` gives every parameter a plain placeholder instead: an argument its upper-case name
-(``CONTRACT``, ``DATA...``), an option its explicit ``metavar`` (``SECONDS``, ``STORE``) or one
-from its type (``FILE``, ``TEXT``, ``INTEGER``, ``NUMBER``, ``text|json``); flags none.
+(``CONTRACT``, ``DATA...``), an option its explicit ``metavar`` (``SECONDS``, ``STORE``), one named
+for its shape (``ZONE``, ``P,S``, ``builtin|dbt_utils``) or one from its type (``FILE``, ``TEXT``,
+``INTEGER``, ``FLOAT``, ``duckdb|postgres|chdb|spark``); flags none.
 :func:`parameter_message` turns a refused value into one clean line.
 """
 
@@ -16,7 +17,7 @@ from types import UnionType
 from typing import Any, Union, get_args, get_origin
 
 HELP_NAMES = ["-h", "--help"]
-_BY_TYPE: dict[Any, str] = {Path: "FILE", str: "TEXT", int: "INTEGER", float: "NUMBER"}
+_BY_TYPE: dict[Any, str] = {Path: "FILE", str: "TEXT", int: "INTEGER", float: "FLOAT"}
 # options whose values have a shape better named than their type
 _BY_NAME = {
     "now": "INSTANT",
@@ -26,7 +27,21 @@ _BY_NAME = {
     "spark_conf": "KEY=VALUE",
     "spark_master": "URL",
     "registry": "URL",
-    "engine": "duckdb|spark",
+    "margin": "FLOAT",  # read as an exact decimal
+    "scale_factor": "FLOAT",
+    "timezone": "ZONE",
+    "decimal": "P,S",
+    "types": "PHYSICAL=TYPE",
+    "key": "COLUMNS",
+    "drop": "COLUMNS",
+    "fields": "FIELDS",
+    "time_column": "COLUMN",
+    "series_column": "COLUMN",
+    "object_name": "NAME",
+    "name": "NAME",
+    "mode": "MODE",
+    "dbt_tests": "builtin|dbt_utils",
+    "rule_mode": "WRITE|WRITEREAD",
 }
 
 

@@ -23,6 +23,25 @@ class OutputFormat(StrEnum):
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="text for people, json for programs.")]
 
 
+class EngineName(StrEnum):
+    """The engines ``validate`` runs on (``engines.ENGINES``; a test holds the two together)."""
+
+    duckdb = "duckdb"
+    postgres = "postgres"
+    chdb = "chdb"
+    spark = "spark"
+
+
+EngineOption = Annotated[
+    EngineName,
+    typer.Option(
+        "--engine",
+        help="Execution engine: duckdb (embedded), postgres (inside PostgreSQL), chdb (in-process ClickHouse) "
+        "or spark.",
+    ),
+]
+
+
 class ReportFormat(StrEnum):
     text = "text"
     json = "json"

@@ -38,12 +38,17 @@ def registry_serve(
         int | None,
         typer.Option(
             "--check-processes",
-            metavar="N",
             min=0,
             help="Worker processes for compatibility checks (default: 0, in process, on 2 cores or fewer; else one"
             " per core, at most 4).",
         ),
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="Answer as Confluent even where tscontract differs to keep clients working (README)."
+        ),
+    ] = False,
 ) -> None:
     """Serve the registry until interrupted (default compatibility FULL_TRANSITIVE)."""
     from tscontract.registry.credentials import credentials
@@ -54,7 +59,7 @@ def registry_serve(
         typer.echo(warning, err=True)
     try:
         processes = default_check_processes() if check_processes is None else check_processes
-        server = serve(host, port, db, token=token, basic=basic_map or None, check_processes=processes)
+        server = serve(host, port, db, token=token, basic=basic_map or None, check_processes=processes, strict=strict)
     except OSError as exc:
         raise InputError(f"cannot bind {host}:{port}: {exc.strerror}") from None
     run(server, db, typer.echo)

@@ -27,9 +27,9 @@ from pydantic import Field, PlainValidator, field_validator, model_validator
 
 from tscontract.contract import units
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
-from tscontract.contract.clauses import Duration
+from tscontract.contract.durations import Duration
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
-from tscontract.contract.model import Contract, DurationText, _Section
+from tscontract.contract.model import Contract, DurationText, _Section, unit_as_text
 from tscontract.contract.source import NodeInfo, PositionIndex
 from tscontract.contract.units import UnitError, check_unit
 from tscontract.contract.weekly import Calendars, WeeklyCalendar
@@ -149,11 +149,15 @@ class SeriesEntry(_Section):
     description: str | None = None
     note: str | None = None
 
+    _unit_one = field_validator("unit", mode="before")(classmethod(lambda cls, value: unit_as_text(value)))
+
     _zone = field_validator("device_zone")(classmethod(lambda cls, value: iana_zone(value)))
 
     @field_validator("cadence")
     @classmethod
     def _fixed(cls, value: Duration | None) -> Duration | None:
+        if value is not None and value.in_months:
+            raise ValueError("a series cadence in the catalog is a fixed interval; calendar months go in time.cadence")
         if value is not None and not value.fixed:
             raise ValueError(f"a series cadence is a fixed interval, not {value.calendar} days")
         return value

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
 from decimal import Decimal
 from typing import Literal, cast
 
@@ -21,6 +20,12 @@ import sqlglot.expressions as exp
 from lark import Token, Transformer, Tree, v_args
 from lark.exceptions import VisitError
 
+from tscontract.contract.calendar_time import CalendarStep, parse_alignment
+from tscontract.contract.durations import (
+    Duration,
+    _duration,
+    _rule,
+)
 from tscontract.contract.grammar import ClauseSyntaxError, parse, unquote
 from tscontract.contract.precedence import bracketed
 from tscontract.contract.regex import check_regex
@@ -53,127 +58,6 @@ _COMPARISONS: dict[str, type[exp.Binary]] = {
 }
 _ARITHMETIC: dict[str, type[exp.Binary]] = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div}
 
-# ---------------------------------------------------------------- durations
-
-_UNIT_SECONDS = {
-    "ns": Decimal("1e-9"),
-    "us": Decimal("1e-6"),
-    "ms": Decimal("0.001"),
-    "s": Decimal(1),
-    "min": Decimal(60),
-    "h": Decimal(3600),
-    "d": Decimal(86400),
-    "w": Decimal(604800),
-}
-_UNIT_ALIASES = {
-    "µs": "us",
-    "sec": "s",
-    "secs": "s",
-    "second": "s",
-    "seconds": "s",
-    "m": "min",
-    "mins": "min",
-    "minute": "min",
-    "minutes": "min",
-    "hr": "h",
-    "hrs": "h",
-    "hour": "h",
-    "hours": "h",
-    "day": "d",
-    "days": "d",
-    "week": "w",
-    "weeks": "w",
-    "sessions": "session",
-}
-
-CalendarKind = Literal["trading", "business", "calendar", "local"]
-
-
-@dataclass(frozen=True)
-class Duration:
-    """``60s``, ``15m``, ``5 trading days``, ``1 local day``: an amount of a unit, maybe on a calendar.
-
-    ``N sessions`` is ``N trading days``: sessions of the series' exchange calendar. ``N local days``
-    are days of the series' own zone (a catalog ``device_zone`` or the venue's zone), 23 or 25 hours
-    long across a DST change, so they have no fixed length either.
-    """
-
-    text: str
-    amount: Decimal
-    unit: str
-    calendar: CalendarKind | None = None
-
-    @property
-    def on_trading_calendar(self) -> bool:
-        return self.calendar in ("trading", "business")
-
-    @property
-    def in_local_days(self) -> bool:
-        return self.calendar == "local"
-
-    @property
-    def fixed(self) -> bool:
-        """A fixed length of time (``calendar days`` are 24 h; trading and local days are not)."""
-        return not self.on_trading_calendar and not self.in_local_days
-
-    @property
-    def seconds(self) -> Decimal:
-        if not self.fixed:
-            raise ValueError(f"{self.text!r} counts {self.calendar} days; it needs a calendar")
-        return self.amount * _UNIT_SECONDS[self.unit]
-
-    @property
-    def timedelta(self) -> timedelta:
-        return timedelta(seconds=float(self.seconds))
-
-    def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"text": self.text, "amount": str(self.amount), "unit": self.unit}
-        if self.calendar:
-            data["calendar"] = self.calendar
-        else:
-            data["seconds"] = str(self.seconds.normalize())
-        return data
-
-
-MAX_DURATION_DIGITS = 12  # digits of an amount: more is a mistake, or an overflow in the engines
-MAX_DURATION_S = Decimal(4_000_000_000)  # in nanoseconds, still within a 64-bit integer
-
-
-def _rule(node: Tree[Token] | Token) -> Tree[Token]:
-    """A child the grammar makes a rule (lark types every child as a rule or a token)."""
-    assert isinstance(node, Tree)
-    return node
-
-
-def _duration(node: Tree[Token], text: str, *, zero: bool = False) -> Duration:
-    """The duration ``node`` spells; positive, or zero where ``zero`` allows it (a cadence tolerance)."""
-    tokens = [str(t) for t in node.children]
-    amount = Decimal(tokens[0])
-    unit_text = tokens[-1]
-    unit = _UNIT_ALIASES.get(unit_text.lower(), unit_text.lower())
-    calendar = tokens[1].lower() if len(tokens) == 3 else None
-    if unit == "session":  # a session is a trading day of the series' exchange calendar
-        if calendar is not None:
-            raise ClauseSyntaxError(f"sessions are trading days already; drop {tokens[1]!r}")
-        unit, calendar = "d", "trading"
-    if calendar and unit != "d":
-        raise ClauseSyntaxError(f"{calendar} calendars count days, not {unit_text!r}")
-    if amount < 0 or (amount == 0 and not zero):
-        raise ClauseSyntaxError("a duration must be positive" + (" or zero" if zero else ""))
-    if amount and not -9 <= amount.adjusted() <= MAX_DURATION_DIGITS:
-        raise ClauseSyntaxError(f"a duration's amount is between 1e-9 and 1e{MAX_DURATION_DIGITS}")
-    segment = text[node.meta.start_pos : node.meta.end_pos] if node.meta.start_pos is not None else text
-    kind = cast(CalendarKind | None, calendar)  # the grammar's CALENDAR_KIND words, lowered
-    duration = Duration(text=segment.strip(), amount=amount, unit=unit, calendar=kind)
-    if duration.fixed and duration.unit in _UNIT_SECONDS and duration.seconds > MAX_DURATION_S:
-        raise ClauseSyntaxError(f"a duration is at most {MAX_DURATION_S:.0f} seconds (about 126 years)")
-    return duration
-
-
-def parse_duration(text: str) -> Duration:
-    return _duration(parse("duration_start", text), text)
-
-
 # ---------------------------------------------------------------- cadence
 
 
@@ -189,13 +73,14 @@ class Cadence:
     """
 
     text: str
-    source: Literal["fixed", "catalog", "irregular", "session"]
+    source: Literal["fixed", "catalog", "irregular", "session", "calendar"]
     interval: Duration | None = None
     within_session: bool = False
     outside_session_forbidden: bool = False
     tolerance_ratio: Decimal | None = None
     tolerance: Duration | None = None
     stamp: Literal["open", "close", "date", "date_utc"] | None = None
+    step: CalendarStep | None = None  # a calendar cadence: months per period, anchor, phase
 
     @property
     def per_session(self) -> bool:
@@ -216,6 +101,7 @@ class Cadence:
             "tolerance_ratio": str(self.tolerance_ratio) if self.tolerance_ratio is not None else None,
             "tolerance": self.tolerance.to_json() if self.tolerance else None,
             "stamp": self.stamp,
+            **({"calendar": dict(self.step.__dict__)} if self.step else {}),
         }
 
 
@@ -227,7 +113,13 @@ def parse_cadence(text: str) -> Cadence:
         interval = _duration(_rule(base.children[0]), text)
         if interval.in_local_days:
             raise ClauseSyntaxError("a cadence is a fixed interval or '1 session', not local days")
-        if interval.on_trading_calendar:
+        if interval.in_months and len(base.children) > 1:
+            raise ClauseSyntaxError("a calendar cadence is not 'within session'; drop it")
+        if interval.in_months:
+            cadence = Cadence(
+                text=text.strip(), source="calendar", interval=interval, step=CalendarStep(interval.months)
+            )
+        elif interval.on_trading_calendar:
             if interval.amount != 1:
                 raise ClauseSyntaxError("a session cadence is one point per session: '1 session'")
             if len(base.children) > 1:
@@ -245,10 +137,13 @@ def parse_cadence(text: str) -> Cadence:
     for option in options:
         assert isinstance(option, Tree)
         kind = "tolerance" if option.data.startswith("tolerance") else option.data
+        kind = "anchor" if kind.startswith("anchored") else kind
         if kind in seen:
             raise ClauseSyntaxError(f"cadence states its {kind.replace('_', ' ')} twice", option.meta.start_pos)
         seen.add(kind)
-        if option.data == "no_outside_session":
+        if option.data in _CALENDAR_OPTIONS:
+            cadence = _calendar_option(cadence, option)
+        elif option.data == "no_outside_session":
             cadence = replace(cadence, outside_session_forbidden=True)
         elif option.data == "stamped_at":
             if not cadence.per_session:
@@ -275,6 +170,55 @@ def parse_cadence(text: str) -> Cadence:
         )
     if cadence.tolerance is not None and not cadence.tolerance.fixed:
         raise ClauseSyntaxError("a cadence tolerance is a fixed length of time")
+    return _calendar_checked(cadence, seen, options)
+
+
+_CALENDAR_OPTIONS = ("anchored_edge", "anchored_day", "aligned_to")
+
+
+def _calendar_option(cadence: Cadence, option: Tree[Token]) -> Cadence:
+    """``anchored at month end``, ``anchored at day 15``, ``aligned to 2021-07``."""
+    if cadence.step is None:
+        raise ClauseSyntaxError(
+            f"only a calendar cadence (months, quarters, years) is {option.data.split('_')[0]}",
+            option.meta.start_pos,
+        )
+    value = str(option.children[0])
+    if option.data == "anchored_edge":
+        unit, edge = value.lower().split()
+        needed = {"quarter": 3, "year": 12}.get(unit, 1)
+        if cadence.step.months % needed:
+            raise ClauseSyntaxError(f"a period of {cadence.step.months} month(s) has no {unit} {edge}")
+        return replace(cadence, step=replace(cadence.step, anchor=cast(Literal["start", "end"], edge)))
+    if option.data == "anchored_day":
+        if not 1 <= int(value) <= 31:
+            raise ClauseSyntaxError("the anchor day is a day of the month, 1 to 31", option.meta.start_pos)
+        return replace(cadence, step=replace(cadence.step, anchor=int(value)))
+    return cadence  # the phase follows from the anchor, which may come later (:func:`_calendar_checked`)
+
+
+def _calendar_checked(cadence: Cadence, seen: set[str], options: list[Tree[Token] | Token]) -> Cadence:
+    if cadence.step is None:
+        return cadence
+    for option in options:
+        if isinstance(option, Tree) and option.data == "aligned_to":
+            step = cadence.step
+            try:
+                phase = parse_alignment(str(option.children[0]), step.months, step.anchor)
+            except ValueError as exc:
+                raise ClauseSyntaxError(str(exc), option.meta.start_pos) from None
+            cadence = replace(cadence, step=replace(step, phase=phase))
+    if cadence.tolerance_ratio is not None:
+        raise ClauseSyntaxError("a calendar cadence's tolerance is a fixed length of time ('tolerance +/-12h')")
+    if cadence.tolerance is not None and cadence.tolerance.seconds >= 14 * 86400:
+        raise ClauseSyntaxError("a calendar cadence's tolerance is below 14 days (half the shortest month)")
+    if cadence.outside_session_forbidden:
+        raise ClauseSyntaxError("a calendar cadence has no sessions; drop 'no bars outside session'")
+    if "anchor" not in seen:
+        raise ClauseSyntaxError(
+            "say where each period's point stands: '; anchored at month start', 'month end' (the period's last "
+            "day: quarter end for quarters) or 'day 15'"
+        )
     return cadence
 
 

@@ -8,7 +8,7 @@ Codes
 -----
 TS101 money or calibrated reading typed as float (error); other float measurement (warning)
 TS102 numeric field without a unit
-TS103 numeric field with a unit but no dimension
+TS103 numeric field with a unit but no dimension (a pure number's ``unit: 1`` states its own)
 TS104 unit does not belong to the declared dimension
 TS105 unit suffix in the field name (co_mg_m3, flow_m3_h) disagrees with the declared unit
 TS106 unit suffix in the field name, but no unit in the contract
@@ -40,7 +40,7 @@ from tscontract.contract.catalog import Catalog, other_contract
 from tscontract.contract.model import STANDARD_PROVENANCE, Contract, FieldSpec
 from tscontract.contract.source import Path as NodePath
 from tscontract.contract.source import format_path
-from tscontract.contract.units import UnitError, check_unit, same_unit, unit_in_dimension
+from tscontract.contract.units import UnitError, check_unit, is_unitless, same_unit, unit_in_dimension
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -252,10 +252,11 @@ class _Linter:
                 "TS102",
                 "warning",
                 base,
-                f"{name}: numeric field without a unit; if it is a count, say unit: count",
+                f"{name}: numeric field without a unit; if it is a count, say unit: count; "
+                "a pure number (a ratio, an index, a magnitude), unit: 1",
                 key=True,
             )
-        elif spec.dimension is None and not spec.unit_from_catalog:
+        elif spec.dimension is None and not spec.unit_from_catalog and not is_unitless(spec.unit):
             measured = self.dimension_words(spec.unit)
             self.add(
                 "TS103",

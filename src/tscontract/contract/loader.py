@@ -79,7 +79,7 @@ class _Checker:
         constraints = checked(lambda: self._constraints(types))
         if not found:
             contract = contract.model_copy(update={"invariants": invariants, "constraints": constraints})
-        for step in (self._keys, self._duplicates, self._time, self._units):
+        for step in (self._keys, self._duplicates, self._time, self._units, self._flags):
             checked(partial(step, contract))
         if found:
             found.sort(key=lambda e: (e.location.line, e.location.column) if e.location else (0, 0))
@@ -272,3 +272,23 @@ class _Checker:
                     raise self.errors.at((*base, "dimension"), str(exc), offset=exc.offset) from None
             if spec.dimension_from_catalog and not spec.unit_from_catalog:
                 raise self.errors.at((*base, "dimension"), f"dimension '{PER_SERIES}' needs unit '{FROM_CATALOG}'")
+
+    def _flags(self, contract: Contract) -> None:
+        """``flag_of: glucose``: an enum field beside a nullable value field (a set flag means no value)."""
+        for name, spec in contract.declared_fields.items():
+            value = spec.flag_of
+            if value is None:
+                continue
+            where = ("fields", name, "flag_of")
+            target = contract.fields.get(value)
+            if target is None or value == name:
+                raise self.errors.at(where, f"flag_of names {value!r}, which is not another field of the contract")
+            if spec.type.kind != "enum":
+                raise self.errors.at(
+                    (*where[:2], "type"),
+                    f"flag {name!r} is {spec.type.text}: a flag lists its values, e.g. enum[below_range, above_range]",
+                )
+            if not contract.is_nullable(value):
+                raise self.errors.at(where, f"{value!r} is never null, so a flag of it could never be set")
+            if not contract.is_nullable(name):
+                raise self.errors.at(where, f"flag {name!r} is never null: a row with a value has no flag")

@@ -12,26 +12,28 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import date
 from decimal import Decimal
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
+from tscontract.contract.calendar_time import window_origin
 from tscontract.contract.clauses import (
     Cadence,
-    Duration,
     RowClause,
     Share,
     TimezoneRule,
     parse_cadence,
-    parse_duration,
     parse_invariant,
     parse_share,
     parse_timezone,
 )
+from tscontract.contract.durations import Duration, parse_duration
 from tscontract.contract.sql_checks import sql_check_query
 from tscontract.contract.types import TIME_UNITS, DataType, TimeUnit, parse_type
 from tscontract.contract.weekly import Calendars
+from tscontract.contract.zones import zone_name
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -79,6 +81,12 @@ def _not_local(value: Duration) -> Duration:
     return value
 
 
+def _fixed_or_trading(value: Duration | None) -> Duration | None:
+    if value is not None and value.in_months:
+        raise ValueError("a revision window is fixed time or trading days (months are not counted here yet)")
+    return value and _not_local(value)
+
+
 TypeExpr = Annotated[DataType, _text_parser(parse_type, "a type")]
 CadenceClause = Annotated[Cadence, _text_parser(parse_cadence, "a cadence")]
 TimezoneClause = Annotated[TimezoneRule, _text_parser(parse_timezone, "a timezone rule")]
@@ -106,6 +114,11 @@ def _number(value: object) -> Decimal:
 
 
 Number = Annotated[Decimal, PlainValidator(_number)]
+
+
+def unit_as_text(value: object) -> object:
+    """``unit: 1`` (a pure number) is read by YAML as the integer 1: it is the unit written ``1``."""
+    return "1" if type(value) is int and value == 1 else value
 
 
 class _Section(BaseModel):
@@ -227,6 +240,8 @@ class FieldSpec(_Section):
     constraint: str | None = None
     unique: bool | Unique | None = None
     step: Step | None = None
+    # the value field this one says why is null (a sensor's "too low to read"): set => the value is null
+    flag_of: str | None = None
     aliases: NameList = ()
     deprecated: Deprecation | None = None
     description: str | None = None
@@ -235,6 +250,8 @@ class FieldSpec(_Section):
     name: str = Field(default="", exclude=True)
     implied: bool = Field(default=False, exclude=True)
     has_value: bool = Field(default=False, exclude=True)
+
+    _unit_one = field_validator("unit", mode="before")(classmethod(lambda cls, value: unit_as_text(value)))
 
     @property
     def unique_rule(self) -> Unique | None:
@@ -259,8 +276,11 @@ class TimeSpec(_Section):
     cadence: CadenceClause | None = None
     ingest_column: str | None = None
     calendar: str | None = None
+    zone: str | None = None  # the zone of calendar time (months, local days) where the catalog gives none
     description: str | None = None
     note: str | None = None
+
+    _zone = field_validator("zone")(classmethod(lambda cls, value: value and zone_name(value)))
 
     @field_validator("precision", mode="before")
     @classmethod
@@ -277,7 +297,7 @@ class RevisionPolicy(_Section):
     window: DurationText | None = None
     reasons: NameList = ()
 
-    _window = field_validator("window")(classmethod(lambda cls, value: value and _not_local(value)))
+    _window = field_validator("window")(classmethod(lambda cls, value: _fixed_or_trading(value)))
     who: NameList = ()
     notification: str | None = None
     description: str | None = None
@@ -431,14 +451,44 @@ class Duplicates(_Section):
 
 
 class Completeness(_Section):
-    """Expected count per window, the gap types that are allowed."""
+    """Expected count per window, the gap types that are allowed, where windows start.
+
+    ``window: "4 weeks; aligned to Monday"`` is ``window: 4 weeks`` with ``aligned_to: Monday``.
+    """
 
     window: DurationText
     expected_count: int | Literal["per cadence"] = "per cadence"
     min_ratio: Number = Decimal(1)
     allowed_gaps: list[Literal["outside_session", "exchange_holiday"]] = []
+    aligned_to: str | None = None
     description: str | None = None
     note: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inline_alignment(cls, data: object) -> object:
+        if isinstance(data, dict) and isinstance(data.get("window"), str) and ";" in data["window"]:
+            window, _, option = data["window"].partition(";")
+            found = re.fullmatch(r"\s*aligned\s+to\s+(\S+)\s*", option, re.IGNORECASE)
+            if found is None:
+                raise ValueError(f"window option {option.strip()!r}: write '; aligned to Monday' (or 2026-01-05)")
+            if data.get("aligned_to") is not None:
+                raise ValueError("the window's alignment is stated twice (inline and as aligned_to)")
+            data = {**data, "window": window.strip(), "aligned_to": found[1]}
+        return data
+
+    @model_validator(mode="after")
+    def _alignment(self) -> Completeness:
+        self.origin  # noqa: B018 - refuses an alignment the window cannot take
+        return self
+
+    @property
+    def origin(self) -> date | int | None:
+        """Where windows start (:func:`window_origin`); None: the default alignment."""
+        if self.aligned_to is None:
+            return None
+        window = self.window
+        return window_origin(self.aligned_to, months=window.in_months, trading=window.on_trading_calendar)
 
     @field_validator("allowed_gaps", mode="before")
     @classmethod
@@ -477,6 +527,8 @@ class Freshness(_Section):
     def _clock(self) -> Freshness:
         if self.max_age.on_trading_calendar and self.clock == "wall":
             raise ValueError("max_age counts trading days, which pass on the session clock; drop 'clock: wall'")
+        if self.max_age.in_months and self.clock == "session":
+            raise ValueError("max_age in months counts calendar months (wall clock); drop 'clock: session'")
         return self
 
     @property
@@ -494,6 +546,23 @@ class Evolution(_Section):
     compatibility_reason: str | None = None
     description: str | None = None
     note: str | None = None
+
+
+def _odcs_parts(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError("odcs: a mapping of document, object, properties and rules")
+    unknown = sorted(set(value) - set(ODCS_PARTS))
+    if unknown:
+        raise ValueError(f"odcs: unknown part(s) {', '.join(unknown)}; known: {', '.join(ODCS_PARTS)}")
+    for part, kind in ODCS_PARTS.items():
+        if part in value and not isinstance(value[part], kind):
+            raise ValueError(f"odcs.{part}: a {'list' if kind is list else 'mapping'}")
+    return dict(value)
+
+
+# the document's own elements, the schema object's, each field's property's, and the rules clauses came from
+ODCS_PARTS: dict[str, type] = {"document": dict, "object": dict, "properties": dict, "rules": list}
+OdcsCarried = Annotated[dict[str, Any], PlainValidator(_odcs_parts)]
 
 
 class Contract(_Section):
@@ -524,6 +593,9 @@ class Contract(_Section):
     evolution: Evolution | None = None
     provenance_required: NameList = ()
     calendars: Calendars = {}  # sessions as local weekly hours, by name (contract/weekly.py)
+    # what the ODCS document a contract was imported from states with no clause, as written (its id, status,
+    # object and physical names, servers, SLA, roles, support ...): ``export odcs`` writes it back
+    odcs: OdcsCarried | None = None
     # set by the loader
     path: str = Field(default="", exclude=True)
     positions: Any = Field(default=None, exclude=True)  # PositionIndex of the file

@@ -213,7 +213,7 @@ def _escape_problem(char: str) -> str:
 
 
 _WORD = "A-Za-z0-9_"
-_SPACE = "\\t\\n\\f\\r "  # RE2's \s (Java's also takes \x0b, README "Regular expressions")
+_SPACE = "\\t\\n\\f\\r "  # RE2's \s (Java's also takes \x0b, docs/language.md "Regular expressions")
 _OUTSIDE = {
     "d": "[0-9]",
     "D": "[^0-9]",

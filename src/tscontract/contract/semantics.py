@@ -1,8 +1,8 @@
 """What a row clause means: the reference every engine and export is checked against.
 
 A row clause is read as a tree (:mod:`tscontract.contract.clauses`); this module says, in plain
-Python, what that tree yields for one row. It is the specification ("Clause semantics" in the
-README states each rule in words); the engines' SQL (:mod:`tscontract.sql.semantics`) and the
+Python, what that tree yields for one row. It is the specification ("Clause semantics" in
+docs/language.md states each rule in words); the engines' SQL (:mod:`tscontract.sql.semantics`) and the
 exports follow it, and the differential tests (``tests/contract/test_semantics_differential.py``)
 check them against it on generated clauses and rows.
 

@@ -48,6 +48,8 @@ def field_to_json(contract: Contract, spec: FieldSpec) -> dict[str, Any]:
         data["unique"] = _plain(spec.unique_rule)
     if spec.step is not None:
         data["step"] = _plain(spec.step)
+    if spec.flag_of is not None:
+        data["flag_of"] = spec.flag_of
     if spec.implied:
         data["implied_by"] = "provenance_required"
     return data
@@ -78,4 +80,5 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
         "evolution": _plain(contract.evolution) if contract.evolution else None,
         "provenance_required": list(contract.provenance_required),
         "calendars": _plain(contract.calendars),
+        "odcs": contract.odcs,
     }

@@ -66,6 +66,15 @@ _DIMENSION_ALIASES = {
 }
 
 
+# a pure number's unit, as contracts write it: pint's ``dimensionless`` (``1``), or a word that says so
+UNITLESS = ("1", "dimensionless", "unitless", "ratio")
+
+
+def is_unitless(text: str) -> bool:
+    """``unit: 1`` (or ``dimensionless``, ``unitless``, ``ratio``): a pure number, scale 1 (not percent)."""
+    return text.strip() in UNITLESS
+
+
 class UnitError(ValueError):
     """A unit or dimension that cannot be used; ``offset`` is 0-based into the text.
 
@@ -202,7 +211,7 @@ def _units(ureg: pint.UnitRegistry[Decimal], text: str) -> pint.Unit:
 
     _balanced(text, "unit")
     try:
-        return ureg.parse_units(text)
+        return ureg.parse_units("dimensionless" if is_unitless(text) else text)
     except pint.errors.UndefinedUnitError as exc:
         raise UnitError(f"unknown unit {text!r} ({exc})") from None
     except ZeroDivisionError:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tscontract.contract.catalog import Catalog, instant_option, load_catalog
 from tscontract.contract.loader import load_contract
 from tscontract.contract.model import Contract
+from tscontract.engines.inputs.tables import is_table_url, windowed
 from tscontract.engines.urls import is_postgres_url
 from tscontract.errors import InputError
 from tscontract.plan.checks import build_plan
@@ -87,7 +88,9 @@ def validate(
 ) -> ValidationReport:
     """Validate ``data`` against every clause of ``contract``; a lazy report of all failures.
 
-    ``data`` is a path or list of paths (Parquet, CSV, JSON lines), a
+    ``data`` is a path or list of paths (Parquet, CSV, JSON lines; local or ``s3://bucket/prefix/*.parquet``),
+    an ``iceberg://CATALOG/NAMESPACE.TABLE[@SNAPSHOT]`` or ``delta://PATH[@VERSION]`` table (whose rows in
+    ``coverage`` alone are read, the window pushed down to the scan), a
     ``db.duckdb::table`` reference, or a pandas / polars DataFrame (a polars LazyFrame is
     collected once) or Arrow table.
     ``now`` is the instant freshness is judged at (default: the current time): a timezone-aware
@@ -114,6 +117,10 @@ def validate(
         catalog = load_catalog(catalog)
     if engine == "duckdb" and is_postgres_url(data):  # the data lives in PostgreSQL: validate it there
         engine = "postgres"
+    if is_table_url(data):  # an Iceberg or Delta table: --from/--to select the rows read (engines/inputs/tables.py)
+        if engine not in ("duckdb", "spark"):
+            raise InputError(f"{engine}: reads no iceberg:// or delta:// table; validate it with --engine duckdb")
+        data = windowed(data, contract.time.column, coverage)
     options = {"master": spark_master, "conf": spark_conf, "mapping": mapping}
     if mapping is not None:
         from tscontract.engines.inputs.mapping import Mapping, load_mapping  # pydantic models: loaded when used

@@ -17,6 +17,7 @@ from tscontract.contract.loader import load_contract
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.duckdb import ValidationRun, connect, measurement_fields
 from tscontract.engines.inputs.sources import Source, open_source
+from tscontract.engines.inputs.tables import windowed
 from tscontract.engines.run.time import TimeChecks
 from tscontract.plan.bounds import load_bounds
 from tscontract.plan.checks import build_plan
@@ -63,6 +64,7 @@ def series_data(
     scol, tcol = contract.series_column, contract.time.column
     field = field or (measurement_fields(contract) or ["value"])[0]
     plan = build_plan(contract, catalog, bounds)
+    data_path = windowed(data_path, tcol, coverage)  # a table's window, as validate read it
     con = connect()
     try:
         src: Source

@@ -41,6 +41,7 @@ from tscontract.engines.inputs.sources import (
     number_pattern,
     paths_of,
 )
+from tscontract.engines.inputs.tables import many_tables, table_ref
 from tscontract.engines.run import HANDLERS
 from tscontract.engines.sandbox import stopped_after_timeout
 from tscontract.engines.translated import TranslatedConnection
@@ -433,7 +434,12 @@ def open_spark_source(con: SparkConnection, data: Any, *, csv: CsvDialect | None
         if not spark.catalog.tableExists(table):
             raise InputError(f"no table {table!r} in the Spark catalog")
         return _register(con, spark.table(table), text=False, description=[str(items[0])])
-    paths = paths_of(items)
+    many_tables(items)
+    if (ref := table_ref(items)) is not None:
+        from tscontract.engines.spark_tables import spark_table  # Spark's Delta / Iceberg readers
+
+        return _register(con, spark_table(spark, ref), text=False, description=[ref.url])
+    paths = paths_of(items)  # s3:// objects copied first (engines/inputs/object_store.py)
     kind = file_kind(paths)
     shown = [display_path(p) for p in paths]
     try:

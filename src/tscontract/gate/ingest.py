@@ -38,10 +38,11 @@ from tscontract.contract.model import Contract
 from tscontract.engines import checked_coverage
 from tscontract.engines.duckdb import Coverage, ValidationRun, connect
 from tscontract.engines.inputs.mapping import Mapping
-from tscontract.engines.inputs.sources import MALFORMED, RECORD, Source, fetch_arrow
+from tscontract.engines.inputs.sources import MALFORMED, RECORD, Source, fetch_arrow, paths_of
 from tscontract.engines.inputs.staging import Conversion, Provenance, source_of, stage
+from tscontract.engines.inputs.tables import identity_hash, is_table_url, many_tables, pinned, windowed
 from tscontract.engines.relations import register
-from tscontract.errors import InputError, display_path
+from tscontract.errors import display_path
 from tscontract.gate.duplicates import CHECK_ID as DUPLICATES
 from tscontract.gate.duplicates import clause as duplicates_clause
 from tscontract.gate.duplicates import mark_superseded
@@ -164,11 +165,11 @@ class _Gate:
         self.conversion_reasons: tuple[str, ...] = ()  # fields whose values the mapping may fail to convert
 
     # ------------------------------------------------------------ batch preparation
-    def load(self, paths: list[Path]) -> Source:
+    def load(self, inputs: list[str]) -> Source:
         con = self.con
         staged = stage(
             con,
-            [str(p) for p in paths],
+            list(inputs),  # a table's URL keeps its window
             self.contract,
             self.catalog,
             self.mapping,
@@ -187,7 +188,7 @@ class _Gate:
 
     # ------------------------------------------------------------ the gate
     def run(
-        self, paths: list[Path], input_hash: str, prior: list[PriorRun], progress: Any, examples: int
+        self, inputs: list[str], input_hash: str, prior: list[PriorRun], progress: Any, examples: int
     ) -> IngestResult:
         contract = self.contract
         base = IngestResult(
@@ -202,7 +203,7 @@ class _Gate:
             duplicates=contract.duplicates.as_text() if contract.duplicates else None,
         )
         started = datetime.now(UTC)
-        source = self.load(paths)
+        source = self.load(inputs)
         plan = build_plan(contract, self.catalog)
         validation = ValidationRun(plan, source, self.now, examples, progress, con=self.con, coverage=self.coverage)
         report = validation.run()
@@ -231,7 +232,7 @@ class _Gate:
             now=self.now,
             failures="__tsc_row_fail",
         )
-        batch = self.assemble(plan.checks, batch_ids, input_hash, paths, started, report, base)
+        batch = self.assemble(plan.checks, batch_ids, input_hash, inputs, started, report, base)
         self.store.write(contract, batch)
         base.dropped = self.conversion.rows_dropped if self.conversion else 0
         base.conversion = self.conversion.to_json() if self.conversion else None
@@ -260,7 +261,7 @@ class _Gate:
         checks: tuple[Check, ...],
         batch_ids: list[str],
         input_hash: str,
-        paths: list[Path],
+        inputs: list[str],
         started: datetime,
         report: ValidationReport,
         result: IngestResult,
@@ -276,7 +277,7 @@ class _Gate:
         published = pa.table({}) if batch_level else self.published()
         quarantined = self.quarantined(batch_ids)
         corrections = self.corrections(batch_level)
-        run = self.run_record(input_hash, paths, started, report, result, published, quarantined, batch_level)
+        run = self.run_record(input_hash, inputs, started, report, result, published, quarantined, batch_level)
         return Batch(run=run, published=published, quarantined=quarantined, corrections=corrections)
 
     def published(self) -> pa.Table:
@@ -345,7 +346,7 @@ class _Gate:
     def run_record(
         self,
         input_hash: str,
-        paths: list[Path],
+        inputs: list[str],
         started: datetime,
         report: ValidationReport,
         result: IngestResult,
@@ -371,7 +372,7 @@ class _Gate:
             "contract": contract.contract,
             "version": contract.version,
             "input_hash": input_hash,
-            "inputs": dumps([display_path(p) for p in paths]),
+            "inputs": dumps([display_path(p) for p in inputs]),
             "source_id": self.source_id or (source_ids[0] if source_ids else None),
             "transform_version": self.mapping.transform_version if self.mapping else None,
             "started_at": started,
@@ -470,12 +471,8 @@ def ingest(
     ``coverage``: the period the batch covers at least (``--from/--to``), as in :func:`tscontract.validate`.
     """
     checked_coverage(coverage)
-    paths = [Path(p) for p in data]
-    for path in paths:
-        if not path.is_file():
-            raise InputError(f"data file not found: {display_path(path)}")
+    inputs, input_hash = _inputs(contract, data, coverage)
     moment = now or datetime.now(UTC)
-    input_hash = file_hash(paths)
     store.ensure_schema(contract)
     prior = store.prior_runs(contract, input_hash)
     published = [r for r in prior if r.published]
@@ -483,7 +480,7 @@ def ingest(
         return _duplicate(contract, store, published[0])
     gate = _Gate(contract, store, catalog, mapping, source_id, reason, who, moment, backfill, coverage)
     try:
-        return gate.run(paths, input_hash, prior, progress, examples)
+        return gate.run(inputs, input_hash, prior, progress, examples)
     except Exception:
         # another writer committed this attempt of the same file between our look and our commit:
         # the store's UNIQUE (contract, input_hash, attempt) refused ours, the batch is there once
@@ -495,6 +492,17 @@ def ingest(
         return _duplicate(contract, store, winners[0])
     finally:
         gate.con.close()
+
+
+def _inputs(contract: Contract, data: list[str | Path], coverage: Coverage | None) -> tuple[list[str], str]:
+    """What the gate reads, and the hash it recognises a batch by: the files' bytes (``s3://`` objects
+    copied first), or a table's URL with the snapshot or version read now and the window."""
+    if is_table_url(data):
+        table = pinned(windowed(data, contract.time.column, coverage))
+        return [table], identity_hash(table)
+    many_tables(list(data))
+    paths = paths_of(data)
+    return [str(p) for p in paths], file_hash(paths)
 
 
 def _duplicate(contract: Contract, store: Store, run: PriorRun) -> IngestResult:

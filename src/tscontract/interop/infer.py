@@ -1,30 +1,33 @@
-"""``tscontract init``: a draft contract and catalog inferred from a sample, each clause with its evidence.
+"""``tscontract init``: a draft contract, catalog and mapping inferred from a sample, each clause with its evidence.
 
 Everything is measured in DuckDB over the sample, one aggregate pass per question (every column's
 statistics in one), never a loop over rows:
 
 - **types**: a file's physical types where it has them (Parquet, Arrow); for text (CSV, JSON lines)
   the literal digits: integers, decimals with precision and scale from the widest integer part and
-  the longest fraction (plus two integer digits of headroom), booleans, UTC instants with their
-  precision from the fraction written (``.000Z``: ms). A timestamp without an offset is refused
-  (exit 2): a zone is never guessed.
+  the longest fraction (plus two integer digits of headroom), booleans, instants with their
+  precision from the fraction written (``.000Z``: ms). Times with an offset (``+01:00``) are
+  converted to UTC instants; times without one need ``timezone`` (``--timezone``: the zone they are
+  written in; a zone is never guessed) and are converted by its rules (infer_time.py). Either way the
+  draft's mapping states the conversion, so the draft validates what the sample becomes.
 - **nullability**: nullable when the sample holds a null.
-- **time column**: ``--time-column``, else the one UTC-instant column (several: refused, named).
+- **time column**: ``--time-column``, else the one time column (several: refused, named).
 - **series column**: ``--series-column``, else the text column with the fewest distinct values
-  that, with the time column, identifies a row.
-- **key**: series and time, plus ``revision`` where one exists and the pair repeats; verified unique.
-- **cadence**: the median interval per series; one interval for all series in the contract, else
-  per series in the catalog; a tolerance when intervals spread (the largest deviation seen). When
-  gaps split the bars, exchange sessions: the candidate calendars' regular sessions are joined to
-  the bars; a calendar holding every bar, every session of the span whole, gives ``<interval> within
-  session; no bars outside session`` and ``time.calendar`` (per series in the catalog when venues
-  differ); else ``irregular`` with the closest calendar in the note.
-- **units** from name suffixes (``_degc``, ``_kpa``, ``_bar``, ``_m3_h``...), checked by pint.
-- **bounds** per series in the catalog: hard bounds from the sample's minimum and maximum, widened
-  by its range; plausibility bounds (a warning) from the 1st and 99th percentiles, widened by half
-  their spread.
+  that, with the time column, identifies nearly every row.
+- **key**: series and time, plus ``revision`` where one exists and the pair repeats; a key the
+  sample still repeats is reported (rows and values) and left for ``key.unique`` to fail.
+- **cadence**: the dominant interval per series, its holes reported as gaps (infer_time.py); exchange
+  sessions when the holes are most of the span (infer_sessions.py); else ``irregular``.
+- **units** from name suffixes (``_degc``, ``_kpa``, ``_bar``, ``_m3_h``...), checked by pint, with
+  their dimension word (``kWh``: energy).
+- **bounds** per series in the catalog, from the 1st and 99th percentiles (a glitch moves them
+  little): hard bounds that range widened by itself, not below zero when the 1st percentile is not;
+  plausibility bounds (a warning) widened by half of it.
 - **sets**: a text column with at most 12 distinct values, each seen five times on average, is
   ``enum[...]`` (values that are names) or ``in (...)``.
+- **a sample that needs converting** gets the mapping, the standard provenance (``source_id`` from
+  the mapping, the rest stated by ingest), ``revision_policy`` and freshness; with an IANA zone and a
+  series column, the zone per series in the catalog and completeness per local day.
 
 The draft is a starting point for a person: each inferred clause carries a ``note`` saying what
 it was inferred from.
@@ -33,16 +36,28 @@ it was inferred from.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from tscontract.contract.model import STANDARD_PROVENANCE
 from tscontract.contract.units import UnitError, check_unit
+from tscontract.contract.zones import offset_minutes
 from tscontract.engines.duckdb import connect
 from tscontract.engines.inputs.sources import SOURCE_VIEW, open_source
+from tscontract.engines.inputs.tables import sampled
 from tscontract.engines.sandbox import lock
 from tscontract.errors import InputError
+from tscontract.interop.draft import Column, Draft, MappingDraft, typed_time
+from tscontract.interop.infer_time import (
+    FILE_SERIES,
+    cadence,
+    duplicates,
+    file_series,
+    number_rows,
+    series_candidate,
+    to_instants,
+)
 from tscontract.sql.columns import ident, is_instant_type, is_nanosecond_type
 from tscontract.typemap.sql import duckdb_reads
 
@@ -87,95 +102,7 @@ PROVENANCE = ("source_id", "ingest_run_id", "transform_version", "revision", "ca
 _PRECISION = {0: "s", 1: "ms", 2: "ms", 3: "ms", 4: "us", 5: "us", 6: "us"}
 
 
-@dataclass
-class Column:
-    name: str
-    type: str
-    nullable: bool
-    note: str
-    unit: str | None = None
-    members: list[str] | None = None  # a text column's distinct values, when few
-    values: int = 0  # non-null values
-    constraint: str | None = None
-
-
-@dataclass
-class Draft:
-    """The inferred contract and catalog as plain data, ready to write as YAML."""
-
-    name: str
-    columns: list[Column]
-    time_column: str
-    series_column: str | None
-    key: list[str]
-    precision: str
-    cadence: str | None
-    cadence_note: str
-    calendar: str | None = None  # time.calendar: the exchange calendar whose sessions hold every bar
-    calendar_note: str = ""
-    catalog: dict[str, dict[str, Any]] = field(default_factory=dict)
-    # (clause, what it was inferred from[, severity])
-    invariants: list[tuple[str, ...]] = field(default_factory=list)
-    provenance: list[str] = field(default_factory=list)
-
-    def contract_yaml(self) -> str:
-        lines = [
-            "# Drafted by tscontract init from a sample; every inferred clause says what it was inferred from.",
-            f"contract: {self.name}",
-            "version: 0.1.0",
-            "owner: TODO@example",
-            f"key: [{', '.join(self.key)}]",
-            "time:",
-            f"  column: {self.time_column}",
-            f"  precision: {self.precision}",
-            "  timezone: UTC instant",
-        ]
-        if self.cadence is not None:
-            lines.append(f"  cadence: {self.cadence}   # {self.cadence_note}")
-        if self.calendar is not None:
-            lines.append(f"  calendar: {self.calendar}   # {self.calendar_note}")
-        lines.append("fields:")
-        for column in self.columns:
-            parts = [f"type: {column.type}", f"nullable: {'true' if column.nullable else 'false'}"]
-            if column.unit is not None:
-                unit = column.unit if re.fullmatch(r"[A-Za-z]+", column.unit) else f'"{column.unit}"'
-                parts.append(f"unit: {unit}")
-            if column.constraint is not None:
-                parts.append(f"constraint: {_quoted(column.constraint)}")
-            parts.append(f"note: {_quoted(column.note)}")
-            lines.append(f"  {column.name}: {{{', '.join(parts)}}}")
-        if self.provenance:
-            lines.append(f"provenance_required: [{', '.join(self.provenance)}]")
-        if self.invariants:
-            lines.append("invariants:")
-            for clause, note, *severity in self.invariants:
-                level = f", severity: {severity[0]}" if severity else ""
-                lines.append(f"  - {{clause: {_quoted(clause)}{level}, note: {_quoted(note)}}}")
-        return "\n".join(lines) + "\n"
-
-    def catalog_yaml(self) -> str | None:
-        if not self.catalog:
-            return None
-        lines = ["# Drafted by tscontract init from a sample.", f"catalog: {self.name}", "series:"]
-        for series, entry in sorted(self.catalog.items()):
-            lines.append(f"  {_quoted(series)}:")
-            for key, value in entry.items():
-                if key == "calibrations":
-                    lines.append("    calibrations:")
-                    for cal_id, start, end in value:
-                        lines.append(f"      - id: {_quoted(cal_id)}")
-                        lines.append(f'        valid_from: "{start}"')
-                        if end is not None:
-                            lines.append(f'        valid_to: "{end}"')
-                elif isinstance(value, list):
-                    lines.append(f"    {key}: [{', '.join(str(v) for v in value)}]")
-                else:
-                    lines.append(f"    {key}: {value}")
-        return "\n".join(lines) + "\n"
-
-
-def _quoted(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+SAMPLE_TABLE_ROWS = 100_000  # rows of an iceberg:// or delta:// table a draft is inferred from (its first)
 
 
 def infer(
@@ -184,27 +111,46 @@ def infer(
     name: str,
     time_column: str | None = None,
     series_column: str | None = None,
+    timezone: str | None = None,
 ) -> Draft:
-    """A draft contract (and catalog) for the sample ``data``."""
+    """A draft contract (and catalog, and mapping) for the sample ``data``; ``timezone``: the zone its
+    times without an offset are written in."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", name):
         raise InputError(f"contract name {name!r} must start with a letter and use letters, digits, '_', '.', '-'")
+    zone = _zone(timezone)
     con = connect()
     try:
-        source = open_source(con, [str(p) for p in data])
+        source = open_source(con, sampled([str(p) for p in data], SAMPLE_TABLE_ROWS))
         lock(con, source.paths)  # the sample's own column names end up in SQL: nothing else readable
         counted = con.execute(f"SELECT count(*) FROM {SOURCE_VIEW}").fetchone()
         rows = counted[0] if counted is not None else 0  # count(*) gives one row
         if not rows:
             raise InputError("the sample holds no rows: nothing to infer from")
         stats = _profile(con, source.columns, source.text)
-        columns = [_column(n, t, source.text, rows, stats[n]) for n, t in source.columns.items()]
-        draft = _draft(con, name, columns, rows, time_column, series_column)
+        columns = [_column(n, t, source.text, rows, stats[n], zone) for n, t in source.columns.items()]
+        number_rows(con, source.has_row_number)
+        draft = _draft(con, name, columns, rows, (time_column, series_column), zone, [str(p) for p in data])
     finally:
         con.close()
     return draft
 
 
+def _zone(timezone: str | None) -> str | None:
+    if timezone is None:
+        return None
+    from tscontract.contract.zones import zone_name
+
+    try:
+        return zone_name(timezone)
+    except ValueError as exc:
+        raise InputError(f"--timezone {timezone}: {exc}") from None
+
+
 ENUM_MAX = 12  # a text column with at most this many distinct values, each repeated, is read as a set
+
+
+def _is_timestamp(physical: str) -> bool:
+    return physical.upper().startswith("TIMESTAMP")
 
 
 def _is_text(physical: str, text: bool) -> bool:
@@ -228,15 +174,16 @@ def _profile(con: Any, physical: dict[str, str], text: bool) -> dict[str, tuple[
                 f"bool_and({v} IS NULL OR lower({v}) IN ('true', 'false'))",
                 f"bool_and({ok.format(_INSTANT)})",
                 f"bool_and({ok.format(_NAIVE)})",
+                f"bool_and({v} IS NULL OR right({v}, 1) IN ('Z', 'z'))",
                 f"max(length(regexp_extract({v}, '^[+-]?0*([0-9]+)', 1)))",
                 f"max(length(regexp_extract({v}, '\\.([0-9]+)$', 1)))",
                 f"max(length(regexp_extract({v}, ':[0-9]{{2}}\\.([0-9]+)', 1)))",
                 f"count(DISTINCT {v})",
                 f"CASE WHEN count(DISTINCT {v}) <= {ENUM_MAX} THEN list_sort(list(DISTINCT {v})) END",
             ]
-        elif is_instant_type(kind) and is_nanosecond_type(kind):
+        elif _is_timestamp(kind) and is_nanosecond_type(kind):
             parts += [f"bool_and(epoch_ns({c}) % {10**k} = 0)" for k in (9, 6, 3)]
-        elif is_instant_type(kind):
+        elif _is_timestamp(kind):
             parts += [f"bool_and(epoch_us({c}) % 1000000 = 0)", f"bool_and(epoch_us({c}) % 1000 = 0)", "TRUE"]
         exprs[name] = parts
     flat = [e for parts in exprs.values() for e in parts]
@@ -249,25 +196,34 @@ def _profile(con: Any, physical: dict[str, str], text: bool) -> dict[str, tuple[
     return out
 
 
-def _column(name: str, physical: str, text: bool, rows: int, stats: tuple[Any, ...]) -> Column:
+def _column(name: str, physical: str, text: bool, rows: int, stats: tuple[Any, ...], zone: str | None) -> Column:
     nulls = int(stats[0])
     nullable = bool(nulls)
     seen = f"{rows - nulls} values, {nulls} null" if nulls else f"{rows} values, none null"
     if _is_text(physical, text):
-        column = _text_column(name, nullable, seen, stats[1:])
+        column = _text_column(name, nullable, seen, stats[1:], zone)
         column.values = rows - nulls
         return column
     upper = physical.upper()
     if upper.startswith("DECIMAL"):
         dtype = "decimal" + upper[len("DECIMAL") :].replace(" ", "")
-    elif is_instant_type(physical):  # a zone in the file (UTC, Europe/Berlin, +05:30): an instant all the same
+    elif _is_timestamp(physical):  # a zone in the file (UTC, Europe/Berlin, +05:30): an instant all the same
         whole_s, whole_ms, whole_us = stats[1:4]
         dtype = f"timestamp_{'s' if whole_s else 'ms' if whole_ms else 'us' if whole_us else 'ns'}_utc"
-    elif upper.startswith("TIMESTAMP"):
-        raise InputError(
-            f"column {name!r} holds timestamps without a UTC offset ({physical}): tscontract does not guess a "
-            "zone; convert them to UTC instants first (a mapping with zone:)"
-        )
+        if not is_instant_type(physical) and zone is None:
+            raise InputError(
+                f"column {name!r} holds timestamps without a UTC offset ({physical}): tscontract does not guess a "
+                "zone; give --timezone ZONE, the zone they are written in (e.g. --timezone Europe/Berlin)"
+            )
+        if not is_instant_type(physical):
+            column = Column(
+                name,
+                dtype,
+                nullable,
+                f"file type {physical}, local wall-clock times in {zone} (the mapping converts them); {seen}",
+            )
+            column.written = "local"
+            return column
     else:
         found = duckdb_reads(upper)
         if found is None:
@@ -276,24 +232,28 @@ def _column(name: str, physical: str, text: bool, rows: int, stats: tuple[Any, .
     return Column(name, dtype, nullable, f"file type {physical}; {seen}", _unit(name))
 
 
-def _text_column(name: str, nullable: bool, seen: str, stats: tuple[Any, ...]) -> Column:
-    is_int, is_dec, is_float, is_bool, is_instant, is_naive, int_digits, scale, fraction, _, members = stats
+def _text_column(name: str, nullable: bool, seen: str, stats: tuple[Any, ...], zone: str | None) -> Column:
+    is_int, is_dec, is_float, is_bool, is_instant, is_naive, is_utc, int_digits, scale, fraction, _, members = stats
     unit = _unit(name)
     if is_bool:
         return Column(name, "bool", nullable, f"every value true/false; {seen}")
-    if is_instant:
+    if is_instant or is_naive:
         precision = _PRECISION.get(int(fraction or 0), "ns")
-        return Column(
-            name,
-            f"timestamp_{precision}_utc",
-            nullable,
-            f"UTC instants, {fraction or 0} fraction digits written; {seen}",
-        )
-    if is_naive:
-        raise InputError(
-            f"column {name!r} holds timestamps without a UTC offset or Z: tscontract does not guess a zone; "
-            "convert them to UTC instants first (a mapping with zone:)"
-        )
+        column = Column(name, f"timestamp_{precision}_utc", nullable, "")
+        written = f"{fraction or 0} fraction digits written; {seen}"
+        if is_instant and is_utc:
+            column.note = f"UTC instants, {written}"
+        elif is_instant:
+            column.written, column.note = "offset", f"times with UTC offsets (the mapping converts them), {written}"
+        elif zone is None:
+            raise InputError(
+                f"column {name!r} holds timestamps without a UTC offset or Z: tscontract does not guess a zone; "
+                "give --timezone ZONE, the zone they are written in (e.g. --timezone Europe/Berlin)"
+            )
+        else:
+            column.written = "local"
+            column.note = f"local wall-clock times in {zone} (the mapping converts them), {written}"
+        return column
     if is_int:
         return Column(name, "int64", nullable, f"every value an integer literal; {seen}", unit)
     if is_dec:
@@ -322,41 +282,151 @@ def _unit(name: str) -> str | None:
 
 
 def _draft(
-    con: Any, name: str, columns: list[Column], rows: int, time_column: str | None, series_column: str | None
+    con: Any,
+    name: str,
+    columns: list[Column],
+    rows: int,
+    named: tuple[str | None, str | None],
+    zone: str | None,
+    data: list[str],
 ) -> Draft:
+    time_column, series_column = named
     by_name = {c.name: c for c in columns}
     instants = [c.name for c in columns if c.type.startswith("timestamp")]
     if time_column is None:
         if len(instants) != 1:
             found = ", ".join(instants) or "none"
-            raise InputError(f"say which column is the time column (--time-column); UTC-instant columns: {found}")
+            raise InputError(f"say which column is the time column (--time-column); time columns: {found}")
         time_column = instants[0]
     if time_column not in by_name or not by_name[time_column].type.startswith("timestamp"):
-        raise InputError(f"--time-column {time_column}: not a UTC-instant column of the sample ({', '.join(instants)})")
-    t = ident(time_column)
-    texts = [c.name for c in columns if c.type == "string" and c.name != time_column]
+        raise InputError(f"--time-column {time_column}: not a time column of the sample ({', '.join(instants)})")
+    texts = [c.name for c in columns if c.type == "string" and c.name not in (time_column, *PROVENANCE)]
     revision = ["revision"] if "revision" in by_name and by_name["revision"].type.startswith("int") else []
     if series_column is None:
-        series_column = _series_candidate(con, texts, [t, *map(ident, revision)], rows)
+        series_column = series_candidate(con, texts, ident(time_column), revision, rows)
     elif series_column not in texts:
         raise InputError(f"--series-column {series_column}: not a text column of the sample ({', '.join(texts)})")
+    from_file = None
+    if series_column is None and zone is not None and offset_minutes(zone) is None:
+        from_file = file_series(con, columns, data)
+        series_column = FILE_SERIES if from_file else None
+        by_name = {c.name: c for c in columns}
+    unresolved = to_instants(con, columns, zone, series_column)
     key = [k for k in (series_column, time_column) if k is not None]
-    if not _unique(con, key):
-        if revision and _unique(con, [*key, *revision]):
-            key += revision
-        else:
-            raise InputError(f"({', '.join(key)}) repeats in the sample and no revision column tells the copies apart")
+    if revision and not _unique(con, key) and _unique(con, [*key, *revision]):
+        key += revision
     for k in key:
         by_name[k].nullable = False
     precision = by_name[time_column].type.split("_")[1]
-    draft = Draft(name, columns, time_column, series_column, key, precision, None, "")
+    draft = Draft(name, columns, time_column, series_column, key, precision, None, "", zone=zone)
+    draft.unresolved = unresolved
+    draft.file_series = from_file
+    duplicates(con, draft, key)
     draft.provenance = [c for c in PROVENANCE if c in by_name]
     _sets(draft)
-    _cadence(con, draft)
+    cadence(con, draft)
     _bounds(con, draft)
     if "calibration_id" in by_name and series_column is not None:
         _calibrations(con, draft)
+    for column in columns:
+        column.dimension = _dimension(column.unit)
+    if zone is not None or any(c.written for c in columns):
+        _pipeline(con, draft)
     return draft
+
+
+def _unique(con: Any, key: list[str]) -> bool:
+    cols = ", ".join(ident(k) for k in key)
+    return bool(con.execute(f"SELECT count(DISTINCT ({cols})) = count(*) FROM {SOURCE_VIEW}").fetchone()[0])
+
+
+# dimension words a contract names, tried in this order for a unit from a name suffix
+DIMENSIONS = (
+    "temperature",
+    "pressure",
+    "energy",
+    "power",
+    "length",
+    "mass",
+    "volumetric_flow",
+    "voltage",
+    "frequency",
+    "dimensionless",
+)
+
+
+def _dimension(unit: str | None) -> str | None:
+    """The dimension word of ``unit`` (``kWh``: energy), when one of :data:`DIMENSIONS` is its."""
+    if unit is None:
+        return None
+    from tscontract.contract.units import unit_in_dimension
+
+    for word in DIMENSIONS:
+        try:
+            if unit_in_dimension(unit, word):
+                return word
+        except UnitError:
+            continue
+    return None
+
+
+def _pipeline(con: Any, draft: Draft) -> None:
+    """A sample that needs converting (local times, offsets): the mapping that converts it and states its
+    provenance, the provenance fields, the zone per series in the catalog, completeness per local day
+    and freshness."""
+    mapping = MappingDraft()
+    for column in draft.columns:
+        if column.written == "local":
+            mapping.rules[column.name] = (
+                f"{{from: {column.name}, parse: rfc3339, zone: {draft.zone}, nonexistent: fail, ambiguous: file_order}}"
+            )
+            mapping.notes.append(
+                f"{column.name}: wall-clock times in {draft.zone}; one that does not exist (skipped when clocks go "
+                "forward) fails; one repeated when they go back must be written twice, in order (file_order)"
+            )
+        elif column.written == "offset":
+            mapping.rules[column.name] = f"{{from: {column.name}, parse: rfc3339}}"
+            mapping.notes.append(f"{column.name}: times with their UTC offset, converted to the instant they name")
+    if draft.file_series is not None and draft.series_column is not None:
+        mapping.rules[draft.series_column] = "{file_name: '" + draft.file_series.replace("'", "''") + "'}"
+    present = {c.name for c in draft.columns}
+    if "source_id" not in present:
+        mapping.rules["source_id"] = f"{{value: {draft.name}}}"
+        mapping.notes.append(
+            "source_id: where the rows came from; ingest states ingest_run_id, transform_version (this "
+            "mapping's) and revision (0 for a point's first version), validate the same"
+        )
+    draft.provenance = [*STANDARD_PROVENANCE, *(c for c in PROVENANCE if c in present and c not in STANDARD_PROVENANCE)]
+    draft.mapping = mapping
+    if "revision" not in present:
+        draft.sections.append(
+            'revision_policy: {allowed: false, note: "the sample restates no point; say who may, why and within '
+            'what window if points can be revised"}'
+        )
+    _local_days(con, draft)
+    if draft.cadence is not None and draft.cadence != "irregular":
+        draft.sections.append(
+            'freshness: {max_age: 1d, note: "a guess: how old the newest point may be when read; validate judges it '
+            'at --now (default: the moment it runs)"}'
+        )
+
+
+def _local_days(con: Any, draft: Draft) -> None:
+    """The zone per series in the catalog, completeness per local day and freshness, for a sample with a
+    series column, a regular cadence and an IANA zone."""
+    if draft.series_column is None or draft.zone is None or offset_minutes(draft.zone) is not None:
+        return
+    series = con.execute(f"SELECT DISTINCT CAST({ident(draft.series_column)} AS VARCHAR) FROM {SOURCE_VIEW}")
+    for (series_id,) in series.fetchall():
+        if series_id is not None:
+            draft.catalog.setdefault(str(series_id), {})["device_zone"] = draft.zone
+    if draft.cadence is None or draft.cadence == "irregular" or "session" in draft.cadence:
+        return
+    draft.sections.append(
+        "completeness: {window: 1 local day, expected_count: per cadence, min_ratio: 1.0, "
+        f"note: \"every point of each day in {draft.zone} (23 or 25 hours on the DST days); the sample's gaps "
+        'fail it"}'
+    )
 
 
 _ENUM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -386,7 +456,7 @@ def _sets(draft: Draft) -> None:
 
 def _calibrations(con: Any, draft: Draft) -> None:
     """Per series, each calibration id in force from its first point to the next id's first point."""
-    t, s, k = _typed_time(draft), ident(draft.series_column or ""), ident("calibration_id")
+    t, s, k = typed_time(draft), ident(draft.series_column or ""), ident("calibration_id")
     rows = con.execute(
         f"SELECT s, k, strftime(f, '%Y-%m-%dT%H:%M:%S.%gZ'), strftime(lead(f) OVER (PARTITION BY s ORDER BY f), "
         f"'%Y-%m-%dT%H:%M:%S.%gZ') FROM (SELECT {s} AS s, {k} AS k, min({t}) AS f FROM {SOURCE_VIEW} "
@@ -396,280 +466,75 @@ def _calibrations(con: Any, draft: Draft) -> None:
         draft.catalog.setdefault(str(series_id), {}).setdefault("calibrations", []).append((str(cal_id), start, end))
 
 
-def _series_candidate(con: Any, texts: list[str], rest: list[str], rows: int) -> str | None:
-    """The text column with the fewest distinct values that, with the time (and revision), identifies a row
-    (every candidate measured in one pass)."""
-    if not texts:
-        return None
-    exprs = [f"count(DISTINCT {ident(n)}), count(DISTINCT ({ident(n)}, {', '.join(rest)})) = count(*)" for n in texts]
-    row = con.execute(f"SELECT {', '.join(exprs)} FROM {SOURCE_VIEW}").fetchone()
-    best: tuple[int, str] | None = None
-    for i, name in enumerate(texts):
-        distinct, unique = row[2 * i], row[2 * i + 1]
-        if unique and distinct < rows and (best is None or distinct < best[0]):
-            best = (int(distinct), name)
-    return best[1] if best else None
-
-
-def _unique(con: Any, key: list[str]) -> bool:
-    cols = ", ".join(ident(k) for k in key)
-    return bool(con.execute(f"SELECT count(DISTINCT ({cols})) = count(*) FROM {SOURCE_VIEW}").fetchone()[0])
-
-
-def _typed_time(draft: Draft) -> str:
-    """The time column as instants: text (CSV) is cast, a file's instants stay as they are."""
-    return f"CAST({ident(draft.time_column)} AS TIMESTAMPTZ)"
-
-
-def _cadence(con: Any, draft: Draft) -> None:
-    """Median interval per series (distinct instants); one for all, else per series in the catalog."""
-    series = ident(draft.series_column) if draft.series_column else "'*'"
-    t = _typed_time(draft)
-    rows = con.execute(
-        f"SELECT s, median(d), max(abs(d - m)), count(*) FILTER (WHERE abs(d - m) > m / 10) FROM (SELECT s, d, "
-        "median(d) OVER (PARTITION BY s) AS m "
-        f"FROM (SELECT s, epoch_ms(u) - epoch_ms(lag(u) OVER (PARTITION BY s ORDER BY u)) AS d FROM "
-        f"(SELECT DISTINCT {series} AS s, {t} AS u FROM {SOURCE_VIEW} WHERE {t} IS NOT NULL)) WHERE d IS NOT NULL) "
-        "GROUP BY s ORDER BY s"
-    ).fetchall()
-    if not rows:
-        draft.cadence_note = "one point per series: no interval to measure"
-        return
-    medians = {str(s): int(m) for s, m, _, _ in rows}
-    spread = max(int(x) for _, _, x, _ in rows)
-    gaps = sum(int(g) for _, _, _, g in rows)
-    if gaps:  # intervals far from the median: sessions, outages or an irregular series
-        if len(set(medians.values())) == 1 and _sessions(con, draft, next(iter(medians.values()))):
-            return
-        draft.cadence = "irregular"
-        draft.cadence_note = (
-            f"median interval {', '.join(sorted({_duration(m) for m in medians.values()}))}, but {gaps} interval(s) "
-            "differ from it by more than 10% (sessions? write e.g. '60s within session' with a calendar)"
-            + (f"; {draft.calendar_note}" if draft.calendar_note else "")
-        )
-        draft.calendar_note = ""
-        return
-    tolerance = f"; tolerance +/-{_duration(spread)}" if spread else ""
-    if len(set(medians.values())) == 1:
-        interval = next(iter(medians.values()))
-        if interval <= 0:
-            return
-        draft.cadence = f"{_duration(interval)}{tolerance}"
-        draft.cadence_note = f"median interval of every series; largest deviation {spread} ms"
-        return
-    draft.cadence = f"per series from catalog{tolerance}"
-    draft.cadence_note = f"median interval per series differs ({len(set(medians.values()))} intervals)"
-    for series_id, interval in medians.items():
-        draft.catalog.setdefault(series_id, {})["cadence"] = _duration(interval)
-
-
-# calendars tried when bars stop and start again: the venues most market data comes from (regular sessions)
-SESSION_CANDIDATES = (
-    "XNYS",
-    "XNAS",
-    "XTSE",
-    "XLON",
-    "XETR",
-    "XPAR",
-    "XSWX",
-    "XTKS",
-    "XHKG",
-    "XASX",
-    "XSHG",
-    "XBOM",
-)
-_SESSIONS_TABLE = "__tsc_init_sessions"
-
-
-# one calendar's fit to one series (or their totals): bars, bars inside its regular sessions, sessions of the
-# sample's span, sessions whole and regular
-_SessionFit = tuple[int, int, int, int]
-
-
-def _sessions(con: Any, draft: Draft, interval: int) -> bool:
-    """Whether exchange sessions explain the gaps: a calendar whose regular sessions hold every bar of
-    every series, each session of the sample's span whole (first bar less than one interval after the
-    open, the last at most one interval before the close) and regular inside. Sets the cadence and
-    the calendar (or per series calendars in the catalog) with the evidence; else leaves a note."""
-    from tscontract.engines import calendars
-    from tscontract.engines.relations import small_table
-    from tscontract.errors import InputError as CalendarMissing
-
-    if interval <= 0 or interval >= 86_400_000:
-        return False
-    t = _typed_time(draft)
-    span = con.execute(f"SELECT min({t}), max({t}) FROM {SOURCE_VIEW}").fetchone()
-    try:
-        rows = calendars.sessions(SESSION_CANDIDATES, span[0], span[1])
-    except CalendarMissing as exc:
-        draft.calendar_note = f"exchange sessions not tested: {exc}"
-        return False
-    small_table(con, _SESSIONS_TABLE, calendars.COLUMNS, rows)
-    by_series, tolerance = _session_fits(con, draft, interval, t)
-    if not by_series:
-        return False
-    choice = _choose_calendars(draft, by_series)
-    if choice is None:
-        return False
-    chosen, common = choice
-    spread = max(tolerance[(s, c)] for s, c in chosen.items())
-    rule = f"{_duration(interval)} within session; no bars outside session"
-    draft.cadence = rule + (f"; tolerance +/-{_duration(spread)}" if spread else "")
-    draft.cadence_note = f"median interval {_duration(interval)} inside sessions; the gaps are between sessions" + (
-        "" if common else " (each series' calendar in the catalog)"
-    )
-    return True
-
-
-def _session_fits(
-    con: Any, draft: Draft, interval: int, t: str
-) -> tuple[dict[str, dict[str, _SessionFit]], dict[tuple[str, str], int]]:
-    """Per series, each candidate calendar's fit; and per (series, calendar) the largest deviation from
-    ``interval`` inside a session."""
-    series = ident(draft.series_column) if draft.series_column else "'*'"
-    fits = con.execute(
-        f"""
-        WITH bars AS (SELECT DISTINCT {series} AS s, {t} AS u FROM {SOURCE_VIEW} WHERE {t} IS NOT NULL),
-        span AS (SELECT s, min(u) AS lo, max(u) AS hi, count(*) AS n FROM bars GROUP BY s),
-        hit AS (
-            SELECT b.s, c.calendar, c.open, c.close, b.u,
-                epoch_ms(b.u) - epoch_ms(lag(b.u) OVER (PARTITION BY b.s, c.calendar, c.open ORDER BY b.u)) AS d
-            FROM bars b JOIN {_SESSIONS_TABLE} c ON b.u >= c.open AND b.u < c.close),
-        per_session AS (
-            SELECT s, calendar, open, count(*) AS k,
-                bool_and(d IS NULL OR abs(d - {interval}) <= {interval} / 10) AS regular,
-                coalesce(max(abs(d - {interval})), 0) AS deviation,
-                epoch_ms(min(u)) - epoch_ms(open) < {interval} AND epoch_ms(close) - epoch_ms(max(u)) <= {interval}
-                    AS whole
-            FROM hit GROUP BY s, calendar, open, close),
-        expected AS (
-            SELECT sp.s, sp.n, c.calendar, c.open FROM span sp
-            JOIN {_SESSIONS_TABLE} c ON c.close > sp.lo AND c.open <= sp.hi)
-        SELECT e.s, e.calendar, any_value(e.n), coalesce(sum(p.k), 0), count(*),
-            count(*) FILTER (WHERE p.whole AND p.regular), coalesce(max(p.deviation), 0)
-        FROM expected e LEFT JOIN per_session p USING (s, calendar, open)
-        GROUP BY e.s, e.calendar
-        """
-    ).fetchall()
-    by_series: dict[str, dict[str, _SessionFit]] = {}
-    tolerance: dict[tuple[str, str], int] = {}
-    for s, calendar, n, inside, sessions, whole, deviation in fits:
-        by_series.setdefault(str(s), {})[calendar] = (int(n), int(inside), int(sessions), int(whole))
-        tolerance[(str(s), calendar)] = int(deviation)
-    return by_series, tolerance
-
-
-def _fits_whole(fit: _SessionFit) -> bool:
-    return fit[1] == fit[0] and fit[3] == fit[2]
-
-
-def _session_rank(fit: _SessionFit, name: str) -> tuple[float, float, int]:
-    return (-fit[1] / fit[0], -fit[3] / fit[2], SESSION_CANDIDATES.index(name))
-
-
-def _choose_calendars(draft: Draft, by_series: dict[str, dict[str, _SessionFit]]) -> tuple[dict[str, str], bool] | None:
-    """One calendar for every series when one fits them all (True), else each series its own (False), set on
-    the draft with the evidence; None (and a note) when a series fits none."""
-
-    def total(c: str) -> _SessionFit:
-        n, inside, sessions, whole = (sum(f[c][i] for f in by_series.values() if c in f) for i in range(4))
-        return n, inside, sessions, whole
-
-    totals = {c: total(c) for c in SESSION_CANDIDATES}
-    common = [c for c in SESSION_CANDIDATES if all(c in f and _fits_whole(f[c]) for f in by_series.values())]
-    if common:
-        calendar = common[0]
-        draft.calendar = calendar
-        draft.calendar_note = _session_evidence(calendar, totals, common[1:], _session_rank, len(by_series))
-        return dict.fromkeys(by_series, calendar), True
-    chosen: dict[str, str] = {}
-    for s, found in sorted(by_series.items()):
-        best = min(found, key=lambda c: _session_rank(found[c], c))
-        if not _fits_whole(found[best]):
-            who = "" if s == "*" else f"{s}: "
-            evidence = _session_evidence(best, found, [], _session_rank, 1)
-            draft.calendar_note = f"{who}closest exchange calendar {evidence}"
-            return None
-        chosen[s] = best
-        draft.catalog.setdefault(s, {})["calendar"] = best
-    return chosen, False
-
-
-def _session_evidence(
-    calendar: str, fits: dict[str, tuple[int, int, int, int]], ties: list[str], rank: Any, series: int
-) -> str:
-    """``XNYS: 3360 of 3360 bars inside its regular sessions, 44 of 44 sessions whole; ...``."""
-    n, inside, sessions, whole = fits[calendar]
-    text = f"{calendar}: {inside} of {n} bars inside its regular sessions, {whole} of {sessions} sessions whole"
-    text += f" ({series} series)" if series > 1 else ""
-    if ties:
-        text += f"; {', '.join(ties)} fit{'s' if len(ties) == 1 else ''} equally ({calendar} listed first)"
-    others = sorted((c for c in fits if c != calendar and c not in ties and fits[c][0]), key=lambda c: rank(fits[c], c))
-    if others:
-        o = fits[others[0]]
-        text += f"; next best {others[0]}: {o[1]} of {o[0]} bars inside, {o[3]} of {o[2]} sessions whole"
-    return text
-
-
-def _duration(ms: int) -> str:
-    if ms % 1000:
-        return f"{ms}ms"
-    seconds = ms // 1000
-    if seconds % 3600 == 0:
-        return f"{seconds // 3600}h"
-    if seconds % 60 == 0:
-        return f"{seconds // 60}m"
-    return f"{seconds}s"
-
-
 def _bounds(con: Any, draft: Draft) -> None:
-    """Bounds per series for the measured (unit-bearing) numeric column, in one pass: hard bounds, the
-    sample's range widened by that range on each side; plausibility bounds (a warning), the 1st to 99th
-    percentile widened by half their spread, within the hard bounds."""
-    if draft.series_column is None:
-        return
+    """Bounds for the measured (unit-bearing) numeric column, per series (in the catalog) or, without a
+    series column, in the invariants, in one pass, from the 1st and 99th percentiles (a few glitches in
+    the sample move them little): hard bounds, that range widened by itself on each side, never below
+    zero when the 1st percentile is not; plausibility bounds (a warning), the range widened by half
+    itself, within the hard bounds."""
     measured = [c for c in draft.columns if c.unit is not None and c.type.startswith(("decimal", "int", "float"))]
-    if len(measured) != 1:  # catalog bounds are per series, for the one measured value
+    if len(measured) != 1:  # bounds are for the one measured value
         return
     column = measured[0]
     c = f"CAST({ident(column.name)} AS DOUBLE)"
+    series = ident(draft.series_column) if draft.series_column else "NULL"
     rows = con.execute(
-        f"SELECT {ident(draft.series_column)}, min({c}), max({c}), quantile_cont({c}, 0.01), "
-        f"quantile_cont({c}, 0.99) FROM {SOURCE_VIEW} WHERE {c} IS NOT NULL GROUP BY 1"
+        f"SELECT {series}, quantile_cont({c}, 0.01), quantile_cont({c}, 0.99), "
+        f"count(*) FILTER (WHERE {c} < 0) FROM {SOURCE_VIEW} WHERE {c} IS NOT NULL GROUP BY 1"
     ).fetchall()
-    for series_id, low_value, high_value, p01, p99 in rows:
-        low, high = Decimal(repr(low_value)), Decimal(repr(high_value))  # the shortest text of each double
-        width = (high - low) or abs(high) or Decimal(1)
-        hard = (low - width, high + width)
-        entry = draft.catalog.setdefault(str(series_id), {})
-        entry["hard_bounds"] = [_number(hard[0]), _number(hard[1])]
-        entry["plausibility_bounds"] = [_number(b) for b in _plausible(Decimal(repr(p01)), Decimal(repr(p99)), hard)]
-    series = draft.series_column
-    draft.invariants.append(
+    negatives, literal = 0, []
+    for series_id, low_value, high_value, below in rows:
+        p01, p99 = Decimal(repr(low_value)), Decimal(repr(high_value))  # the shortest text of each double
+        width = (p99 - p01) or abs(p99) or Decimal(1)
+        low, high = _outward(p01 - width, p99 + width, width)
+        hard = (max(low, Decimal(0)) if p01 >= 0 else low, high)
+        negatives += int(below) if p01 >= 0 else 0
+        literal = [[_number(b) for b in hard], [_number(b) for b in _plausible(p01, p99, hard)]]
+        if draft.series_column is not None:
+            entry = draft.catalog.setdefault(str(series_id), {})
+            entry["hard_bounds"], entry["plausibility_bounds"] = literal
+    if not rows:
+        return
+    sign = f"; {negatives} negative value(s) below a non-negative 1st percentile fail it" if negatives else ""
+    name, each = column.name, "each series' " if draft.series_column else "the "
+    hard_clause, plausible_clause = (
         (
-            f"{column.name} within catalog hard_bounds for {series}",
-            f"hard_bounds: each series' range of {column.name} in the sample, widened by that range",
+            f"{name} within catalog hard_bounds for {draft.series_column}",
+            f"{name} within catalog plausibility_bounds for {draft.series_column}",
         )
+        if draft.series_column
+        else (
+            f"{name} between {literal[0][0]} and {literal[0][1]}",
+            f"{name} between {literal[1][0]} and {literal[1][1]}",
+        )
+    )
+    percentiles = f"{each}1st to 99th percentile of {name} in the sample"
+    draft.invariants.append(
+        (hard_clause, f"hard bounds: {percentiles}, widened by that range, not below zero when the 1st is not{sign}")
     )
     draft.invariants.append(
         (
-            f"{column.name} within catalog plausibility_bounds for {series}",
-            f"plausibility_bounds: each series' 1st to 99th percentile of {column.name} in the sample, widened by "
-            "half their spread (rounded outward to 3 significant digits of it), within the hard bounds",
+            plausible_clause,
+            f"plausibility bounds: {percentiles}, widened by half their spread (rounded outward to 3 significant "
+            "digits of it), within the hard bounds",
             "warning",
         )
     )
 
 
 def _plausible(p01: Decimal, p99: Decimal, hard: tuple[Decimal, Decimal]) -> tuple[Decimal, Decimal]:
-    """[p01, p99] widened by half its spread, rounded outward at a tenth of a percent of the spread."""
+    """[p01, p99] widened by half its spread, rounded outward, within ``hard``."""
+    spread = (p99 - p01) or abs(p99) / 10 or Decimal(1)
+    low, high = _outward(p01 - spread / 2, p99 + spread / 2, spread)
+    return max(low, hard[0]), min(high, hard[1])
+
+
+def _outward(low: Decimal, high: Decimal, spread: Decimal) -> tuple[Decimal, Decimal]:
+    """``low`` down and ``high`` up to a tenth of a percent of ``spread`` (3 significant digits of it)."""
     from decimal import ROUND_CEILING, ROUND_FLOOR
 
-    spread = (p99 - p01) or abs(p99) / 10 or Decimal(1)
     quantum = Decimal(1).scaleb(spread.adjusted() - 2)
-    low = (p01 - spread / 2).quantize(quantum, rounding=ROUND_FLOOR)
-    high = (p99 + spread / 2).quantize(quantum, rounding=ROUND_CEILING)
-    return max(low, hard[0]), min(high, hard[1])
+    return low.quantize(quantum, rounding=ROUND_FLOOR), high.quantize(quantum, rounding=ROUND_CEILING)
 
 
 def _number(value: Decimal) -> str:

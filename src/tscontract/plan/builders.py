@@ -149,6 +149,21 @@ def _field_rules(contract: Contract, name: str) -> list[Check]:
         path = f"fields.{name}.constraint"
         written = contract.constraints[name]
         add(_row_clause(f"field.{name}.constraint", CheckKind.CONSTRAINT, "fields", path, written))
+    if spec.flag_of is not None:  # a set flag says why the value is null: a value beside it is a fake reading
+        value = spec.flag_of
+        add(
+            Check(
+                f"field.{name}.flag_of",
+                CheckKind.CONSTRAINT,
+                "fields",
+                f"flag_of: {value}",
+                f"fields.{name}.flag_of",
+                "row",
+                (name, value),
+                predicate=exp.Or(this=exp.column(name).is_(exp.null()), expression=exp.column(value).is_(exp.null())),
+                params=ClauseParams(),
+            )
+        )
     unique = spec.unique_rule
     if unique is not None:
         add(

@@ -30,10 +30,10 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from tscontract.evolution.issues import CheckBudgetExceeded
-from tscontract.registry import routes_admin, routes_schemas
-from tscontract.registry.canonical import canonical_text
-from tscontract.registry.contract_fields import contract_fields, payload_fields, properties_match
-from tscontract.registry.errors import RegistryError
+from tscontract.registry import routes_admin, routes_associations, routes_schemas
+from tscontract.registry.canonical import canonical_text, legacy_texts
+from tscontract.registry.contract_fields import contract_fields, has_properties, payload_fields, properties_match
+from tscontract.registry.errors import RegistryError, schema_not_found
 from tscontract.registry.guids import GuidIndex, schema_guid
 from tscontract.registry.limits import (
     MAX_BODY_BYTES,
@@ -48,13 +48,14 @@ from tscontract.registry.negotiation import PRODUCED, V1, ContentNegotiation, ac
 from tscontract.registry.protobuf_descriptor import descriptor_text, serialized
 from tscontract.registry.routes_compat import compatibility_answer
 from tscontract.registry.routes_schemas import Raw, parse_schema_id
-from tscontract.registry.rulesets import validate_rule_set
+from tscontract.registry.rulesets import refuse_defaults_and_overrides, validate_rule_set
 from tscontract.registry.schemas import SCHEMA_TYPES, default_compat, parse_problem
 from tscontract.registry.store import (
     COMPATIBILITY_LEVELS,
     MAX_ID,
     MODES,
     CompatFn,
+    RegisteredVersion,
     RegistryStore,
     check_subject,
     subject_problem,
@@ -98,7 +99,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
 # the routes other modules answer: name -> handler(app, call, **path parameters)
 _MODULE_HANDLERS: dict[str, Callable[..., tuple[int, Any]]] = {}
 _WRITES = {"register", "put_config", "delete_subject", "delete_version", "put_mode"}
-for _module in (routes_schemas, routes_admin):
+for _module in (routes_schemas, routes_admin, routes_associations):
     for _method, _pattern, _handler in _module.ROUTES:
         _name = f"{_module.__name__.rsplit('.', 1)[-1]}.{_handler.__name__}"
         _ROUTES.append((_method, re.compile(_pattern), _name))
@@ -150,9 +151,6 @@ class _Call:
     def _parse(self) -> dict[str, Any]:
         if not self.raw.strip():
             return {}
-        media = (self.headers.get("content-type") or "application/octet-stream").split(";")[0].strip().lower()
-        if media not in BODY_TYPES:
-            raise RegistryError(415, 415, f"Unsupported media type {media!r}; send {CONTENT_TYPE}")
         try:
             check_body(self.raw)
         except LimitError as exc:
@@ -178,8 +176,10 @@ class RegistryApp:
         token: str | None = None,
         basic: dict[str, str] | None = None,
         parse_problem: Callable[[str, str], str | None] = parse_problem,
+        strict: bool = False,
     ) -> None:
         self.store = store
+        self.strict = strict  # answer as Confluent even where tscontract deliberately differs for a client's sake
         self.compat = compat
         self.parse_problem = parse_problem  # why a schema text does not parse (42201), or None
         self.token = token
@@ -221,6 +221,8 @@ class RegistryApp:
 
     @staticmethod
     def _json(status: int, payload: Any, headers: dict[str, str] | None = None) -> Response:
+        if status == 204:
+            return Response(b"", 204, headers=headers)
         return Response(json.dumps(payload).encode(), status, headers=headers, media_type=CONTENT_TYPE)
 
     async def _http_error(self, request: Request, exc: Exception) -> Response:
@@ -287,7 +289,9 @@ class RegistryApp:
                 who = known
             elif authorization:
                 who = self.authenticate(authorization) or "anonymous"
-            acceptable(request.headers)  # 406 as Jersey: after the route and credentials, before any handler
+            # as Jersey: after the route and the credentials, the body's type (415), then Accept (406)
+            _readable(request.headers, raw)
+            acceptable(request.headers)
             call = _Call(parse_qs(request.url.query), who, request.headers, raw)
             handler = self._handler(name)
             serialize = "format" in call.query  # compiles a Protobuf schema: not on the event loop
@@ -347,11 +351,11 @@ class RegistryApp:
         kind = {"AVRO": "Avro", "JSON": "JSON", "PROTOBUF": "Protobuf"}[schema_type]
         try:
             check_schema_text(schema_type, text)  # before any parser, the canonical formatter included
-            if schema_type == "PROTOBUF":
-                text = descriptor_text(text)  # a base64 FileDescriptorProto, as ProtobufSerializer sends it
-            sent, text = text, canonical_text(schema_type, text, normalize)
-            # the form stores written before {"type": "int"} became "int" hold: lookups find those too
-            legacy = canonical_text(schema_type, sent, normalize, collapse=False) if schema_type == "AVRO" else text
+            described = descriptor_text(text) if schema_type == "PROTOBUF" else text
+            # a base64 FileDescriptorProto, as confluent-kafka's ProtobufSerializer sends it
+            descriptor = described != text
+            sent, text = described, canonical_text(schema_type, described, normalize)
+            legacies = legacy_texts(schema_type, sent, normalize, text)
             check_size(text, "canonical schema text")
         except (ValueError, RecursionError) as exc:  # over a limit, not JSON (Avro, JSON Schema)
             raise RegistryError(422, 42201, f"Invalid schema ({kind}): {exc or type(exc).__name__}") from None
@@ -366,7 +370,15 @@ class RegistryApp:
         if problem:
             raise RegistryError(422, 42201, problem)
         return _Submitted(
-            body, schema_type, text, references, metadata, rule_set, check_text, None if legacy == text else legacy
+            body,
+            schema_type,
+            text,
+            references,
+            metadata,
+            rule_set,
+            check_text,
+            legacies,
+            descriptor,
         )
 
     def schema_text(self, call: _Call, stored: Any) -> str:
@@ -404,15 +416,17 @@ class RegistryApp:
         return 200, list_versions(self.store, subject, call.query)
 
     def _h_register(self, call: _Call, subject: str) -> tuple[int, Any]:
+        """Confluent's ``RegisterSchemaResponse``: the version registered (or already held), see
+        ``register_payload``."""
         validate_rule_set(call.body().get("ruleSet"))  # as Confluent: before the schema is read (42210)
         submitted = self._submitted(call)
         mode = self.store.mode(check_subject(subject))
         explicit_id = submitted.body.get("id")
         # as Confluent: a schema the subject holds answers its id in any mode (READWRITE finds it as it registers)
-        for text in ([] if mode == "READWRITE" else [submitted.text]) + [submitted.legacy or ""]:
+        for text in ([] if mode == "READWRITE" else [submitted.text]) + list(submitted.legacies):
             held = self._held(subject, submitted, text) if text else None
             if held is not None:
-                return 200, {"id": held}
+                return 200, self.register_payload(call, held, submitted)
         if explicit_id is not None:
             if mode != "IMPORT":
                 raise RegistryError(
@@ -421,7 +435,7 @@ class RegistryApp:
                     f"Subject '{subject}' is in {mode} mode: a registration with an explicit id needs IMPORT",
                 )
             version = submitted.body.get("version")
-            schema_id = self.store.import_schema(
+            number = self.store.import_schema(
                 subject,
                 submitted.schema_type,
                 submitted.text,
@@ -431,14 +445,15 @@ class RegistryApp:
                 submitted.metadata,
                 submitted.rule_set,
             )
-            return 200, {"id": schema_id}
+            return 200, self.register_payload(call, self.store.get_version(subject, number), submitted)
         if mode == "IMPORT":
             raise RegistryError(
                 422, 42205, f"Subject '{subject}' is in IMPORT mode: a registration needs its 'id' (and 'version')"
             )
         _writable(subject, mode)
+        routes_associations.guard_references(self.store, submitted.references)
         with _budget():
-            schema_id = self.store.register(
+            self.store.register(
                 subject,
                 submitted.schema_type,
                 submitted.text,
@@ -448,10 +463,52 @@ class RegistryApp:
                 submitted.rule_set,
                 submitted.check_text,
             )
-        return 200, {"id": schema_id}
+        return 200, self.register_payload(call, self._registered(subject, submitted), submitted)
 
-    def _held(self, subject: str, submitted: _Submitted, text: str) -> int | None:
-        """The id when the subject holds this schema (as ``text``) live and the body's ``id``/``version``
+    def register_for(self, call: _Call, subject: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Register ``body`` (a registration's JSON) under ``subject`` as ``POST /subjects/{s}/versions``
+        would, for an association created with its schema: Confluent's ``Schema`` of the version."""
+        inner = _Call({}, call.who, call.headers, json.dumps(body).encode())
+        self._h_register(inner, check_subject(subject))
+        return self.version_payload(self._registered(subject, self._submitted(inner)), inner)
+
+    def held_version(self, subject: str, body: dict[str, Any]) -> int | None:
+        """The live version of ``subject`` holding the schema ``body`` names, or None."""
+        inner = _Call({}, "anonymous", {}, json.dumps(body).encode())
+        submitted = self._submitted(inner)
+        held = self._held(subject, submitted, submitted.text)
+        return None if held is None else held.version
+
+    def _registered(self, subject: str, submitted: _Submitted) -> RegisteredVersion:
+        """The subject's newest live version holding the schema just registered or imported."""
+        s = submitted
+        return self.store.lookup(subject, s.schema_type, s.text, s.references, s.metadata, s.rule_set)
+
+    def register_payload(self, call: _Call, registered: RegisteredVersion, submitted: _Submitted) -> dict[str, Any]:
+        """Confluent's ``RegisterSchemaResponse(Schema)``: id, version, guid, schemaType (``AVRO`` too),
+        references, metadata, ruleSet (the empty ones left out, as its ``NON_EMPTY``) and the schema
+        as stored (``format`` as on a read); no ``subject``.
+
+        Deliberate difference (``strict`` off): a Protobuf schema sent as a base64 ``FileDescriptorProto``
+        answers without ``schema``. confluent-kafka's client caches a registration's answer by id
+        whatever format a later read asks, so the ``.proto`` text Confluent answers here breaks a
+        ``ProtobufDeserializer`` sharing the serializer's client (it reads ``format=serialized``);
+        without it the client caches the descriptor it sent."""
+        payload: dict[str, Any] = {
+            "id": registered.schema_id,
+            "version": registered.version,
+            "guid": self._guid_of(registered),
+            "schemaType": registered.schema_type,
+        }
+        if registered.references:
+            payload["references"] = registered.references
+        payload.update(payload_fields(registered.metadata, registered.rule_set))
+        if self.strict or not submitted.descriptor or "format" in call.query:
+            payload["schema"] = self.schema_text(call, registered)
+        return payload
+
+    def _held(self, subject: str, submitted: _Submitted, text: str) -> RegisteredVersion | None:
+        """The version when the subject holds this schema (as ``text``) live and the body's ``id``/``version``
         (if any) agree."""
         try:
             found = self.store.lookup(
@@ -469,7 +526,7 @@ class RegistryApp:
             return None
         if version is not None and version not in (-1, 0) and _body_number(version, "version") != found.version:
             return None
-        return found.schema_id
+        return found
 
     def _h_get_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         registered = self.store.get_version(subject, _version(version), _flag(call.query, "deleted"))
@@ -481,37 +538,47 @@ class RegistryApp:
         return 200, Raw(self.schema_text(call, registered))
 
     def _h_latest_with_metadata(self, call: _Call, subject: str) -> tuple[int, Any]:
-        """Confluent's ``GET /subjects/{s}/metadata?key=K&value=V...``: the newest live version whose
-        metadata properties hold every pair (what ``use.latest.with.metadata`` asks for)."""
+        """Confluent's ``GET /subjects/{s}/metadata?key=K&value=V...``: the newest live version (any with
+        ``deleted=true``) whose metadata properties hold every pair (what ``use.latest.with.metadata``
+        asks for); as Confluent, keys and values pair up to the shorter list, and a version without
+        metadata properties never matches. 40401 when the subject holds no such version at all."""
         keys, values = call.query.get("key", []), call.query.get("value", [])
-        if len(keys) != len(values):
-            raise RegistryError(422, 42201, "give as many 'value' parameters as 'key' parameters")
-        wanted: dict[str, str | None] = dict(zip(keys, values, strict=True))
-        for version in reversed(self.store.versions(subject)):
-            registered = self.store.get_version(subject, version)
-            if properties_match(registered.metadata, wanted):
-                return 200, self.version_payload(registered)
-        raise RegistryError(404, 40403, f"No version of subject '{subject}' has metadata {wanted}")
+        wanted: dict[str, str | None] = dict(zip(keys, values, strict=False))
+        deleted = _flag(call.query, "deleted")
+        for version in reversed(self.store.versions(subject, include_deleted=deleted)):
+            registered = self.store.get_version(subject, version, include_deleted=deleted)
+            if has_properties(registered.metadata) and properties_match(registered.metadata, wanted):
+                return 200, self.version_payload(registered, call)
+        raise schema_not_found()
 
     def _h_lookup(self, call: _Call, subject: str) -> tuple[int, Any]:
         s = self._submitted(call)
         given = "metadata" in s.body or "ruleSet" in s.body  # else any stored metadata and rules match
         metadata, rule_set = (s.metadata, s.rule_set) if given else (None, None)
         deleted = _flag(call.query, "deleted")  # a soft-deleted version answers too
-        try:
-            found = self.store.lookup(subject, s.schema_type, s.text, s.references, metadata, rule_set, deleted)
-        except RegistryError as exc:
-            if exc.error_code != 40403 or s.legacy is None:
-                raise
-            found = self.store.lookup(subject, s.schema_type, s.legacy, s.references, metadata, rule_set, deleted)
-        return 200, self.version_payload(found, call)
+        first: RegistryError | None = None
+        for text in (s.text, *s.legacies):
+            try:
+                found = self.store.lookup(subject, s.schema_type, text, s.references, metadata, rule_set, deleted)
+            except RegistryError as exc:
+                if exc.error_code != 40403:
+                    raise
+                first = first or exc
+                continue
+            return 200, self.version_payload(found, call)
+        assert first is not None
+        raise first
 
     def _h_delete_version(self, call: _Call, subject: str, version: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
-        return 200, self.store.delete_version(subject, _version(version), permanent=_flag(call.query, "permanent"))
+        permanent = _flag(call.query, "permanent")
+        if not permanent:
+            routes_associations.guard_version_delete(self.store, subject, _version(version))
+        return 200, self.store.delete_version(subject, _version(version), permanent=permanent)
 
     def _h_delete_subject(self, call: _Call, subject: str) -> tuple[int, Any]:
         _writable(subject, self.store.mode(subject))
+        routes_associations.guard_subject_delete(self.store, subject)
         return 200, self.store.delete_subject(subject, permanent=_flag(call.query, "permanent"))
 
     def _h_get_schema(self, call: _Call, schema_id: str) -> tuple[int, Any]:
@@ -533,7 +600,14 @@ class RegistryApp:
 
     def _id_of_guid(self, guid: str) -> int | None:
         store = self.store
-        return self._guids.find(guid, store.schema_ids, lambda schema_id: self._guid_of(store.schema_by_id(schema_id)))
+        for _ in range(2):
+            found = self._guids.find(
+                guid, store.schema_ids, lambda schema_id: self._guid_of(store.schema_by_id(schema_id))
+            )
+            if found is None or store.holds_schema(found):
+                return found
+            self._guids.forget(guid)  # permanently deleted since: the schema may hold a new id
+        return None
 
     def _h_get_schema_by_guid(self, call: _Call, guid: str) -> tuple[int, Any]:
         """``GET /schemas/guids/{guid}``: the schema whose content has this guid (see ``registry.guids``)."""
@@ -543,9 +617,11 @@ class RegistryApp:
         return 200, self._schema_payload(call, self.store.schema_by_id(schema_id))
 
     def _h_guid_ids(self, call: _Call, guid: str) -> tuple[int, Any]:
-        """``GET /schemas/guids/{guid}/ids``: the ids holding it, by context (only the default one here)."""
+        """``GET /schemas/guids/{guid}/ids``: the ids holding it, by context (only the default one here);
+        several when IMPORT mode kept the schema under more than one id."""
         schema_id = self._id_of_guid(guid)
-        return 200, [] if schema_id is None else [{"context": ".", "id": schema_id}]
+        ids = [] if schema_id is None else self.store.ids_of_content(schema_id)
+        return 200, [{"context": ".", "id": found} for found in ids]
 
     def _h_schema_types(self, call: _Call) -> tuple[int, Any]:
         return 200, list(SCHEMA_TYPES)
@@ -567,6 +643,7 @@ class RegistryApp:
 
     def _h_put_config(self, call: _Call, subject: str | None = None) -> tuple[int, Any]:
         body = call.body()
+        refuse_defaults_and_overrides(body)
         level = body.get("compatibility", body.get("compatibilityLevel"))
         group = body.get("compatibilityGroup")
         if group is not None:
@@ -615,7 +692,8 @@ class _Submitted(NamedTuple):
     metadata: str
     rule_set: str
     check_text: str
-    legacy: str | None = None  # the canonical text as stores written before the Avro primitive rule hold it
+    legacies: tuple[str, ...] = ()  # the forms stores written before hold (``canonical.legacy_texts``)
+    descriptor: bool = False  # sent as a base64 FileDescriptorProto (confluent-kafka's ProtobufSerializer)
 
 
 @contextlib.contextmanager
@@ -626,6 +704,15 @@ def _budget() -> Iterator[None]:
         yield
     except CheckBudgetExceeded as exc:
         raise RegistryError(422, 422, f"Compatibility not decided: {exc}") from None
+
+
+def _readable(headers: Any, raw: bytes) -> None:
+    """415 unless a body comes as a media type Confluent's resources consume (none given: octet-stream)."""
+    if not raw.strip():
+        return
+    media = (headers.get("content-type") or "application/octet-stream").split(";")[0].strip().lower()
+    if media not in BODY_TYPES:
+        raise RegistryError(415, 415, "HTTP 415 Unsupported Media Type")  # as rest-utils maps Jersey's
 
 
 def _writable(subject: str, mode: str | None) -> None:

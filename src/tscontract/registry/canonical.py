@@ -1,15 +1,14 @@
 """The text a registry stores for a schema, so the same schema gets the same id however it is written.
 
 Like Confluent's registry, every registration and lookup uses a canonical string, not the bytes
-sent: Avro and JSON Schema are re-serialised compactly (whitespace never matters; an Avro
-primitive written ``{"type": "int"}`` is ``"int"``, as Avro's parser prints it) and Protobuf
-is re-printed from its tokens (whitespace and comments never matter). With ``normalize=true``
-(query parameter) the registry also removes differences that do not change the meaning:
+sent: Avro is written as Java Avro's ``Schema.toString()`` writes it (``registry.avro_canonical``:
+attribute order, names relative to their namespace, ``{"type": "int"}`` as ``"int"``), JSON Schema
+re-serialised compactly, and Protobuf re-printed from its tokens (whitespace and comments never
+matter). With ``normalize=true`` (query parameter) the registry also removes differences that do
+not change the meaning:
 
-* Avro: members of every JSON object in a fixed order (Avro's own attributes first, in the order
-  of the specification's Parsing Canonical Form, then the others sorted), objects inside defaults
-  and custom properties sorted, aliases sorted, and every name and type reference fully qualified
-  (``namespace`` folded into ``name``);
+* Avro: custom properties sorted, objects inside defaults and custom properties sorted, aliases
+  sorted, every name and type reference resolved (then written as Avro writes them);
 * JSON Schema: members of every object sorted, at every depth (nested ``properties`` too);
 * Protobuf: ``import`` statements and file ``option`` statements sorted.
 
@@ -23,6 +22,8 @@ import json
 import re
 from typing import Any
 
+from tscontract.registry.avro_canonical import avro_canonical
+
 # Avro's attributes in Parsing Canonical Form order, then the ones PCF drops but a schema keeps
 _AVRO_ORDER = ["type", "name", "fields", "symbols", "items", "values", "size"]
 _AVRO_KEEP = ["logicalType", "precision", "scale", "default", "order", "aliases", "doc"]
@@ -30,12 +31,15 @@ AVRO_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes",
 AVRO_NAMED = {"record", "error", "enum", "fixed"}
 
 
-def canonical_text(schema_type: str, text: str, normalize: bool = False, collapse: bool = True) -> str:
+def canonical_text(
+    schema_type: str, text: str, normalize: bool = False, collapse: bool = True, avro_order: bool = True
+) -> str:
     """The registry's stored form of ``text`` (already known to parse as ``schema_type``).
 
-    Avro: a primitive written as an object with nothing else (``{"type": "int"}``) is the
-    primitive's name (``"int"``), as Avro's own parser prints it, so both get one id.
-    ``collapse=False`` gives the form stores written before that rule hold.
+    Avro: as Java Avro's ``Schema.toString()`` writes it (``registry.avro_canonical``), as Confluent's
+    registry stores it: a primitive written as an object with nothing else (``{"type": "int"}``) is
+    the primitive's name (``"int"``), attributes in Avro's order, names relative to the enclosing
+    namespace. ``avro_order=False`` and ``collapse=False`` give the forms stores written before hold.
     """
     if schema_type == "PROTOBUF":
         return _proto_text(text, normalize)
@@ -43,8 +47,19 @@ def canonical_text(schema_type: str, text: str, normalize: bool = False, collaps
     if normalize:
         document = _avro_normal(document, "") if schema_type == "AVRO" else _sorted(document)
     if schema_type == "AVRO" and collapse:
-        document = _avro_collapsed(document)
+        # normalized or not, written as Avro writes it (Confluent: normalize(), then canonicalString())
+        document = avro_canonical(document) if avro_order else _avro_collapsed(document)
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+
+def legacy_texts(schema_type: str, text: str, normalize: bool, canonical: str) -> tuple[str, ...]:
+    """The other forms of an Avro ``text`` that stores written by earlier versions hold, so lookups
+    and re-registrations still find them: as written (compact) before Avro's attribute order, and
+    before ``{"type": "int"}`` became ``"int"``."""
+    if schema_type != "AVRO":
+        return ()
+    forms = [canonical_text(schema_type, text, normalize, collapse, avro_order=False) for collapse in (True, False)]
+    return tuple(form for form in dict.fromkeys(forms) if form != canonical)
 
 
 def _avro_collapsed(node: Any) -> Any:

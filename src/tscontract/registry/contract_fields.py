@@ -5,7 +5,8 @@ sorted keys: part of the schema's identity, so the same schema text with another
 new id (a consumer looks up the rules it must run by the id in each message).
 
 * ``metadata``: ``{"tags": {path: [tag...]}, "properties": {name: text}, "sensitive": [name...]}``;
-* ``ruleSet``: ``{"domainRules": [rule...], "migrationRules": [rule...], "encodingRules": [rule...]}``,
+* ``ruleSet``: ``{"domainRules": [rule...], "migrationRules": [rule...], "encodingRules": [rule...],
+  "enableAt"?: ALL|CLIENT|GATEWAY|SERVER|NONE}``,
   each rule ``{"name", "kind": CONDITION|TRANSFORM, "mode", "type", "expr"?, "doc"?, "tags"?,
   "params"?, "onSuccess"?, "onFailure"?, "disabled"?}``; what Confluent requires of the names,
   modes and actions, a registration meets in ``registry.rulesets`` (42210).
@@ -20,6 +21,8 @@ from tscontract.contract.confluent_rules import RULE_KINDS, RULE_MODES
 from tscontract.registry.errors import RegistryError
 
 RULE_LISTS = ("migrationRules", "domainRules", "encodingRules")
+# where a rule set's rules run (Confluent's ExecutionEnvironment): part of the schema's identity and guid
+ENABLE_AT = ("ALL", "CLIENT", "GATEWAY", "SERVER", "NONE")
 _RULE_TEXT = ("name", "kind", "mode", "type", "expr", "doc", "onSuccess", "onFailure")
 
 
@@ -82,9 +85,19 @@ def check_rule(rule: Any, where: str) -> None:
 def check_rule_set(rule_set: Any) -> dict[str, Any]:
     if not isinstance(rule_set, dict):
         raise _invalid("'ruleSet' must be an object")
-    unknown = sorted(set(rule_set) - set(RULE_LISTS))
+    unknown = sorted(set(rule_set) - {*RULE_LISTS, "enableAt"})
     if unknown:
-        raise _invalid(f"'ruleSet' has unknown member(s) {', '.join(unknown)}; known: {', '.join(RULE_LISTS)}")
+        known = ", ".join([*RULE_LISTS, "enableAt"])
+        raise _invalid(f"'ruleSet' has unknown member(s) {', '.join(unknown)}; known: {known}")
+    enable_at = rule_set.get("enableAt")
+    if enable_at is not None and enable_at not in ENABLE_AT:
+        # as Jackson answers a value Confluent's ExecutionEnvironment enum lacks (a 400, as kind and mode)
+        raise RegistryError(
+            400,
+            400,
+            f"Cannot deserialize value of type `ExecutionEnvironment` from String {json.dumps(enable_at)}: "
+            f"not one of the values accepted for Enum class: [{', '.join(ENABLE_AT)}]",
+        )
     for name in RULE_LISTS:
         rules = rule_set.get(name)
         if rules is None:
@@ -119,6 +132,11 @@ def contract_fields(body: dict[str, Any]) -> tuple[str, str]:
 def property_value(metadata: str, key: str) -> str | None:
     """One property of stored metadata (None when absent)."""
     return ((json.loads(metadata) if metadata else {}).get("properties") or {}).get(key)
+
+
+def has_properties(metadata: str) -> bool:
+    """Does stored metadata carry a ``properties`` map (Confluent matches metadata only against one)?"""
+    return bool(metadata) and isinstance(json.loads(metadata).get("properties"), dict)
 
 
 def properties_match(metadata: str, wanted: dict[str, str | None]) -> bool:

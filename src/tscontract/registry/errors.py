@@ -22,7 +22,8 @@ def subject_not_found(subject: str) -> RegistryError:
 
 
 def version_not_found(subject: str, version: object) -> RegistryError:
-    return RegistryError(404, 40402, f"Version {version} not found for subject '{subject}'.")
+    """Confluent's text names the version only (``latest`` as its id, -1), not the subject."""
+    return RegistryError(404, 40402, f"Version {-1 if version == 'latest' else version} not found.")
 
 
 def schema_not_found(detail: str = "Schema not found") -> RegistryError:

@@ -3,7 +3,8 @@ rule set (``io.confluent...rest.entities.Schema.updateHash``), written as a UUID
 
 A guid names the content, not the id, so the same schema registered here and in Confluent's registry
 (same canonical text) has the same guid. ``GuidIndex`` answers ``GET /schemas/guids/{guid}``: schemas
-never change and ids are never reused, so it learns each id's guid once and, on a guid it does not
+never change and ids are never reused, so it learns each id's guid once (an id permanently
+deleted is forgotten, and the same schema registered again is learnt under its new id) and, on a guid it does not
 know, reads only the ids it has not seen.
 """
 
@@ -91,3 +92,8 @@ class GuidIndex:
                 self._ids.setdefault(found, schema_id)
                 self._seen.add(schema_id)
             return self._ids.get(guid)
+
+    def forget(self, guid: str) -> None:
+        """The id learnt for ``guid`` is gone (permanently deleted): the next ``find`` learns anew."""
+        with self._lock:
+            self._ids.pop(guid, None)

@@ -31,3 +31,31 @@ def validate_rule_set(rule_set: Any) -> None:
     problem = rule_set_problem(check_rule_set(rule_set))
     if problem is not None:
         raise invalid_rule_set(problem)
+
+
+# Confluent's config members this registry does not apply: refused, not ignored (taken silently, defaults and
+# overrides would register schemas without the rules they name, ``normalize`` would give other ids...)
+_DEFAULTS_AND_OVERRIDES = {
+    "defaultRuleSet": INVALID_RULESET,
+    "overrideRuleSet": INVALID_RULESET,
+    "defaultMetadata": 422,
+    "overrideMetadata": 422,
+    "normalize": 422,
+    "validateFields": 422,
+    "validateRules": 422,
+    "validateNewSchemas": 422,
+    "compatibilityPolicy": 422,
+    "alias": 422,
+    "aliasForDeks": 422,
+}
+
+
+def refuse_defaults_and_overrides(body: dict[str, Any]) -> None:
+    """422 for a ``PUT /config`` that sets a member the registry does not apply (42210 for a rule set)."""
+    for member, code in _DEFAULTS_AND_OVERRIDES.items():
+        if body.get(member) is not None:
+            raise RegistryError(
+                422,
+                code,
+                f"'{member}' is not supported by this registry's config (only compatibility and compatibilityGroup)",
+            )

@@ -105,6 +105,7 @@ class RegistryServer:
         check_processes: int = 0,
         http: str = "auto",
         sandbox_processes: int = SANDBOX_WORKERS,
+        strict: bool = False,
     ) -> None:
         require_asgi()
         import uvicorn
@@ -121,7 +122,9 @@ class RegistryServer:
                 self.checks = ProcessChecks(check_processes)
                 contained.inner = self.checks
             compat = contained.compat
-        self.app = RegistryApp(store, compat=compat, token=token, basic=basic, parse_problem=contained.parse_problem)
+        self.app = RegistryApp(
+            store, compat=compat, token=token, basic=basic, parse_problem=contained.parse_problem, strict=strict
+        )
         self.socket = _listen(address, backlog)
         self.server_address: tuple[str, int] = self.socket.getsockname()[:2]
         config = uvicorn.Config(
@@ -191,19 +194,28 @@ def serve(
     compat: CompatFn = default_compat,
     check_processes: int = 0,
     http: str = "auto",
+    strict: bool = False,
 ) -> RegistryServer:
     """Bind the registry (not yet serving): call ``serve_forever()`` on it, or run it in a thread.
 
     ``db_path`` is a SQLite file or a ``postgresql://`` URL. ``port=0`` picks a free port
     (``server.server_address``); ``basic`` maps user names to passwords. ``check_processes > 0``
     runs the default compatibility checks in that many worker processes (``ProcessChecks``);
-    ``http`` picks uvicorn's HTTP parser (``auto``: httptools when installed, else ``h11``).
+    ``http`` picks uvicorn's HTTP parser (``auto``: httptools when installed, else ``h11``);
+    ``strict`` answers as Confluent even where the registry deliberately differs for a client's sake.
     """
     require_asgi()
     store = open_registry_store(db_path)
     try:
         return RegistryServer(
-            (host, port), store, compat=compat, token=token, basic=basic, check_processes=check_processes, http=http
+            (host, port),
+            store,
+            compat=compat,
+            token=token,
+            basic=basic,
+            check_processes=check_processes,
+            http=http,
+            strict=strict,
         )
     except BaseException:
         store.close()
@@ -244,6 +256,12 @@ def run(server: RegistryServer, db: str | Path, echo: Any = print) -> None:
             signal.signal(signal.SIGTERM, previous)
 
 
+STRICT_HELP = (
+    "answer as Confluent's registry even where tscontract deliberately differs to keep confluent-kafka clients"
+    " working (see the README's REST table)"
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``tscontract registry serve [--db registry.sqlite|postgresql://...] [--host 127.0.0.1] [--port 8081]``."""
     parser = argparse.ArgumentParser(prog="tscontract registry serve", description="Serve the schema registry.")
@@ -270,13 +288,20 @@ def main(argv: list[str] | None = None) -> int:
         default=default_check_processes(),
         help="worker processes for compatibility checks (0: in the server process)",
     )
+    parser.add_argument("--strict", action="store_true", help=STRICT_HELP)
     args = parser.parse_args(argv)
     try:
         token, basic, warnings = credentials(args.token, args.token_file, args.basic, args.basic_file, args.host)
         for warning in warnings:
             print(warning, file=sys.stderr, flush=True)
         server = serve(
-            args.host, args.port, args.db, token=token, basic=basic or None, check_processes=args.check_processes
+            args.host,
+            args.port,
+            args.db,
+            token=token,
+            basic=basic or None,
+            check_processes=args.check_processes,
+            strict=args.strict,
         )
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)

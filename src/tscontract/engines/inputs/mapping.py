@@ -1,6 +1,6 @@
 """Convert a raw file: source columns -> contract fields, source units -> contract units.
 
-A mapping file (every key is in README.md, "Raw vendor files")::
+A mapping file (every key is in docs/raw-vendor-files.md)::
 
     mapping: vendor_x_ohlcv
     transform_version: 1.2.0        # recorded on every published row
@@ -34,27 +34,37 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
 import duckdb
 import sqlglot.expressions as exp
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.grammar import ClauseSyntaxError
-from tscontract.contract.located import load_located, validate_located
+from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
 from tscontract.contract.regex import check_backtracking
+from tscontract.contract.source import format_path
 from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
 from tscontract.contract.text_files import read_text
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
 from tscontract.contract.zones import offset_minutes, zone_name
 from tscontract.engines.inputs.csv_dialect import CsvDialect
 from tscontract.engines.inputs.local_time import CATALOG_ZONE, Ambiguous, Nonexistent, resolve_local
+from tscontract.engines.inputs.sentinels import (
+    Sentinels,
+    check_against_contract,
+    check_source_type,
+    flag_sql,
+    matched_sql,
+    near_miss_sql,
+)
 from tscontract.engines.relations import small_table
-from tscontract.errors import ContractError, InputError, display_path
+from tscontract.errors import ContractError, InputError, TscontractError, display_path
 from tscontract.sql.columns import (
     EPOCH_PLAUSIBLE,
     REASON_PREFIX,
@@ -114,6 +124,7 @@ class ColumnMap(_Section):
     unit: str | None = None
     unit_column: str | None = None
     round: Literal["half_even"] | None = None
+    sentinels: Sentinels | None = None  # source values meaning "no reading": NULL here, a member in a flag
     note: str | None = None
 
     model_config = _Section.model_config | {"populate_by_name": True}
@@ -164,6 +175,8 @@ class ColumnMap(_Section):
             raise ValueError(
                 "a format without %z reads a local time: give 'zone' (IANA zone, UTC offset or 'catalog device_zone')"
             )
+        if self.sentinels is not None and (not isinstance(self.from_, str) or self.is_time):
+            raise ValueError("sentinels apply to a value read 'from' one source column (not a time)")
         if self.parse in _EPOCH_US and self.zone is not None:
             raise ValueError("an epoch is an instant: no 'zone'")
         has_rules = self.nonexistent != "fail" or self.ambiguous != "fail"
@@ -195,6 +208,7 @@ class Mapping(_Section):
     csv: CsvDialect | None = None  # how the raw CSV files are read (RFC 4180 unless said)
     description: str | None = None
     note: str | None = None
+    _located: LocatedErrors | None = PrivateAttr(default=None)  # the file's positions, for errors at a clause
 
     _check_nulls = field_validator("null_values")(classmethod(lambda cls, value: _texts(value)))
 
@@ -208,6 +222,12 @@ class Mapping(_Section):
     @property
     def needs_file_names(self) -> bool:
         return any(rule.file_name for rule in self.columns.values())
+
+    def error_at(self, path: tuple[str | int, ...], message: str) -> TscontractError:
+        """An error at a clause of the mapping: file, line and column when it was read from a file."""
+        if self._located is not None:
+            return self._located.at(path, message)
+        return InputError(f"mapping {self.mapping}: {format_path(path)}: {message}")
 
 
 def _parse_filter(text: str) -> exp.Expr:
@@ -235,7 +255,9 @@ def filter_sql(mapping: Mapping, source_columns: list[str], alias: str = "r") ->
 
 def load_mapping(path: str | Path) -> Mapping:
     tree, errors = load_located(read_text(path, "mapping"), display_path(path), ContractError, "a mapping")
-    return validate_located(Mapping, tree, errors)
+    mapping = validate_located(Mapping, tree, errors)
+    mapping._located = errors
+    return mapping
 
 
 def _trim_zeros(text: str) -> str:
@@ -282,6 +304,7 @@ class _Converter:
         self.layer2: list[str] = []
         self.layer3: list[str] = []
         self.zone_join = False
+        self.flags: dict[str, str] = {}  # flag field -> its SQL (set by a value's sentinels)
 
     # ------------------------------------------------------------ source values
     def source(self, name: str) -> str:
@@ -524,8 +547,30 @@ class _Converter:
         reason = f"CASE {' '.join(reasons)} END"
         return f"coalesce({_utc_text(instant)}, {txt})", reason
 
+    # ------------------------------------------------------------ sentinels
+    def sentinel_error(self, field: str) -> Callable[[tuple[str, ...], str], TscontractError]:
+        return lambda path, message: self.mapping.error_at(("columns", field, "sentinels", *path), message)
+
+    def with_sentinels(self, field: str, rule: ColumnMap, converted: tuple[str, str | None]) -> tuple[str, str | None]:
+        """A sentinel cell: the value NULL (no reason), its flag set (:mod:`.sentinels`)."""
+        sentinels, name = rule.sentinels, rule.from_
+        assert sentinels is not None and isinstance(name, str)
+        raw, physical = self.source(name), self.source_columns[name]
+        check_source_type(sentinels, name, physical, self.sentinel_error(field))
+        matched = matched_sql(sentinels, raw, physical)
+        self.flags[sentinels.flag] = flag_sql(sentinels, raw, physical)
+        expr, reason = converted
+        near = near_miss_sql(sentinels, raw, physical)
+        reasons = [r for r in (near, reason) if r is not None]
+        why = f"CASE WHEN {matched} THEN NULL ELSE coalesce({', '.join(reasons)}) END" if reasons else None
+        return f"CASE WHEN {matched} THEN NULL ELSE {expr} END", why
+
     # ------------------------------------------------------------ the table
     def column(self, field: str, rule: ColumnMap) -> tuple[str, str | None]:
+        converted = self.converted(field, rule)
+        return converted if rule.sentinels is None else self.with_sentinels(field, rule, converted)
+
+    def converted(self, field: str, rule: ColumnMap) -> tuple[str, str | None]:
         if rule.value is not None:
             value = str(rule.value).lower() if isinstance(rule.value, bool) else str(rule.value)
             return sql_string(value), None
@@ -557,7 +602,18 @@ class _Converter:
             if name not in self.contract.fields:
                 raise InputError(f"mapping {self.mapping.mapping}: {name!r} is not a field of {self.contract.contract}")
         rules = dict(self.mapping.columns)
+        flags = {}
+        for name, rule in rules.items():
+            if rule.sentinels is not None:
+                check_against_contract(name, rule.sentinels, self.contract, self.sentinel_error(name))
+                flag = rule.sentinels.flag
+                if flag in rules or flag in flags:
+                    why = f"{flag!r} is set by the sentinels: give it no other rule"
+                    raise self.sentinel_error(name)(("flag",), why)
+                flags[flag] = name
         for name in self.contract.fields:
+            if name in flags:
+                continue
             if name not in rules and self.source_columns.get(name) == "VARCHAR" and name not in self.mapping.drop:
                 rules[name] = ColumnMap(from_=name)  # passes through, with the mapping's sentinels and separator
         return rules
@@ -572,6 +628,7 @@ class _Converter:
         for field, rule in sorted(rules.items(), key=lambda item: item[1].file_name is None):
             exprs[field] = self.column(field, rule)
         exprs = {field: exprs[field] for field in rules}
+        exprs |= {flag: (sql, None) for flag, sql in self.flags.items()}
         for field, rule in rules.items():
             if rule.target_unit_of is not None:
                 source_field = rule.target_unit_of

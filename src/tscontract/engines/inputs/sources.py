@@ -30,6 +30,8 @@ import duckdb
 
 from tscontract.engines.inputs.csv_dialect import DEFAULT_DIALECT, CsvDialect
 from tscontract.engines.inputs.csv_source import BUFFER_LINE_BYTES, MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
+from tscontract.engines.inputs.object_store import localized
+from tscontract.engines.inputs.tables import TableRef, many_tables, scan, table_ref
 from tscontract.engines.relations import register
 from tscontract.errors import InputError, display_path
 from tscontract.shown import engine_message
@@ -68,7 +70,8 @@ def _ident(name: str) -> str:
 
 
 def paths_of(data: Sequence[str | Path]) -> list[Path]:
-    paths = [Path(p) for p in data]
+    """``data`` as local files (``s3://`` objects copied first, engines/inputs/object_store.py), each existing."""
+    paths = [Path(p) for p in localized(list(data))]
     for path in paths:
         if not path.exists():
             raise InputError(f"data file not found: {display_path(path)}")
@@ -524,6 +527,23 @@ def _to_arrow(data: Any) -> Any:
     return None
 
 
+def _register_lakehouse_table(con: duckdb.DuckDBPyConnection, ref: TableRef) -> Source:
+    """An Iceberg or Delta table streamed in Arrow batches into a temporary table (spilled to disk beyond
+    the memory limit), its rows numbered in the order read."""
+    scanned = scan(ref)
+    register(con, "__tsc_table_stream", scanned.reader)
+    try:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE __tsc_table AS "
+            "SELECT row_number() OVER () AS __row, * FROM __tsc_table_stream"
+        )
+    except duckdb.Error as exc:
+        raise InputError(f"cannot read {ref.url}: {engine_message(exc)}") from None
+    finally:
+        con.unregister("__tsc_table_stream")
+    return open_table(con, "__tsc_table", text=False, description=[scanned.description])
+
+
 def open_table(con: duckdb.DuckDBPyConnection, table: str, *, text: bool, description: list[str]) -> Source:
     """Use a table already on ``con`` (with a ``__row`` column numbering rows) as the source."""
     con.execute(f"CREATE OR REPLACE TEMP VIEW {SOURCE_VIEW} AS SELECT * FROM {table}")
@@ -535,7 +555,8 @@ def open_table(con: duckdb.DuckDBPyConnection, table: str, *, text: bool, descri
 def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | None = None) -> Source:
     """Register ``data`` as the view ``__tsc_source``.
 
-    ``data`` is a path or list of paths (Parquet, CSV/TSV, JSON lines), a
+    ``data`` is a path or list of paths (Parquet, CSV/TSV, JSON lines; local or ``s3://``, globs
+    allowed there), an ``iceberg://`` or ``delta://`` table URL (engines/inputs/tables.py), a
     ``db.duckdb::table`` reference, or an in-memory pandas / polars DataFrame (or polars
     LazyFrame, collected once) or Arrow table. ``csv`` is the dialect CSV files are read
     with (default: RFC 4180, see :class:`CsvDialect`).
@@ -548,6 +569,9 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | 
     items = [data] if isinstance(data, str | Path) else list(data)
     if not items:
         raise InputError("no data given")
+    many_tables(items)
+    if (ref := table_ref(items)) is not None:
+        return _register_lakehouse_table(con, ref)
     if len(items) == 1 and (match := _DUCKDB_TABLE.match(str(items[0]))):
         return _register_duckdb_table(con, match["db"], match["table"])
     paths = paths_of(items)

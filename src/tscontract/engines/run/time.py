@@ -25,15 +25,17 @@ nothing enumerates the expected points.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tscontract.contract.calendar_time import FIXED_ORIGIN, CalendarStep, add_months, local_date, local_midnight
 from tscontract.contract.catalog import declared_calendars
 from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.base import Run
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
+from tscontract.engines.run.calendar import CalendarChecks, counted_part, stale_by_months
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.plan.params import CadencedParams, CompletenessParams, FreshnessParams
@@ -69,6 +71,10 @@ def plausible_sql(column: str) -> str:
 
 def _instant(moment: datetime) -> str:
     return f"CAST({sql_string(moment.astimezone(UTC).isoformat())} AS TIMESTAMPTZ)"
+
+
+def _epoch_us(moment: datetime) -> int:
+    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
 
 
 def _us(duration_us: str) -> str:
@@ -149,7 +155,7 @@ class TimeChecks:
 
     def interval_sql(self) -> str:
         cadence = self.cadence_rule
-        if cadence is None or cadence.source in ("irregular", "session"):
+        if cadence is None or cadence.source in ("irregular", "session", "calendar"):
             return "NULL::BIGINT"
         if cadence.source == "catalog":
             return "__cat_cadence_us"
@@ -414,6 +420,10 @@ class TimeChecks:
             for check in window_checks:
                 run.result(check, "error", message=problem)
             return
+        if window_checks and self.cadence_rule is not None and self.cadence_rule.step is not None:
+            run.progress("calendar cadence and completeness")
+            CalendarChecks(self).execute(window_checks)
+            return
         if window_checks:
             run.progress("cadence and completeness")
             self.build_points(in_sessions, keep_all=any(c.kind == "completeness" for c in checks))
@@ -497,46 +507,62 @@ class TimeChecks:
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, __cal || '/' || __kind AS __g FROM {SERIES}"
             )
-        elif window.in_local_days:
+        elif window.in_local_days or window.in_months:
             zones = self.series_zones()
             rows = []
             for zone in sorted(set(zones.values())):
-                tz = ZoneInfo(zone)
-                day = start.astimezone(tz).date()
-                day -= timedelta(days=day.toordinal() % amount)  # windows of N days from a fixed origin
-                begin = datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
+                day = local_date(start, zone)
+                origin = spec.origin
+                if window.in_months:  # calendar months, quarters, years of the zone (from January, or aligned)
+                    months = CalendarStep(window.months, "start", origin if isinstance(origin, int) else 0)
+                    day = months.anchor_day(months.period_of(day))
+                elif isinstance(origin, date):  # windows of N days from the date or weekday aligned to
+                    day -= timedelta(days=(day - origin).days % amount)
+                else:  # windows of N days from a fixed origin (day numbers since 0001-01-01 divisible by N)
+                    day -= timedelta(days=day.toordinal() % amount)
+                begin = local_midnight(day, zone)
                 while begin < end:
-                    day += timedelta(days=amount)
-                    after = datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
+                    day = add_months(day, window.months) if window.in_months else day + timedelta(days=amount)
+                    after = local_midnight(day, zone)
                     rows.append((zone, begin, after))
                     begin = after
             small_table(run.con, WINDOWS, columns, rows)
             small_table(run.con, GROUPS, [("__s", "VARCHAR"), ("__g", "VARCHAR")], sorted(zones.items()))
         else:
-            width = _us(str(int(window.seconds * 1_000_000)))
+            # windows of UTC time at multiples of their length from the origin: 00:00Z of Monday 2000-01-03, or
+            # of the weekday or date ``aligned to`` names
+            origin = datetime.combine(spec.origin or FIXED_ORIGIN, datetime.min.time(), UTC)
+            width_us = int(window.seconds * 1_000_000)
+            first = origin + timedelta(microseconds=(_epoch_us(start) - _epoch_us(origin)) // width_us * width_us)
+            width = _us(str(width_us))
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {WINDOWS} AS SELECT '*' AS __g, __w, __w + {width} AS __w_end "
-                f"FROM (SELECT unnest(generate_series(time_bucket({width}, {_instant(start)}), "
+                f"FROM (SELECT unnest(generate_series({_instant(first)}, "
                 f"{_instant(end - timedelta(microseconds=1))}, {width})) AS __w)"
             )
             run.con.execute(f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, '*' AS __g FROM {SERIES}")
 
-    def series_zones(self) -> dict[str, str]:
-        """Each series' zone for local days: the catalog's ``device_zone``, else its venue's zone."""
+    def series_zones(self, table: str = SERIES) -> dict[str, str]:
+        """Each series' zone for local days and months: the catalog's ``device_zone``, else the contract's
+        ``time.zone``, else its venue's zone."""
         catalog = self.run.plan.catalog if self.run.catalog_joined else None
         zones: dict[str, str] = {}
-        for series, calendar in self.run.fetch(f"SELECT __s, __cal FROM {SERIES} ORDER BY 1"):
+        for series, calendar in self.run.fetch(f"SELECT __s, __cal FROM {table} ORDER BY 1"):
             entry = catalog.series.get(str(series)) if catalog is not None else None
             zone = entry.device_zone if entry is not None else None
+            zone = zone or self.contract.time.zone
             if zone is None and calendar is not None:
                 zone = calendars.zone(calendar, self.declared)
             if zone is None:
-                raise ValueError(f"series {series}: local days need a zone (catalog device_zone, or a venue calendar)")
+                raise ValueError(
+                    f"series {series}: local days and months need a zone (catalog device_zone, time.zone, "
+                    "or a venue calendar)"
+                )
             zones[str(series)] = zone
         return zones
 
-    def expected_sql(self, spec: Any) -> str:
-        """Per (series, window) the coverage touches: ``__s, __w, __w_end, __lo, __hi, __expected``, where
+    def windows_sql(self) -> str:
+        """Per (series, window) the coverage touches: ``__s, __i, __w, __w_end, __lo, __hi``, where
         ``[__lo, __hi)`` is the part of the window covered: the whole window unless --from/--to cut it, and
         never after --now (the window under way is judged up to now, a later one not at all)."""
         span = self.span()
@@ -545,10 +571,14 @@ class TimeChecks:
         lo = f"greatest(w.__w, {start})" if self.explicit else "w.__w"
         now = _instant(self.run.now)
         hi = f"least(w.__w_end, {end}, {now})" if self.explicit else f"least(w.__w_end, {now})"
-        windows = (
+        return (
             f"SELECT * FROM (SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
             f"JOIN {GROUPS} g ON g.__s = s.__s JOIN {WINDOWS} w ON w.__g = g.__g) WHERE __hi > __lo"
         )
+
+    def expected_sql(self, spec: Any) -> str:
+        """:meth:`windows_sql` with ``__expected``, the points expected in each window's covered part."""
+        windows = self.windows_sql()
         length = "(epoch_us(__hi) - epoch_us(__lo))"
         if spec.expected_count != "per cadence":
             count = int(spec.expected_count)
@@ -602,13 +632,13 @@ class TimeChecks:
         )
         ratio = str(spec.min_ratio)
         self.run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_short AS SELECT e.__s, e.__w, e.__w_end, e.__expected, "
-            f"coalesce(a.__actual, 0) AS __actual FROM __tsc_expected e LEFT JOIN ({actual}) a USING (__s, __w) "
-            f"WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
+            "CREATE OR REPLACE TEMP TABLE __tsc_short AS SELECT e.__s, e.__w, e.__w_end, e.__lo, e.__hi, "
+            f"e.__expected, coalesce(a.__actual, 0) AS __actual FROM __tsc_expected e "
+            f"LEFT JOIN ({actual}) a USING (__s, __w) WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
         )
         (count,), rows = self.run.with_totals(
             ["count(*)"],
-            "SELECT __s, __w, __w_end, __expected, __actual FROM __tsc_short",
+            "SELECT __s, __w, __w_end, __expected, __actual, __lo, __hi FROM __tsc_short",
             "__s, __w",
         )
         if not count:
@@ -624,7 +654,7 @@ class TimeChecks:
         )
 
     def _window_example(self, row: tuple[Any, ...]) -> dict[str, Any]:
-        series, start, end, expected, actual = row
+        series, start, end, expected, actual, lo, hi = row
         # gaps are [first missing instant, next point) intervals overlapping the window (up to --now), edges
         # included
         start_sql, end_sql = _instant(start), _instant(min(end, self.run.now))
@@ -662,7 +692,7 @@ class TimeChecks:
             "expected": int(expected),
             "actual": int(actual),
             "gaps": [[json_value(a), json_value(b)] for a, b in gaps[: self.limit]],
-        }
+        } | counted_part(start, end, lo, hi)
 
     # ------------------------------------------------------------ freshness
     def freshness(self, check: Check) -> None:
@@ -693,6 +723,10 @@ class TimeChecks:
                 f"FROM {CATALOG_TABLE_SQL} c WHERE NOT EXISTS (SELECT 1 FROM {run.typed_view} t "
                 f"WHERE t.{series} = c.__cat_series_id)"
             )
+        if spec.max_age.in_months:
+            run.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_newest AS {newest}")
+            stale_by_months(self, check, spec.max_age, "__tsc_newest")
+            return
         same = "x.calendar = n.__cal AND x.kind = n.__kind"
         trading = spec.max_age.on_trading_calendar
         if trading:

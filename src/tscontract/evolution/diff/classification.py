@@ -55,6 +55,7 @@ CLASSIFICATION: dict[str, Rule] = {
     "time.cadence": Rule("cadence", _changed, "major version or a new series id"),
     "time.ingest_column": Rule("ingest_column", _changed),
     "time.calendar": Rule("calendar", _changed, "major version: sessions and trading days follow another calendar"),
+    "time.zone": Rule("zone", _changed, "major version: months, quarters and local days follow another zone"),
     "time.description": TEXT,
     "time.note": TEXT,
     "fields": SECTION,
@@ -79,6 +80,7 @@ CLASSIFICATION: dict[str, Rule] = {
     "fields.*.step.severity": Rule("step", _ranked("error", "warning")),
     "fields.*.step.description": TEXT,
     "fields.*.step.note": TEXT,
+    "fields.*.flag_of": Rule("flag_of", _added_is_tighter),  # set flag => null value: a new row rule
     "fields.*.default": Rule("default", _changed, "major version: readers fill a missing value differently"),
     "fields.*.aliases": Rule("aliases", _more_is_stronger),
     "fields.*.deprecated": HANDLED,
@@ -136,6 +138,7 @@ CLASSIFICATION: dict[str, Rule] = {
     "completeness.expected_count": Rule("completeness", _more_is_tighter),
     "completeness.min_ratio": Rule("completeness", _more_is_tighter),
     "completeness.allowed_gaps": Rule("completeness", _fewer_is_tighter),
+    "completeness.aligned_to": Rule("completeness", _changed),
     "completeness.description": TEXT,
     "completeness.note": TEXT,
     "freshness": Rule("freshness", _added_is_tighter),
@@ -165,6 +168,7 @@ CLASSIFICATION: dict[str, Rule] = {
     "calendars.*.holidays.note": TEXT,
     "calendars.*.description": TEXT,
     "calendars.*.note": TEXT,
+    "odcs": TEXT,  # an ODCS document's own elements (id, servers, names ...), carried for export odcs: no check
 }
 
 

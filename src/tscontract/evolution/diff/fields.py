@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from tscontract.contract.model import FieldSpec
+from tscontract.contract.units import is_unitless
 from tscontract.evolution.diff.clauses import ClauseDiffer
 
 
@@ -124,8 +125,9 @@ class FieldDiffer(ClauseDiffer):
         self.field_deprecation(path, old, new)
 
     def field_unit(self, path: str, old: FieldSpec, new: FieldSpec) -> None:
-        """Unit and dimension: never changed on the same field."""
-        if old.unit != new.unit:
+        """Unit and dimension: never changed on the same field (``unit: 1`` respelled ``dimensionless`` is the same)."""
+        respelled = old.unit is not None and new.unit is not None and is_unitless(old.unit) and is_unitless(new.unit)
+        if old.unit != new.unit and not respelled:
             self.add(
                 "change_unit",
                 f"{path}.unit",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from tscontract.contract.clauses import Duration
+from tscontract.contract.durations import Duration
 from tscontract.evolution.diff.report import Level
 
 Compatible = Literal["yes", "notice", "no"]
@@ -67,6 +67,8 @@ def _more_is_tighter(old: Any, new: Any) -> Direction:
 
 
 def _span(value: Duration) -> tuple[str, Decimal]:
+    if value.in_months:
+        return ("months", Decimal(value.months))
     return ("fixed", value.seconds) if value.fixed else (f"{value.calendar} {value.unit}", value.amount)
 
 

@@ -260,6 +260,11 @@ def cadence_interval_sql(plan: CheckPlan, check: Check) -> str:
 
 def cadence_skip_reason(plan: CheckPlan, check: Check) -> str | None:
     cadence = check.params_of(CadencedParams).cadence
+    if cadence.step is not None:
+        return (
+            "a calendar cadence expects a point at an anchor day of each month, quarter or year in the series' "
+            "zone, which the exported SQL has no zone rules for"
+        )
     if cadence.uses_sessions or cadence.outside_session_forbidden:
         return "needs the venue's exchange sessions (calendar, holidays, half days), which SQL alone does not have"
     if needs_missing_catalog(plan, check):
@@ -309,6 +314,13 @@ def freshness_seconds(check: Check) -> Decimal | None:
     """``max_age`` in seconds; None when it counts trading days (needs a calendar)."""
     max_age = check.params_of(FreshnessParams).freshness.max_age
     return max_age.seconds if max_age.fixed else None
+
+
+def freshness_skip_reason(check: Check) -> str:
+    """Why a ``max_age`` that is not fixed time is not exported."""
+    if check.params_of(FreshnessParams).freshness.max_age.in_months:
+        return "max_age counts calendar months in the series' zone, which the exported SQL has no rules for"
+    return "max_age counts trading days, which need the venue's calendar"
 
 
 def dump_yaml(data: Any, header: Iterable[str]) -> str:
@@ -501,7 +513,7 @@ class _DbtExport:
     def freshness(self, check: Check) -> None:
         seconds = freshness_seconds(check)
         if seconds is None:
-            self.result.skip(check, "max_age counts trading days, which need the venue's calendar")
+            self.result.skip(check, freshness_skip_reason(check))
             return
         if seconds == seconds.to_integral_value():
             datepart, interval = "second", int(seconds)

@@ -40,6 +40,7 @@ from tscontract.interop.exports.dbt import (
     column_type,
     dump_yaml,
     freshness_seconds,
+    freshness_skip_reason,
     holds_sql,
     literal_block,
     needs_missing_catalog,
@@ -238,7 +239,7 @@ class _SodaExport:
     def freshness(self, check: Check) -> None:
         seconds = freshness_seconds(check)
         if seconds is None:
-            self.result.skip(check, "max_age counts trading days, which need the venue's calendar")
+            self.result.skip(check, freshness_skip_reason(check))
             return
         column, series = check.columns[0], self.contract.series_column
         duration = soda_duration(seconds)

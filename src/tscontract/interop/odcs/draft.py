@@ -204,7 +204,7 @@ def place_clauses(
             and per_column[c.column] == 1
             and not c.options()
             and c.clause.startswith(f"{c.column} ")
-            and not c.clause.endswith(" is not null")
+            and _constraint(c.clause[len(c.column) + 1 :])
         ):
             entry["constraint"] = c.clause[len(c.column) + 1 :]
             generated[f"fields.{c.column}.constraint"] = c
@@ -214,6 +214,17 @@ def place_clauses(
         if c.written != "round-trip":
             generated[at] = c
     return invariants
+
+
+def _constraint(text: str) -> bool:
+    """Whether a clause without its leading field reads as a field constraint (``>= 0``, not ``is not null``)."""
+    from tscontract.contract.grammar import ClauseSyntaxError, parse
+
+    try:
+        parse("field_constraint", text)
+    except ClauseSyntaxError:
+        return False
+    return True
 
 
 def header_notes(mapped: bool, losses: list[Loss]) -> str:
@@ -262,6 +273,19 @@ class _Clause:
     max_failing: str | None = None
     description: str | None = None
     note: str | None = None  # the rule's dimension
+    # what it came from, as written, carried for export odcs: {"options": {logicalTypeOptions}} or {"rule": rule}
+    source: dict[str, Any] | None = None
+
+    def became(self) -> dict[str, Any]:
+        """The carried entry: what the clause says (its text, severity, share) and what it came from."""
+        said: dict[str, Any] = {"clause": self.clause}
+        if self.column:
+            said["field"] = self.column
+        if self.severity != "error":
+            said["severity"] = self.severity
+        if self.max_failing:
+            said["max_failing"] = self.max_failing
+        return {**said, **(self.source or {})}
 
     def options(self) -> dict[str, Any]:
         """severity, max_failing, description, note: the keys a clause section writes beside its rule."""

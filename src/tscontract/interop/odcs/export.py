@@ -46,12 +46,14 @@ from typing import Any
 import sqlglot.expressions as exp
 from pydantic import BaseModel
 
-from tscontract.contract.clauses import Cadence, Duration, TimezoneRule
+from tscontract.contract.clauses import Cadence, TimezoneRule
+from tscontract.contract.durations import Duration
 from tscontract.contract.model import Contract, SqlCheck
 from tscontract.contract.types import DataType
 from tscontract.errors import InputError
 from tscontract.interop.exports import Artifact, ExportResult
 from tscontract.interop.exports.dbt import holds_sql
+from tscontract.interop.odcs import carry
 from tscontract.interop.odcs.yaml_out import dump
 from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
@@ -99,6 +101,7 @@ _FIELD_PROPERTIES = {
     "default": "default",
     "aliases": "aliases",
     "deprecated": "deprecated",
+    "flag_of": "flag_of",
     "note": "note",
 }
 # stated by the properties: present, typed, required; an instant's zone and precision by the type
@@ -128,19 +131,21 @@ HANDLERS = frozenset(CheckKind) - set(UNSUPPORTED)
 
 
 def export(plan: CheckPlan, **options: Any) -> ExportResult:
-    """``<contract>.odcs.yaml``. Option ``status`` (default ``active``)."""
+    """``<contract>.odcs.yaml``. Option ``status`` (default: the imported document's, else ``active``)."""
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise InputError(f"unknown odcs export option(s): {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
     contract = plan.contract
     result = ExportResult("odcs", contract.contract, contract.version)
-    properties = {name: _property(contract, name) for name in contract.fields}
+    properties = {name: carry.write_property(_property(contract, name), contract, name) for name in contract.fields}
     out = _Quality(properties, [], result)
     for check in plan.checks:
-        _export_check(plan, check, out)
-    document = _document(
-        contract, _schema_object(contract, properties, out.record_quality), options.get("status", "active")
-    )
+        if carry.written_back(check, contract, properties, out.record_quality):
+            result.exported.append(check.id)  # the rule or option it came from, as written
+        else:
+            _export_check(plan, check, out)
+    schema_object = carry.write_object(_schema_object(contract, properties, out.record_quality), contract)
+    document = carry.write_document(_document(contract, schema_object), contract, options.get("status"))
     header = "".join(f"# {line}\n" for line in result.header_lines())
     result.artifacts.append(Artifact(f"{contract.contract}.odcs.yaml", header + dump(document)))
     return result
@@ -226,24 +231,28 @@ def _schema_object(
     return schema_object
 
 
-def _document(contract: Contract, schema_object: dict[str, Any], status: Any) -> dict[str, Any]:
+def _document(contract: Contract, schema_object: dict[str, Any]) -> dict[str, Any]:
     document: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "DataContract",
         "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"urn:tscontract:{contract.contract}")),
         "name": contract.contract,
         "version": contract.version,
-        "status": status,
     }
     if contract.description:
         document["description"] = {"purpose": contract.description}
     if contract.owner:
         document["team"] = {"members": [{"username": contract.owner, "role": "owner"}]}
     document["schema"] = [schema_object]
-    if contract.freshness is not None and contract.freshness.max_age.fixed:
+    if contract.freshness is not None and (contract.freshness.max_age.fixed or contract.freshness.max_age.in_months):
         document["slaProperties"] = [_latency(contract)]
     top = _custom_properties(
-        [("source", contract.source), ("note", contract.note), ("evolution", _plain(contract.evolution))]
+        [
+            ("source", contract.source),
+            ("note", contract.note),
+            ("evolution", _plain(contract.evolution)),
+            ("odcsCarried", True if contract.odcs else None),  # the elements above are the document's own
+        ]
     )
     if top:
         document["customProperties"] = top
@@ -403,8 +412,8 @@ def _latency(contract: Contract) -> dict[str, Any]:
     age = contract.freshness.max_age
     return {
         "property": "latency",
-        "value": age.amount,
-        "unit": {"min": "m"}.get(age.unit, age.unit),
+        "value": age.months if age.in_months else age.amount,  # a quarter is 3 months: ODCS has no quarter
+        "unit": "month" if age.in_months else {"min": "m"}.get(age.unit, age.unit),
         "element": f"{contract.contract}.{contract.freshness.column or contract.time.column}",
     }
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
 from tscontract.errors import InputError
 from tscontract.interop.odcs import rules as odcs_rules
-from tscontract.interop.odcs.draft import _Clause, identifier, number_text, own_type, time_and_key
+from tscontract.interop.odcs.draft import _Clause, identifier, number_text, own_type, shown, time_and_key
 from tscontract.interop.odcs.types import Read, field_type, nested
 from tscontract.interop.odcs.walk import _ROUND_TRIP_FIELD, ObjectWalk
 
@@ -16,6 +17,48 @@ def _spelled(prop: dict[str, Any], v3: str, v2: str) -> str | None:
     """The key a property states a flag by: ODCS v3's (``required``, ``unique``), else v2's
     (``isNullable``, ``isUnique``), which documents written for v2 still carry."""
     return v3 if v3 in prop else v2 if v2 in prop else None
+
+
+# text forms with one exact reading (RFC 4122 UUIDs in either case, dotted-quad IPv4), as patterns
+FORMAT_PATTERNS = {
+    "uuid": "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+    "ipv4": r"^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$",
+}
+# the digits of a date or time format (Java's DateTimeFormatter letters, as ODCS examples write them)
+_FORM_FIELDS = {
+    "yyyy": "[0-9]{4}",
+    "MM": "[0-9]{2}",
+    "dd": "[0-9]{2}",
+    "HH": "[0-9]{2}",
+    "mm": "[0-9]{2}",
+    "ss": "[0-9]{2}",
+}
+_FORM_TOKEN = re.compile(r"yyyy|MM|dd|HH|mm|ss|S+|'[^']*'|[-:./ T]")
+
+
+def written_form(fmt: str) -> str | None:
+    """A date or time format of digits and separators (``yyyy-MM-dd HH:mm:ss.SSS``) as the pattern of its
+    text; None for one with names, zones or optional parts (``MMM``, ``XXX``, ``a``), which no pattern states."""
+    tokens = _FORM_TOKEN.findall(fmt)
+    if "".join(tokens) != fmt or not any(t in _FORM_FIELDS for t in tokens):
+        return None
+    parts = []
+    for token in tokens:
+        if token in _FORM_FIELDS:
+            parts.append(_FORM_FIELDS[token])
+        elif token.startswith("S"):
+            parts.append(f"[0-9]{{{len(token)}}}")
+        else:
+            parts.append(re.escape(token.strip("'") if token.startswith("'") else token))
+    return "^" + "".join(parts) + "$"
+
+
+_OPTION_LOST = {
+    "exclusiveMinimum": "an exclusive bound without its bound",
+    "exclusiveMaximum": "an exclusive bound without its bound",
+    "defaultTimezone": "a default time zone on a type that is not a timestamp without one",
+    "timezone": "a time zone flag on a type that is not a timestamp",
+}
 
 
 class FieldReader(ObjectWalk):
@@ -42,9 +85,10 @@ class FieldReader(ObjectWalk):
                 continue
             if written in self.choices.drop or column in self.choices.drop:
                 self.take(*path)
+                self.dropped.append(path)
                 self.drop.append(column)
                 self.field_notes.setdefault("", []).append(
-                    f"{self.render(path)}: not carried (--drop), the mapping drops column {column}"
+                    f"{self.render(path)}: left out (--drop), the mapping drops column {column}"
                 )
                 continue
             left_open = nested(prop, self.choices)
@@ -91,7 +135,10 @@ class FieldReader(ObjectWalk):
         if length is not None:
             self.clauses.append(
                 _Clause(
-                    self.render((*path, "physicalType")), str(prop.get("physicalType")), f"length({name}) <= {length}"
+                    self.render((*path, "physicalType")),
+                    str(prop.get("physicalType")),
+                    f"length({name}) <= {length}",
+                    source={"field": name, "stated": "physicalType"},
                 )
             )
         for i, quality in enumerate(prop.get("quality") or []):
@@ -128,6 +175,7 @@ class FieldReader(ObjectWalk):
         if isinstance(stated, str) and stated.strip():
             zone, how = stated.strip(), "its defaultTimezone"
             self.take(*path, "logicalTypeOptions", "defaultTimezone")
+            self.stated.add((*path, "logicalTypeOptions", "defaultTimezone"))
         if zone is None:
             self.open.setdefault(
                 "timestamps without time zone: give --timezone ZONE, the zone their values are written in "
@@ -141,6 +189,7 @@ class FieldReader(ObjectWalk):
         )
 
     def type_options(self, prop: dict[str, Any], path: tuple[Any, ...], name: str, dtype: str) -> None:
+        """logicalTypeOptions: each key a clause, stated by the type, or left for :meth:`leftovers` to list."""
         options = prop.get("logicalTypeOptions")
         if not isinstance(options, dict):
             return
@@ -149,32 +198,100 @@ class FieldReader(ObjectWalk):
         if self.own and dtype == str(prop.get("physicalType", "")).strip():  # the export restates the type
             for k in ("minimum", "maximum", "multipleOf", "pattern"):
                 self.take(*where, k)
-        fmt = options.get("format")
-        if fmt is not None and (
-            fmt in ("i8", "i16", "i32", "i64", "f32", "f64", "yyyy-MM-dd")
-            or (dtype.startswith("timestamp") and "HH" in str(fmt))
-            or (dtype.startswith("timestamp") and dtype.endswith("_utc") and str(fmt).endswith("'Z'"))
-        ):
-            self.take(*where, "format")
-        if options.get("timezone") is not None and dtype.startswith("timestamp"):
+        self.format_option(options, where, name, dtype)
+        if (options.get("timezone") is not None and dtype.startswith("timestamp")) or options.get("timezone") is False:
             self.take(*where, "timezone")
+            self.stated.add((*where, "timezone"))
         if str(options.get("defaultTimezone", "")).upper() in ("UTC", "Z", "ETC/UTC"):
             self.take(*where, "defaultTimezone")
+            self.stated.add((*where, "defaultTimezone"))
+        if self.own:
+            self.stated |= {(*where, k) for k in options if (*where, k) in self.consumed}
         self.bounds(options, where, name)
+        if (*where, "multipleOf") not in self.consumed and "multipleOf" in options:
+            self.multiple_of(options["multipleOf"], (*where, "multipleOf"), name, dtype)
         for k, op in (("minLength", ">="), ("maxLength", "<=")):
             n = options.get(k)
             if (*where, k) not in self.consumed and isinstance(n, int) and not isinstance(n, bool):
                 self.take(*where, k)
-                self.clauses.append(_Clause(self.render((*where, k)), f"{k}: {n}", f"length({name}) {op} {n}"))
+                self.clauses.append(
+                    _Clause(
+                        self.render((*where, k)),
+                        f"{k}: {n}",
+                        f"length({name}) {op} {n}",
+                        source={"field": name, "options": {k: n}},
+                    )
+                )
         if (*where, "pattern") not in self.consumed and "pattern" in options:
-            try:
-                clause = odcs_rules.matches_clause(name, options["pattern"])
-            except odcs_rules.Refused as exc:
-                self.lose((*where, "pattern"), str(exc))
-            else:
-                self.take(*where, "pattern")
-                written = f"pattern: {options['pattern']}"
-                self.clauses.append(_Clause(self.render((*where, "pattern")), written, clause, column=name))
+            self.pattern((*where, "pattern"), options["pattern"], name)
+        for k in options:  # the keys nothing above took: listed (leftovers), never taken with the object
+            if (*where, k) not in self.consumed:
+                self.lose((*where, k), _OPTION_LOST.get(k, "a logicalTypeOptions key with no tscontract clause"))
+
+    def pattern(self, where: tuple[Any, ...], regex: Any, name: str, written: str | None = None) -> None:
+        try:
+            clause = odcs_rules.matches_clause(name, regex)
+        except odcs_rules.Refused as exc:
+            self.lose(where, str(exc))
+        else:
+            self.take(*where)
+            said = _Clause(self.render(where), written or f"pattern: {regex}", clause, column=name)
+            said.source = {"options": {str(where[-1]): self.at(where)}}
+            self.clauses.append(said)
+
+    def format_option(self, options: dict[str, Any], where: tuple[Any, ...], name: str, dtype: str) -> None:
+        """``format``: a width or a text form the type states, a well-defined text form as a pattern, else lost."""
+        fmt = options.get("format")
+        if fmt is None:
+            return
+        text = str(fmt)
+        if (
+            (text in ("i8", "i16", "i32", "i64", "f32", "f64") and dtype.startswith(("int", "float", "decimal")))
+            or (dtype.startswith("timestamp") and ("HH" in text or text == "date-time"))
+            or (dtype.startswith("timestamp") and dtype.endswith("_utc") and text.endswith("'Z'"))
+            or (dtype == "date" and text in ("date", "yyyy-MM-dd"))
+            or (dtype == "bytes" and text in ("binary", "byte"))
+        ):
+            self.take(*where, "format")
+            self.stated.add((*where, "format"))
+        elif dtype == "string" and (text.lower() in FORMAT_PATTERNS or written_form(text) is not None):
+            regex = FORMAT_PATTERNS.get(text.lower()) or written_form(text)
+            self.pattern((*where, "format"), regex, name, f"format: {text}")
+        elif dtype == "string":
+            self.lose(
+                (*where, "format"),
+                f"format {text!r} on a string: no well-defined pattern states it (uuid, ipv4 and the "
+                "type-changing date-time and date are read)",
+            )
+        else:
+            self.lose((*where, "format"), f"format {text!r} on {dtype}: not a form the type states")
+
+    def multiple_of(self, value: Any, where: tuple[Any, ...], name: str, dtype: str) -> None:
+        """multipleOf on an integer: ``round(f / m) * m = f`` (exact while |f| < 2**53, division being IEEE);
+        on a decimal whose scale it divides, stated by the type; on anything else listed."""
+        literal = number_text(value)
+        step = Decimal(literal) if literal is not None else None
+        if step is not None and step > 0 and dtype.startswith(("decimal", "numeric")):
+            scale = int(dtype.rstrip(")").split(",")[1])
+            if (Decimal(1).scaleb(-scale) / step) % 1 == 0:
+                self.take(*where)  # every value of the type is a multiple of its last digit
+                self.stated.add(where)
+                return
+        if step is None or step <= 0 or not dtype.startswith("int") or step != step.to_integral_value():
+            self.lose(
+                where,
+                f"multipleOf {literal or shown(value)} on {dtype}: tscontract states it for a whole step on an "
+                "integer only (floating-point division makes other steps inexact)",
+            )
+            return
+        self.take(*where)
+        if step == 1:
+            self.stated.add(where)
+        else:
+            clause = f"round({name} / {literal}) * {literal} = {name}"
+            said = _Clause(self.render(where), f"multipleOf: {literal}", clause, column=name)
+            said.source = {"options": {"multipleOf": value}}
+            self.clauses.append(said)
 
     def bounds(self, options: dict[str, Any], where: tuple[Any, ...], name: str) -> None:
         """minimum/maximum (exclusive as a flag, v3.0, or as the bound itself, v3.1) → comparisons."""
@@ -203,7 +320,10 @@ class FieldReader(ObjectWalk):
         for k, op, literal in found:
             self.take(*where, k)
             written = f"{k}: {options[k]}" + (f", {k.replace('imum', '')} exclusive" if op in ("<", ">") else "")
-            self.clauses.append(_Clause(self.render((*where, k)), written, f"{name} {op} {literal}", column=name))
+            said = _Clause(self.render((*where, k)), written, f"{name} {op} {literal}", column=name)
+            flag = f"exclusive{k[0].upper()}{k[1:]}"
+            said.source = {"options": {k: options[k], **({flag: options[flag]} if flag in options else {})}}
+            self.clauses.append(said)
 
     # ------------------------------------------------------------ key and time
     def resolve(self, written: str, option: str) -> str:
@@ -241,7 +361,8 @@ class FieldReader(ObjectWalk):
             section["time"] if isinstance(section.get("time"), dict) else None,
             (self.time_option, self.resolve(self.time_option, "--time-column")) if self.time_option else None,
             "no time column: a tscontract contract describes a time series and the object has no "
-            f"timestamp property{hint}; give --time-column C",
+            f"timestamp property{hint}; give --time-column C with --type PHYSICAL=timestamp_us_utc for a column "
+            "whose type holds instants (e.g. --type string=timestamp_us_utc)",
             "the primary key",
         )
 

@@ -42,8 +42,9 @@ class ObjectImport(QualityReader):
             self.take(*self.base, "physicalType")
         object_name = object_names(tree)[self.index]
         section = self.round_trip(self.base, ("key", *_ROUND_TRIP_SECTIONS))
-        top = self.round_trip((), ("source", "note", "evolution"))
+        top = self.round_trip((), ("source", "note", "evolution", "odcsCarried"))
         self.own = "key" in section
+        self.carrying = not self.own or top.get("odcsCarried") is True  # an own document carries what it was given
         if self.own:  # a document this package wrote: what it derived from the contract comes back
             self.take("status")
             self.take("slaProperties")
@@ -66,6 +67,7 @@ class ObjectImport(QualityReader):
             raise InputError("; ".join([*self.left_open(), str(exc)])) from None
         if self.open:
             raise InputError("; ".join(self.left_open()))
+        self.rules_folded.append({"clause": f"key: [{', '.join(key)}]"})  # the primaryKey flags hold for it
         provenance = section.get("provenanceRequired") or []
         self.nullability(key, time.get("column"), provenance)
         self.quality(self.base, None, key)
@@ -161,6 +163,13 @@ class ObjectImport(QualityReader):
             "w": "w",
             "week": "w",
             "weeks": "w",
+            "mo": "month",
+            "month": "month",
+            "months": "month",
+            "y": "year",
+            "yr": "year",
+            "year": "year",
+            "years": "year",
         }
         found = None
         for i, sla in enumerate(self.tree.get("slaProperties") or []):
@@ -190,6 +199,7 @@ class ObjectImport(QualityReader):
                 if not sla.get("element") and element:
                     self.take("slaDefaultElement")
                 found = {"max_age": f"{value}{unit}", **({"column": column} if column != time_column else {})}
+                self.rules_folded.append({"clause": f"freshness: {found['max_age']}", "sla": i})
         return found
 
     def sla_column(self, element: str) -> str | None:
@@ -248,10 +258,12 @@ class ObjectImport(QualityReader):
             "default",
             "constraint",
             "unique",
+            "flag_of",
             "aliases",
             "deprecated",
         )
         fields = {n: {k: f[k] for k in (*order, "description", "note") if k in f} for n, f in fields.items()}
+        self.rules_carried = self.rules_said(sql_checks)
         body = {
             **contract,
             "series": section.get("series"),
@@ -267,6 +279,7 @@ class ObjectImport(QualityReader):
             "freshness": freshness,
             "provenance_required": provenance,
             "calendars": section.get("calendars"),
+            "odcs": (self.carried() or None) if self.carrying else None,
         }
         sections = list(CONTRACT_ORDER)
         for k in ("sql_checks", "row_count"):  # rule sections, after the invariants
@@ -278,9 +291,30 @@ class ObjectImport(QualityReader):
         header = f"# imported from ODCS {self.tree.get('apiVersion')} document {self.tree.get('id', '')}".rstrip()
         header += f", schema object {object_name}\n"
         if self.kept:
-            header += "# descriptive elements (tags, links, servers, team ...) are in the notes: PATH: VALUE\n"
+            header += "# the document's own elements (id, names, servers, SLA, team, roles, tags ...) are in odcs\n"
         notes = header_notes(bool(self.columns or self.drop or self.zones), self.losses)
         return header + notes + dump(ordered), generated
+
+    def rules_said(self, sql_checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The rules and options each clause written came from (export odcs writes them back while the clause
+        is unchanged)."""
+        rules = list(self.rules_folded)
+        rules += [c.became() for c in self.clauses if not c.dropped and c.source]
+        rules += [
+            {**c.became(), "clause": f"unique: {name}", "field": name}
+            for name, c in self.uniques.items()
+            if not c.dropped and c.source and name in self.fields
+        ]
+        origin = self.row_count_origin
+        if origin is not None and not origin.dropped and origin.source:
+            rules.append({**origin.became(), "clause": "row_count"})
+        live = [c for _, c in self.sql_checks if not c.dropped]
+        rules += [
+            {**c.became(), "clause": f"sql_checks: {entry['name']}"}
+            for entry, c in zip(sql_checks, live, strict=True)
+            if c.source
+        ]
+        return rules
 
     def render_mapping(self, contract: str) -> str | None:
         return mapping_text(

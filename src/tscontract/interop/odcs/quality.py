@@ -7,7 +7,7 @@ from typing import Any
 
 from tscontract.contract.model import IDENTIFIER
 from tscontract.interop.odcs import rules as odcs_rules
-from tscontract.interop.odcs.draft import Loss, _Clause, identifier, in_clause, shown
+from tscontract.interop.odcs.draft import Loss, _Clause, _plain, identifier, in_clause, shown
 from tscontract.interop.odcs.fields import FieldReader
 from tscontract.interop.odcs.walk import (
     _CARRIED,
@@ -145,15 +145,25 @@ class QualityReader(FieldReader):
                 self.not_null(column, None, origin)
             elif function == "is_unique":
                 self.unique_values([column], None, origin, key)
-            elif function == "is_in_list":
+            elif function == "is_in_list" and arguments.get("case_sensitive", True) is not False:
                 origin.clause = in_clause(column, arguments.get("allowed"))
                 self.clauses.append(origin)
             elif function == "is_in_range":
                 origin.clause = odcs_rules.range_clause(column, arguments.get("min_limit"), arguments.get("max_limit"))
                 self.clauses.append(origin)
-            else:
+            elif function == "regex_match":
                 origin.clause = odcs_rules.matches_clause(column, arguments.get("regex"))
                 self.clauses.append(origin)
+            else:
+                text = str(self.fields[column]["type"]).startswith(("string", "enum"))
+                said = odcs_rules.dqx_clause(function, arguments, column, text)
+                if said is None:  # what the field's type already states
+                    self.field_notes.setdefault(column, []).append(
+                        f"{self.render(path)}: dqx {function}, stated by the type"
+                    )
+                else:
+                    origin.clause = said
+                    self.clauses.append(origin)
         except odcs_rules.Refused as exc:
             self.lose(path, f"dqx rule: {exc}")
             return
@@ -173,6 +183,7 @@ class QualityReader(FieldReader):
             severity=severity,
             description=q["description"] if isinstance(q.get("description"), str) else None,
             note=f"ODCS dimension: {dimension}" if isinstance(dimension, str) and dimension else None,
+            source={"rules": [_plain(q)], **({"at": column} if len(path) > len(self.base) + 2 else {})},
         )
 
     def not_null(self, name: str, share: str | None, origin: _Clause) -> None:
@@ -180,6 +191,7 @@ class QualityReader(FieldReader):
         if share is None and origin.severity == "error":
             self.fields[name]["nullable"] = False
             self.fold_text(name, origin)
+            self.rules_folded.append({"clause": f"{name} is not null", "field": name, **(origin.source or {})})
             return
         origin.clause = f"{name} is not null"
         self.clauses.append(origin)
@@ -190,6 +202,7 @@ class QualityReader(FieldReader):
             if share is not None or origin.severity != "error":
                 raise odcs_rules.Refused("the key tolerates no repeated keys (key.unique is an error, no share)")
             self.fold_text(None, origin)
+            self.rules_folded.append({"clause": "key.unique", **(origin.source or {})})
             return
         if len(columns) > 1 and share is None and all(c in self.fields for c in columns):
             # several columns together: a SQL check counting the values repeated (nulls apart)
@@ -264,6 +277,8 @@ class QualityReader(FieldReader):
             origin.clause = "row_count"
             self.row_count_origin = origin
         else:  # the rules hold together: one row_count with both bounds
+            if self.row_count_origin.source is not None and origin.source is not None:
+                self.row_count_origin.source["rules"] += origin.source["rules"]
             for k in ("description", "note"):
                 if getattr(origin, k) and getattr(origin, k) != getattr(self.row_count_origin, k):
                     joined = "; ".join(t for t in (getattr(self.row_count_origin, k), getattr(origin, k)) if t)

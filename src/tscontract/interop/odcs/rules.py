@@ -368,21 +368,74 @@ _AGGREGATE = {
     "is_aggr_equal": "=",
     "is_aggr_not_equal": "<>",
 }
-_TIMES = {"not_in_future", "is_older_than_n_days"}
-# the functions a clause states when on every row of one column; the others become SQL checks
+# times against the clock (DQX's is_not_in_future; not_in_future as datacontract-cli's fixture writes it)
+_TIMES = {"not_in_future", "is_not_in_future", "is_not_in_near_future", "is_older_than_n_days"}
+# the functions a clause states when on every row of one column (dqx_clause); the others become SQL checks
 DQX_CLAUSES = (
-    "is_not_null",
-    "is_unique",
-    "is_in_list",
-    "is_in_range",
-    "regex_match",
-    "is_valid_date",
-    "is_valid_timestamp",
-)
-DQX_FUNCTIONS = (
-    "is_not_null", "is_unique", "is_in_list", "is_in_range", "regex_match", "sql_expression", "is_valid_date",
-    "is_valid_timestamp", *_AGGREGATE, *_TIMES,
+    "is_not_null", "is_unique", "is_in_list", "is_in_range", "regex_match", "is_valid_date", "is_valid_timestamp",
+    "is_not_empty", "is_not_null_and_not_empty", "is_not_null_and_is_in_list", "is_not_in_range",
+    "is_not_less_than", "is_not_greater_than", "is_equal_to", "is_not_equal_to", "is_valid_ipv4_address",
 )  # fmt: skip
+DQX_FUNCTIONS = (*DQX_CLAUSES, "sql_expression", *_AGGREGATE, *_TIMES)
+# DQX rules with no exact tscontract form, and why (listed, naming the rule)
+DQX_LOST = {
+    "is_data_fresh_per_time_window": "rows per tumbling window of the clock: tscontract's completeness counts "
+    "expected points per series and cadence, not rows per window",
+    "is_data_fresh": "the newest value within max_age_minutes of a base timestamp column or expression: "
+    "tscontract's freshness compares with the clock",
+    "foreign_key": "another table's values: no tscontract clause",
+    "compare_datasets": "another table: no tscontract clause",
+    "has_valid_schema": "a Spark schema: the contract's fields state it, not a rule",
+    "sql_query": "a query over the whole table with its own merge columns: no exact tscontract form",
+}
+
+
+def dqx_literal(value: Any, function: str) -> str:
+    """A DQX limit or value as a clause literal: a number, or a quoted SQL string (``"'A'"``); DQX reads any
+    other string as a Spark SQL expression (a column name, ``current_date()``), which no literal states."""
+    if (n := number(value)) is not None and not isinstance(value, bool):
+        return format(n, "f")
+    if isinstance(value, str) and re.fullmatch(r"'(?:[^']|'')*'", value.strip()):
+        return value.strip()
+    raise Refused(f"{function} limit {shown_value(value)!r}: DQX reads a string as a Spark SQL expression")
+
+
+def dqx_clause(function: str, arguments: dict[str, Any], column: str, text: bool) -> str | None:
+    """The clause a one-column DQX check states (``text``: the column is a string); None when the type
+    states it (``is_not_empty`` on a non-text column). DQX's own semantics: a null passes every check but
+    the ``is_not_null...`` ones; ``is_in_list`` values are literals; limits are numbers or quoted strings."""
+    trim = arguments.get("trim_strings") is True
+    filled = f"{column} matches '(?s).*[^ ].*'" if trim else f"{column} <> ''"  # Spark's trim: spaces only
+    if function == "is_not_empty":
+        return filled if text else None
+    if function == "is_not_null_and_not_empty":
+        return f"{column} is not null and {filled}" if text else f"{column} is not null"
+    if function in ("is_in_list", "is_not_null_and_is_in_list"):
+        allowed = arguments.get("allowed")
+        listed = in_list(column, allowed, arguments.get("case_sensitive", True) is False)
+        return f"{column} is not null and {listed}" if function == "is_not_null_and_is_in_list" else listed
+    if function == "is_valid_ipv4_address":
+        return matches_clause(column, IPV4)
+    if function in ("is_not_in_range", "is_in_range"):
+        low, high = (dqx_literal(arguments.get(k), function) for k in ("min_limit", "max_limit"))
+        inside = f"{column} >= {low} and {column} <= {high}"
+        return f"({column} < {low} or {column} > {high})" if function == "is_not_in_range" else inside
+    compare = {"is_not_less_than": ">=", "is_not_greater_than": "<=", "is_equal_to": "=", "is_not_equal_to": "<>"}
+    key = "value" if function in ("is_equal_to", "is_not_equal_to") else "limit"
+    return f"{column} {compare[function]} {dqx_literal(arguments.get(key), function)}"
+
+
+IPV4 = r"^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$"
+
+
+def in_list(column: str, allowed: Any, lower: bool) -> str:
+    """``f in ('a', 'b')`` (DQX's ``case_sensitive: false``: ``lower(f) in ('a', 'b')``, the values lowered)."""
+    if not isinstance(allowed, list) or not any(v is not None for v in allowed):
+        raise Refused(f"no values to be in: {shown_value(allowed)}")
+    if lower and not all(isinstance(v, str) for v in allowed if v is not None):
+        raise Refused("case_sensitive: false on values that are not text")
+    literals = [_sql_literal(str(v).lower() if lower else v) for v in allowed if v is not None]
+    return f"{'lower(' + column + ')' if lower else column} in ({', '.join(literals)})"
 
 
 def dqx_check(rule: dict[str, Any]) -> tuple[str, dict[str, Any], Any, str | None]:
@@ -402,6 +455,8 @@ def dqx_check(rule: dict[str, Any]) -> tuple[str, dict[str, Any], Any, str | Non
     function = str(check.get("function"))
     given = check.get("arguments")
     arguments: dict[str, Any] = given if isinstance(given, dict) else {}
+    if function in DQX_LOST:
+        raise Refused(f"dqx {function}: {DQX_LOST[function]}")
     if function not in DQX_FUNCTIONS:
         raise Refused(f"dqx function {function!r}: no tscontract clause for it")
     if arguments.get("negate"):
@@ -472,9 +527,14 @@ def _dqx_aggregate(function: str, arguments: dict[str, Any], names: list[str], w
 
 
 def _dqx_holds(function: str, arguments: dict[str, Any], column: str) -> str:
-    if function == "not_in_future":  # at most ``offset`` (seconds, or a duration like 1h) after now
+    if function in ("not_in_future", "is_not_in_future", "is_not_in_near_future"):  # offset: seconds after now
         offset = arguments.get("offset", 0)
         seconds = offset if isinstance(offset, int) and not isinstance(offset, bool) else _seconds(str(offset))
+        if function == "is_not_in_near_future":  # fails strictly between now and now + offset
+            return (
+                f"{column} IS NULL OR NOT ({column} > current_timestamp "
+                f"AND {column} < current_timestamp + INTERVAL {seconds} SECOND)"
+            )
         return f"{column} IS NULL OR {column} <= current_timestamp + INTERVAL {seconds} SECOND"
     if function == "is_older_than_n_days":  # at least N days before today
         days = arguments.get("days")

@@ -253,6 +253,8 @@ def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | Non
         )
     if name in _EXACT:
         return Read(_EXACT[name])
+    if name == "float":
+        return _float(physical, first, server)
     if name in _SQL_TYPES:
         tsc = _SQL_TYPES[name]
         length = int(first) if tsc == "string" and first and first != "max" and name not in ("uuid",) else None
@@ -263,6 +265,25 @@ def _sql_type(physical: str, choices: Choices, server: str | None) -> Read | Non
             )
         return Read(tsc, length)
     return None
+
+
+# servers whose FLOAT without a precision is 4 bytes (IEEE single): DuckDB (FLOAT = REAL), Spark and
+# Databricks (FloatType), Hive, MySQL; elsewhere (Snowflake, BigQuery, PostgreSQL, SQL Server, Oracle) a double
+FLOAT32_SERVERS = frozenset(("duckdb", "databricks", "spark", "hive", "mysql"))
+
+
+def _float(physical: str, precision: str | None, server: str | None) -> Read:
+    """SQL ``FLOAT``: ``FLOAT(p)`` has p binary digits (p <= 24: single precision); a bare FLOAT is
+    the server's (:data:`FLOAT32_SERVERS`)."""
+    if precision is not None and precision.isdigit():
+        return Read("float32" if int(precision) <= 24 else "float64")
+    if server in FLOAT32_SERVERS:
+        return Read("float32", note=f"{physical!r} is 4 bytes on {server}: float32")
+    return Read("float64")
+
+
+# a text whose ``format`` makes it another type (JSON Schema's formats, as JSON-based tools write them)
+_TEXT_FORMATS = {"date-time": "timestamp_us_utc", "date": "date"}
 
 
 def field_type(prop: dict[str, Any], choices: Choices, server: str | None = None) -> Read:
@@ -301,4 +322,6 @@ def field_type(prop: dict[str, Any], choices: Choices, server: str | None = None
         return Read("", open="a time of day has no tscontract type: give --type time=string or --drop {columns}")
     if logical == "date":
         return Read("timestamp_ms_utc" if "HH" in fmt else "date")
+    if logical == "string" and fmt in _TEXT_FORMATS:
+        return Read(_TEXT_FORMATS[fmt])
     return Read("string")

@@ -42,11 +42,11 @@ _ROUND_TRIP_SECTIONS = {
     "provenanceRequired": "provenance_required",
     "calendars": "calendars",
 }
-_ROUND_TRIP_FIELD = ("unit", "dimension", "nullable", "value", "default", "aliases", "deprecated", "note")
+_ROUND_TRIP_FIELD = ("unit", "dimension", "nullable", "value", "default", "aliases", "deprecated", "flag_of", "note")
 # quality entries the export writes, each derived from a contract clause that the import restores
 _CARRIED = re.compile(
     r"^(invariants\[\d+\]|key\.unique|source\.rows|time\.\w+|completeness|freshness|catalog\.\w+"
-    r"|field\.\w+\.(value|constraint)|plausibility\..+|series\.pattern)$"
+    r"|field\.\w+\.(value|constraint|flag_of)|plausibility\..+|series\.pattern)$"
 )
 # reasons for what has no place and is not kept (_KEPT): a rule's own keys, relationships
 _NO_PLACE = {
@@ -60,6 +60,13 @@ _NO_PLACE = {
     "method": "no place in a tscontract contract",
     "id": "a rule id: tscontract names each check by its clause (check ids)",
 }
+# what is carried whenever written: the document's id, name and status; the object's and each property's
+# names, physical names and types (the keys kept, _KEPT, are carried too)
+_CARRY_DOCUMENT = ("id", "name", "status", "description", "slaDefaultElement", "slaProperties")
+_CARRY_OBJECT = ("name", "physicalName", "physicalType", "description", "businessName", "dataGranularityDescription")
+_CARRY_PROPERTY = (
+    "name", "physicalName", "physicalType", "logicalType", "businessName", "primaryKey", "primaryKeyPosition",
+)  # fmt: skip
 # flags whose false (the default) states nothing a contract would carry
 _FALSE_SAYS_NOTHING = ("partitioned", "criticalDataElement", "unique", "primaryKey")
 # elements that describe rather than check, kept as written in the note of their field (a property's)
@@ -118,7 +125,15 @@ class ObjectWalk:
         self.sql_checks: list[tuple[dict[str, Any], _Clause]] = []
         self.field_notes: dict[str, list[str]] = {}  # rules folded into nullable: false, their texts
         self.own = False  # a document this package's export wrote
-        self.kept: list[str] = []  # paths of the descriptive elements kept in notes
+        self.carrying = True  # the odcs section is written (not for a document the export wrote without one)
+        self.kept: list[str] = []  # paths of the descriptive elements carried (the odcs section)
+        # the keys carried, of the document (()), the object (("",)) and each field's property ((field,))
+        self.carry_keys: dict[tuple[str, ...], set[str]] = {(): set(), ("",): set()}
+        self.stated: set[tuple[Any, ...]] = set()  # logicalTypeOptions keys the field's type states (format ...)
+        self.own_taken: set[tuple[Any, ...]] = set()  # customProperties this package's export wrote
+        self.rules_carried: list[dict[str, Any]] = []  # the rules and options clauses came from, as written
+        self.dropped: list[tuple[Any, ...]] = []  # properties the contract does not carry (--drop), carried as written
+        self.rules_folded: list[dict[str, Any]] = []  # rules read as nullable: false or the key's uniqueness
 
     # ------------------------------------------------------------ bookkeeping
     def take(self, *path: Any) -> None:
@@ -182,13 +197,64 @@ class ObjectWalk:
         return rest[2] if len(rest) > 2 and rest[0] == "properties" else rest[0] if rest else None
 
     def keep(self, path: tuple[Any, ...], node: Any) -> None:
-        """A descriptive element as written, in its field's note (a property's) or the contract's."""
+        """A descriptive element as written, carried in the contract's ``odcs`` section (:meth:`carried`)."""
         rest = path[len(self.base) :] if path[0] == "schema" else ()
         prop = self.record["properties"][rest[1]] if len(rest) > 2 and rest[0] == "properties" else None
         name = self.names.get(str(prop.get("name") or prop.get("physicalName"))) if prop is not None else None
-        text = node if isinstance(node, str) else json.dumps(_plain(node), ensure_ascii=False)
-        self.field_notes.setdefault(name if name in self.fields else "", []).append(f"{self.render(path)}: {text}")
+        if path[0] != "schema":
+            self.carry_keys[()].add(path[0])
+        elif name in self.fields:
+            self.carry_keys.setdefault((name,), set()).add(rest[2])
+        elif prop is None and rest:
+            self.carry_keys[("",)].add(rest[0])
+        else:  # an element of a property the contract does not carry (--drop): in the contract's note
+            text = node if isinstance(node, str) else json.dumps(_plain(node), ensure_ascii=False)
+            self.field_notes.setdefault("", []).append(f"{self.render(path)}: {text}")
         self.kept.append(self.render(path))
+
+    def carried(self) -> dict[str, Any]:
+        """The ``odcs`` section: the document's, the object's and each field's property's elements kept or
+        named (id, status, names, physical names and types), as written, and the rules clauses came from."""
+        props = self.record.get("properties") or []
+        by_field = {
+            self.names[str(p.get("name") or p.get("physicalName"))]: (*self.base, "properties", i)
+            for i, p in enumerate(props)
+            if isinstance(p, dict) and self.names.get(str(p.get("name") or p.get("physicalName"))) in self.fields
+        }
+        out: dict[str, Any] = {
+            "document": self.elements((), {*_CARRY_DOCUMENT, *self.carry_keys[()]}),
+            "object": self.elements(self.base, {*_CARRY_OBJECT, *self.carry_keys[("",)]}),
+        }
+        if self.dropped:
+            out["object"]["properties"] = [_plain(self.at(at)) for at in self.dropped]
+        properties = {}
+        for name, at in by_field.items():
+            entry = self.elements(at, {*_CARRY_PROPERTY, *self.carry_keys.get((name,), set())})
+            if entry.get("name") == name:
+                del entry["name"]
+            options = self.at(at).get("logicalTypeOptions")
+            stated = {k: v for k, v in (options or {}).items() if (*at, "logicalTypeOptions", k) in self.stated}
+            if stated:
+                entry["logicalTypeOptions"] = stated
+            if entry:
+                properties[name] = {**entry, "type": self.fields[name]["type"]}
+        if properties:
+            out["properties"] = properties
+        if self.rules_carried:
+            out["rules"] = self.rules_carried
+        return {k: v for k, v in out.items() if v}
+
+    def elements(self, at: tuple[Any, ...], keys: set[str]) -> dict[str, Any]:
+        """The keys of an element as written (customProperties without those this package's export wrote)."""
+        node = self.at(at) if at else self.tree
+        out = {}
+        for k in [k for k in node if k in keys]:
+            value = node[k]
+            if k == "customProperties" and isinstance(value, list):
+                value = [item for i, item in enumerate(value) if (*at, k, i) not in self.own_taken]
+            if value not in (None, [], {}, ""):
+                out[k] = _plain(value)
+        return out
 
     def round_trip(self, base: tuple[Any, ...], names: tuple[str, ...]) -> dict[str, Any]:
         """customProperties this package's export writes, taken back."""
@@ -198,4 +264,5 @@ class ObjectWalk:
             if isinstance(item, dict) and item.get("property") in names:
                 found[item["property"]] = item.get("value")
                 self.take(*base, "customProperties", i)
+                self.own_taken.add((*base, "customProperties", i))
         return found

@@ -41,6 +41,7 @@ CONTRACT_ORDER = (
     "evolution",
     "provenance_required",
     "calendars",
+    "odcs",
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tscontract.registry.errors import RegistryError
-from tscontract.registry.store.reads import StoreReads
+from tscontract.registry.store.associations import StoreAssociations
 from tscontract.registry.store.records import (
     _GLOBAL,
     COMPATIBILITY_LEVELS,
@@ -17,7 +17,7 @@ from tscontract.registry.store.records import (
 from tscontract.registry.store.subjects import check_subject
 
 
-class StoreConfig(StoreReads):
+class StoreConfig(StoreAssociations):
     """Compatibility levels, compatibility groups and modes, per subject or global."""
 
     def compatibility(self, subject: str | None = None, default_to_global: bool = True) -> str | None:

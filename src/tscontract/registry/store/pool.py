@@ -25,9 +25,10 @@ CREATE TABLE IF NOT EXISTS schemas (
     schema_text TEXT NOT NULL,
     refs TEXT NOT NULL,
     metadata TEXT NOT NULL DEFAULT '',
-    rule_set TEXT NOT NULL DEFAULT '',
-    UNIQUE (schema_type, schema_text, refs, metadata, rule_set)
+    rule_set TEXT NOT NULL DEFAULT ''
 );
+-- one id per schema, except what IMPORT mode keeps from another registry (the write lock keeps it so)
+CREATE INDEX IF NOT EXISTS schemas_content ON schemas (schema_type, schema_text, refs, metadata, rule_set);
 CREATE TABLE IF NOT EXISTS subject_versions (
     subject TEXT NOT NULL,
     version INTEGER NOT NULL,
@@ -60,17 +61,34 @@ CREATE TABLE IF NOT EXISTS modes (
     mode TEXT NOT NULL
 );
 """
-# a store written before schemas carried Confluent's metadata and ruleSet: rebuilt in one transaction
-# (SQLite's procedure for a changed constraint: new table, copy, drop, rename, foreign keys off)
-_MIGRATE_SCHEMAS = (
-    "CREATE TABLE schemas_with_rules (id INTEGER PRIMARY KEY AUTOINCREMENT, schema_type TEXT NOT NULL,"
+# a store written before schemas carried Confluent's metadata and ruleSet, or before IMPORT could keep one
+# schema under two ids (a UNIQUE constraint): rebuilt in one transaction (SQLite's procedure for a changed
+# constraint: new table, copy, drop, rename, foreign keys off; the id sequence kept, so no id comes back)
+_REBUILT_SCHEMAS = (
+    "CREATE TABLE schemas_rebuilt (id INTEGER PRIMARY KEY AUTOINCREMENT, schema_type TEXT NOT NULL,"
     " schema_text TEXT NOT NULL, refs TEXT NOT NULL, metadata TEXT NOT NULL DEFAULT '',"
-    " rule_set TEXT NOT NULL DEFAULT '', UNIQUE (schema_type, schema_text, refs, metadata, rule_set))",
-    "INSERT INTO schemas_with_rules (id, schema_type, schema_text, refs)"
-    " SELECT id, schema_type, schema_text, refs FROM schemas",
-    "DROP TABLE schemas",
-    "ALTER TABLE schemas_with_rules RENAME TO schemas",
+    " rule_set TEXT NOT NULL DEFAULT '')"
 )
+
+
+def _migrate_schemas(conn: Any) -> None:
+    """Rebuild an older store's ``schemas`` table (see ``_REBUILT_SCHEMAS``); nothing on a current one."""
+    found = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'schemas'").fetchone()
+    if found is None or "UNIQUE" not in found[0].upper():
+        return
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(schemas)").fetchall()]
+    kept = ", ".join(c for c in ("id", "schema_type", "schema_text", "refs", "metadata", "rule_set") if c in columns)
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("BEGIN IMMEDIATE")
+    sequence = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'schemas'").fetchone()
+    conn.execute(_REBUILT_SCHEMAS)
+    conn.execute(f"INSERT INTO schemas_rebuilt ({kept}) SELECT {kept} FROM schemas")
+    conn.execute("DROP TABLE schemas")
+    conn.execute("ALTER TABLE schemas_rebuilt RENAME TO schemas")
+    if sequence is not None:
+        conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'schemas'", (sequence[0],))
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA foreign_keys=ON")
 
 
 class StoreConnections:
@@ -78,31 +96,28 @@ class StoreConnections:
 
     _find_schema_sql = (
         "SELECT id FROM schemas WHERE schema_type = ? AND schema_text = ? AND refs = ?"
-        " AND metadata = ? AND rule_set = ?"
+        " AND metadata = ? AND rule_set = ? ORDER BY id DESC LIMIT 1"  # IMPORT may keep two ids: the newest
     )
     # an indexed read of a local SQLite file in WAL mode takes microseconds and never waits for a
     # writer: the server answers it on its event loop instead of paying a thread hop
     inline_reads = True
+    _extra_ddl: tuple[str, ...] = ()  # the tables a subclass adds (its DDL runs after ``_DDL``)
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = str(db_path)
         self.description = self.db_path
         self._pool: queue.LifoQueue[Any] = queue.LifoQueue()
         self._schema_cache: OrderedDict[int, StoredSchema] = OrderedDict()
+        self._gone: set[int] = set()  # ids permanently deleted: never cached again
         self._cache_lock = threading.Lock()
         self._init_locks()
         conn = self._open()
         try:
             conn.execute("PRAGMA journal_mode=WAL")
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(schemas)").fetchall()}
-            if columns and "metadata" not in columns:
-                conn.execute("PRAGMA foreign_keys=OFF")
-                conn.execute("BEGIN IMMEDIATE")
-                for statement in _MIGRATE_SCHEMAS:
-                    conn.execute(statement)
-                conn.execute("COMMIT")
-                conn.execute("PRAGMA foreign_keys=ON")
+            _migrate_schemas(conn)
             conn.executescript(_DDL)
+            for statement in self._extra_ddl:
+                conn.execute(statement)
         finally:
             conn.close()
 

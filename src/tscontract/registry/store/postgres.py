@@ -17,8 +17,10 @@ _PG_DDL = (
     "ALTER TABLE schemas ADD COLUMN IF NOT EXISTS metadata TEXT NOT NULL DEFAULT ''",
     "ALTER TABLE schemas ADD COLUMN IF NOT EXISTS rule_set TEXT NOT NULL DEFAULT ''",
     "DROP INDEX IF EXISTS schemas_unique",
-    # md5 of the text: a btree row cannot hold a large schema itself
-    "CREATE UNIQUE INDEX IF NOT EXISTS schemas_identity ON schemas"
+    # not unique: IMPORT mode may keep one schema under two ids, as another registry gave them (the
+    # write lock keeps every other schema to one id); md5 of the text: a btree row cannot hold a large schema
+    "DROP INDEX IF EXISTS schemas_identity",
+    "CREATE INDEX IF NOT EXISTS schemas_content ON schemas"
     " (schema_type, md5(schema_text), md5(refs), md5(metadata), md5(rule_set))",
     "CREATE TABLE IF NOT EXISTS subject_versions (subject TEXT NOT NULL, version INTEGER NOT NULL, "
     "schema_id BIGINT NOT NULL REFERENCES schemas (id), deleted INTEGER NOT NULL DEFAULT 0, "
@@ -56,6 +58,7 @@ class PostgresRegistryStore(RegistryStore):
     _find_schema_sql = (
         "SELECT id FROM schemas WHERE schema_type = ? AND md5(schema_text) = md5(?) AND md5(refs) = md5(?)"
         " AND md5(metadata) = md5(?) AND md5(rule_set) = md5(?) AND schema_text = ? AND refs = ?"
+        " ORDER BY id DESC LIMIT 1"
     )
     inline_reads = False  # a round trip to a server: reads take a thread
 
@@ -67,10 +70,11 @@ class PostgresRegistryStore(RegistryStore):
         self.description = url
         self._pool = queue.LifoQueue()
         self._schema_cache = OrderedDict()
+        self._gone = set()
         self._cache_lock = threading.Lock()
         self._init_locks()
         with self._write() as conn:
-            for statement in _PG_DDL:
+            for statement in _PG_DDL + self._extra_ddl:
                 conn.execute(statement)
 
     @staticmethod
@@ -85,8 +89,12 @@ class PostgresRegistryStore(RegistryStore):
             " OVERRIDING SYSTEM VALUE VALUES (?, ?, ?, ?, ?, ?)",
             (explicit_id, *identity),
         )
-        # the identity sequence continues after the largest id, imported or not
-        conn.execute("SELECT setval(pg_get_serial_sequence('schemas', 'id'), (SELECT max(id) FROM schemas))")
+        # the identity sequence continues after the largest id, imported or not, and never goes back
+        # (the largest may have been permanently deleted: its id is not given again)
+        conn.execute(
+            "SELECT setval(pg_get_serial_sequence('schemas', 'id'), GREATEST((SELECT max(id) FROM schemas),"
+            " pg_sequence_last_value(pg_get_serial_sequence('schemas', 'id')::regclass)))"
+        )
         return explicit_id
 
     def _open(self) -> Any:

@@ -134,10 +134,28 @@ class StoreReads(StoreConnections):
             raise schema_not_found(f"Schema {schema_id} not found")
         found = StoredSchema(row[0], row[1], json.loads(row[2]), row[3], row[4])
         with self._cache_lock:
+            if schema_id in self._gone:  # read from a snapshot taken before its delete committed
+                return found
             self._schema_cache[schema_id] = found
             if len(self._schema_cache) > 4096:
                 self._schema_cache.popitem(last=False)
         return found
+
+    def holds_schema(self, schema_id: int) -> bool:
+        """Is ``schema_id`` still held (its last version not permanently deleted)?"""
+        with self._connect() as conn:
+            return conn.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone() is not None
+
+    def ids_of_content(self, schema_id: int) -> list[int]:
+        """Every id holding the same schema as ``schema_id`` (IMPORT may keep one schema under several), ascending."""
+        with self._connect() as conn:
+            rows = conn.execute(
+                "SELECT b.id FROM schemas a JOIN schemas b ON b.schema_type = a.schema_type AND b.schema_text ="
+                " a.schema_text AND b.refs = a.refs AND b.metadata = a.metadata AND b.rule_set = a.rule_set"
+                " WHERE a.id = ? ORDER BY b.id",
+                (schema_id,),
+            ).fetchall()
+        return [int(row[0]) for row in rows]
 
     def schema_ids(self) -> list[int]:
         """Every schema id, ascending (what ``GET /schemas/guids/{guid}`` learns guids from)."""

@@ -21,6 +21,17 @@ from tscontract.registry.store.records import (
 from tscontract.registry.store.subjects import check_subject
 
 _OPTIMISTIC_TRIES = 3  # lost races before a registration checks inside the write lock
+INCOMPATIBLE = 40901  # Errors.INCOMPATIBLE_SCHEMA_ERROR_CODE (Confluent 8.x; HTTP 409)
+
+
+def incompatible(subject: str, mode: str, messages: list[str]) -> RegistryError:
+    """Confluent's 409 for an incompatible registration: its text, the reasons then its mode line."""
+    details = ", ".join([*messages, f"{{validateFields: 'false', compatibility: '{mode}'}}"])
+    return RegistryError(
+        409,
+        INCOMPATIBLE,
+        f'Schema being registered is incompatible with an earlier schema for subject "{subject}", details: [{details}]',
+    )
 
 
 class RegistryStore(StoreConfig):
@@ -64,18 +75,12 @@ class RegistryStore(StoreConfig):
         else:
             live = self._live_texts(conn, subject, None if transitive else 1)
         if live and live[0][0] != schema_type and mode != "NONE":
-            raise RegistryError(409, 409, f"Schema type {schema_type} differs from the subject's {live[0][0]}")
+            raise incompatible(subject, mode, ["Incompatible because of different schema type"])
         olds = olds_for_mode(mode, [old for kind, old in live if kind == schema_type])
         with self._check_slots:
             ok, messages = compat(mode, schema_type, check_text or text, olds)
         if not ok:
-            detail = "; ".join(messages) or "incompatible"
-            raise RegistryError(
-                409,
-                409,
-                f"Schema being registered is incompatible with an earlier schema for subject '{subject}' ({mode}): "
-                f"{detail}",
-            )
+            raise incompatible(subject, mode, [str(m) for m in messages] or ["incompatible"])
         return state, None
 
     def register(
@@ -124,55 +129,64 @@ class RegistryStore(StoreConfig):
         metadata: str = "",
         rule_set: str = "",
     ) -> int:
-        """IMPORT mode: keep the id (and version) another registry gave the schema; no compatibility check.
-
-        Importing the same thing again answers the same id. An id held by another schema, a schema
-        held under another id, or a version of the subject held by another schema is refused (42205).
-        """
+        """IMPORT mode: keep the id (and version) another registry gave the schema; no compatibility
+        check; returns the version. As Confluent's, the same schema may come under a second id
+        (``testImportModeWithSameSchemaDifferentId``); an id held by another schema, or a version of the
+        subject held by another id, is refused (42205). Importing the same thing again is the same version."""
         check_subject(subject)
         identity = (schema_type, text, _refs_key(references), metadata, rule_set)
         with self._write() as conn:
-            existing = self._find_schema(conn, identity)
-            if existing is not None and existing != schema_id:
-                raise RegistryError(
-                    422, 42205, f"Schema already registered with id {existing}; cannot import it as id {schema_id}"
-                )
-            if existing is None:
-                taken = conn.execute("SELECT 1 FROM schemas WHERE id = ?", (schema_id,)).fetchone()
-                if taken is not None:
-                    raise RegistryError(
-                        422,
-                        42205,
-                        f"Overwrite new schema with id {schema_id} is not permitted: it holds another schema",
-                    )
+            held = conn.execute(
+                "SELECT schema_type, schema_text, refs, metadata, rule_set FROM schemas WHERE id = ?", (schema_id,)
+            ).fetchone()
+            if held is not None and tuple(held) != identity:
+                raise RegistryError(422, 42205, f"Overwrite new schema with id {schema_id} is not permitted.")
             number = version
             if number is None:
                 row = conn.execute(
                     "SELECT coalesce(max(version), 0) FROM subject_versions WHERE subject = ?", (subject,)
                 ).fetchone()
                 number = int(row[0]) + 1
-            held = conn.execute(
+            taken = conn.execute(
                 "SELECT schema_id FROM subject_versions WHERE subject = ? AND version = ?", (subject, number)
             ).fetchone()
-            if held is not None:
-                if held[0] == schema_id:  # the same import again; a soft-deleted one comes back
+            if taken is not None:
+                if taken[0] == schema_id:  # the same import again; a soft-deleted one comes back
                     conn.execute(
                         "UPDATE subject_versions SET deleted = 0 WHERE subject = ? AND version = ?", (subject, number)
                     )
-                    return schema_id
+                    return number
                 raise RegistryError(
-                    422, 42205, f"Version {number} of subject '{subject}' already holds schema id {held[0]}"
+                    422, 42205, f"Version {number} of subject '{subject}' already holds schema id {taken[0]}"
                 )
-            return self._insert(conn, subject, identity, number, schema_id)
+            if held is None:
+                self._insert_schema(conn, identity, schema_id)
+            conn.execute(
+                "INSERT INTO subject_versions (subject, version, schema_id, registered_at) VALUES (?, ?, ?, ?)",
+                (subject, number, schema_id, _now()),
+            )
+            return number
 
-    def _insert(self, conn: Any, subject: str, identity: Identity, version: int, explicit_id: int | None = None) -> int:
+    def _insert(self, conn: Any, subject: str, identity: Identity, version: int) -> int:
         schema_id = self._find_schema(conn, identity)
         if schema_id is None:
-            schema_id = self._insert_schema(conn, identity, explicit_id)
+            schema_id = self._insert_schema(conn, identity, None)
         conn.execute(
             "INSERT INTO subject_versions (subject, version, schema_id, registered_at) VALUES (?, ?, ?, ?)",
             (subject, version, schema_id, _now()),
         )
+        # as Confluent's register: a soft-deleted earlier version of the subject holding the same id goes for
+        # good (the schema lives on in the new version), unless a schema references it
+        rows = conn.execute(
+            "SELECT version FROM subject_versions WHERE subject = ? AND schema_id = ? AND deleted = 1 AND version < ?",
+            (subject, schema_id, version),
+        ).fetchall()
+        for (old,) in rows:
+            try:
+                self._refuse_referenced(conn, subject, [old])
+            except RegistryError:
+                continue
+            conn.execute("DELETE FROM subject_versions WHERE subject = ? AND version = ?", (subject, old))
         return int(schema_id)
 
     def _insert_schema(self, conn: Any, identity: Identity, explicit_id: int | None) -> int:
@@ -230,12 +244,15 @@ class RegistryStore(StoreConfig):
                 raise RegistryError(
                     404, 40405, f"Subject '{subject}' was not deleted first before being permanently deleted"
                 )
-            if permanent:
-                conn.execute("DELETE FROM subject_versions WHERE subject = ?", (subject,))
-                self._forget_subject(conn, subject)
-                return [version for version, _ in rows]
-            conn.execute("UPDATE subject_versions SET deleted = 1 WHERE subject = ?", (subject,))
-            return live
+            if not permanent:
+                conn.execute("UPDATE subject_versions SET deleted = 1 WHERE subject = ?", (subject,))
+                return live
+            ids = self._ids_of(conn, "subject = ?", (subject,))
+            conn.execute("DELETE FROM subject_versions WHERE subject = ?", (subject,))
+            self._forget_subject(conn, subject)
+            dropped = self._drop_orphans(conn, ids)
+        self._evict(dropped)
+        return [version for version, _ in rows]
 
     @staticmethod
     def _forget_subject(conn: Any, subject: str) -> None:
@@ -279,15 +296,44 @@ class RegistryStore(StoreConfig):
                     40407,
                     f"Subject '{subject}' Version {number} was not deleted first before being permanently deleted",
                 )
+            dropped: list[int] = []
             if permanent:
+                ids = self._ids_of(conn, "subject = ? AND version = ?", (subject, number))
                 conn.execute("DELETE FROM subject_versions WHERE subject = ? AND version = ?", (subject, number))
                 if not self._has_any(conn, subject):
                     self._forget_subject(conn, subject)
+                dropped = self._drop_orphans(conn, ids)
             else:
                 conn.execute(
                     "UPDATE subject_versions SET deleted = 1 WHERE subject = ? AND version = ?", (subject, number)
                 )
+        self._evict(dropped)
         return number
+
+    @staticmethod
+    def _ids_of(conn: Any, where: str, params: tuple) -> list[int]:
+        rows = conn.execute(f"SELECT DISTINCT schema_id FROM subject_versions WHERE {where}", params).fetchall()
+        return [int(row[0]) for row in rows]
+
+    @staticmethod
+    def _drop_orphans(conn: Any, ids: list[int]) -> list[int]:
+        """Remove the schemas among ``ids`` that no version holds any more (a permanent delete took the
+        last one): as in Confluent's registry, the id then answers 40403 everywhere, and the same schema
+        registered again gets a new id (ids are never reused: SQLite AUTOINCREMENT, a PostgreSQL identity)."""
+        dropped = []
+        for schema_id in ids:
+            if conn.execute("SELECT 1 FROM subject_versions WHERE schema_id = ? LIMIT 1", (schema_id,)).fetchone():
+                continue
+            conn.execute("DELETE FROM schemas WHERE id = ?", (schema_id,))
+            dropped.append(schema_id)
+        return dropped
+
+    def _evict(self, dropped: list[int]) -> None:
+        """Forget dropped schemas once their delete is committed (a read before could cache them again)."""
+        with self._cache_lock:
+            for schema_id in dropped:
+                self._schema_cache.pop(schema_id, None)
+                self._gone.add(schema_id)
 
     def _clear_for_import(self, conn: Any, subject: str | None) -> None:
         """No live version in scope (else 42205); then the soft-deleted ones go for good, unless referenced."""
@@ -301,4 +347,6 @@ class RegistryStore(StoreConfig):
             held.setdefault(name, []).append(version)
         for name, versions in held.items():
             self._refuse_referenced(conn, name, versions)
+            ids = self._ids_of(conn, "subject = ?", (name,))
             conn.execute("DELETE FROM subject_versions WHERE subject = ?", (name,))
+            self._evict(self._drop_orphans(conn, ids))  # before the commit: a mode change, rare
