@@ -316,3 +316,12 @@ def test_a_number_sentinel_on_a_boolean_column_is_refused(tmp_path):
     numbers = MAPPING.replace("no_reading: [nil]", "no_reading: [null]")
     with pytest.raises(ContractError, match="sentinel 40 is a number but source column 'reading' is BOOLEAN"):
         converted(tmp_path, tmp_path / "cgm.parquet", numbers)
+
+
+def test_a_text_sentinel_with_quotes_is_a_literal_never_sql(tmp_path):
+    # a mapping is untrusted input: a sentinel written as SQL matches only a cell written exactly so
+    hostile = "x' OR TRUE OR '"
+    mapping = MAPPING.replace("no_reading: [nil]", "no_reading: [nil, \"x' OR TRUE OR '\"]")
+    cells = ["125", "\"x' OR TRUE OR '\"", "nil"]
+    rows = converted(tmp_path, readings_csv(tmp_path, cells), mapping)
+    assert rows == [("125", None), (None, "no_reading"), (None, "no_reading")], hostile

@@ -127,22 +127,21 @@ def _literal(item: Sentinel, text: bool) -> str:
     return sql_string(str(item)) if text or isinstance(item, str) else str(item)
 
 
+def _is_sentinel(raw: str, item: Sentinel, text: bool) -> str:
+    """The condition that the raw cell is the sentinel ``item`` (null matches a missing cell)."""
+    return f"{raw} IS NULL" if item is None else f"{raw} = {_literal(item, text)}"
+
+
 def matched_sql(sentinels: Sentinels, raw: str, physical: str) -> str:
     """True where the raw cell is a sentinel."""
     text = _is(physical, _TEXT_TYPES)
-    parts = [f"{raw} IS NULL" if item is None else f"{raw} = {_literal(item, text)}" for item, _ in sentinels.listed]
-    return f"coalesce({' OR '.join(parts)}, FALSE)"
+    return f"coalesce({' OR '.join(_is_sentinel(raw, item, text) for item, _ in sentinels.listed)}, FALSE)"
 
 
 def flag_sql(sentinels: Sentinels, raw: str, physical: str) -> str:
     """The flag member a sentinel sets; NULL for a reading."""
     text = _is(physical, _TEXT_TYPES)
-    whens = [
-        f"WHEN {raw} IS NULL THEN {sql_string(member)}"
-        if item is None
-        else f"WHEN {raw} = {_literal(item, text)} THEN {sql_string(member)}"
-        for item, member in sentinels.listed
-    ]
+    whens = [f"WHEN {_is_sentinel(raw, item, text)} THEN {sql_string(member)}" for item, member in sentinels.listed]
     return f"CASE {' '.join(whens)} END"
 
 

@@ -22,6 +22,23 @@ from tscontract.interop.odcs.quality import QualityReader
 from tscontract.interop.odcs.walk import _ROUND_TRIP_SECTIONS, object_names
 from tscontract.interop.odcs.yaml_out import CONTRACT_ORDER, dump
 
+# the order a field's keys are written in the imported contract
+_FIELD_ORDER = (
+    "type",
+    "nullable",
+    "unit",
+    "dimension",
+    "value",
+    "default",
+    "constraint",
+    "unique",
+    "flag_of",
+    "aliases",
+    "deprecated",
+    "description",
+    "note",
+)
+
 
 class ObjectImport(QualityReader):
     """One schema object of a parsed ODCS document as a contract."""
@@ -249,20 +266,7 @@ class ObjectImport(QualityReader):
             if not c.dropped:
                 generated[f"sql_checks[{len(sql_checks)}]"] = c
                 sql_checks.append({**entry, **c.options()})
-        order = (
-            "type",
-            "nullable",
-            "unit",
-            "dimension",
-            "value",
-            "default",
-            "constraint",
-            "unique",
-            "flag_of",
-            "aliases",
-            "deprecated",
-        )
-        fields = {n: {k: f[k] for k in (*order, "description", "note") if k in f} for n, f in fields.items()}
+        fields = {n: {k: f[k] for k in _FIELD_ORDER if k in f} for n, f in fields.items()}
         self.rules_carried = self.rules_said(sql_checks)
         body = {
             **contract,
