@@ -80,12 +80,12 @@ def test_show_prints_every_rule_key(tmp_path):
 
 
 @pytest.mark.parametrize("rows", ["bad", "good"])
-def test_inline_shares_on_spark(tmp_path, rows):
+def test_inline_shares_on_spark(spark, tmp_path, rows):  # the shared session (tests/conftest.py)
     pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
     contract = write(tmp_path, INLINE, "trades.yaml")
     data = trades_csv(tmp_path, bad_rows() if rows == "bad" else GOOD_ROWS)
     duck = validate(contract, data, engine="duckdb").to_json()
-    spark = validate(contract, data, engine="spark", spark_master="local[1]").to_json()
-    for report in (duck, spark):
+    on_spark = validate(contract, data, engine="spark", spark_master="local[1]").to_json()
+    for report in (duck, on_spark):
         report.pop("elapsed_s"), report.pop("engine")
-    assert duck == spark
+    assert duck == on_spark

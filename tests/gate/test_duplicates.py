@@ -129,12 +129,12 @@ def test_validate_fails_only_the_copies_the_sequence_cannot_order(resends, tmp_p
     assert validate(plain, resends["clean"], catalog=CATALOG, now=AFTER_CLOSE).check("key.unique").failed_rows == 2
 
 
-def test_spark_resolves_the_same_copies(resends, tmp_path):
+def test_spark_resolves_the_same_copies(spark, resends, tmp_path):  # the shared session (tests/conftest.py)
     keep_last = write_contract(tmp_path / "last.yaml", extra=KEEP_LAST)
     duck = validate(keep_last, resends["mixed"], catalog=CATALOG, now=AFTER_CLOSE, engine="duckdb")
-    spark = validate(keep_last, resends["mixed"], catalog=CATALOG, now=AFTER_CLOSE, engine="spark")
-    assert duck.check("key.unique").to_json() == spark.check("key.unique").to_json()
-    assert spark.check("key.unique").failed_rows == 4
+    on_spark = validate(keep_last, resends["mixed"], catalog=CATALOG, now=AFTER_CLOSE, engine="spark")
+    assert duck.check("key.unique").to_json() == on_spark.check("key.unique").to_json()
+    assert on_spark.check("key.unique").failed_rows == 4
 
 
 def test_cli_exit_0_when_only_superseded_copies_are_quarantined(resends, tmp_path):

@@ -500,7 +500,7 @@ def test_dqx_sql_checks_judge_a_batch(tmp_path):
     }, failed
 
 
-def test_the_imported_rules_run_alike_on_spark(imported, tmp_path):
+def test_the_imported_rules_run_alike_on_spark(spark, imported, tmp_path):
     """The clauses an import writes (matches, unique, shares, row_count, SQL checks) give the same report
     on Spark as on DuckDB (a mapping converts in DuckDB only: the file has the contract's column names)."""
     pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
@@ -510,10 +510,10 @@ def test_the_imported_rules_run_alike_on_spark(imported, tmp_path):
     data = tmp_path / "bad.csv"
     data.write_text("\n".join([HEADER.replace(",sym,", ",symbol,"), *bad]) + "\n")
     duck = validate(contract, data).to_json()
-    spark = validate(contract, data, engine="spark", spark_master="local[1]").to_json()
-    for report in (duck, spark):
+    on_spark = validate(contract, data, engine="spark", spark_master="local[1]").to_json()
+    for report in (duck, on_spark):
         report.pop("elapsed_s"), report.pop("engine")
-    assert duck == spark and not duck["passed"]
+    assert duck == on_spark and not duck["passed"]
     failed = {c["id"] for c in duck["checks"] if c["status"] == "failed"}
     assert {"field.symbol.constraint", "field.trade_id.unique", "sql_checks.positive_price"} <= failed
 

@@ -45,6 +45,7 @@ class Run(Protocol):
     columns: dict[str, ColumnSQL]
     series: str | None
     typed_view: str
+    time_span: tuple[datetime | None, datetime | None] | None  # the batch's first and last instants, if read
 
     def result(
         self,
@@ -63,6 +64,9 @@ class Run(Protocol):
 
     @property
     def catalog_joined(self) -> bool: ...
+
+    @property
+    def statements_dear(self) -> bool: ...  # every statement costs the engine a job or more (Spark)
 
     def create_typed_view(self, view: str = ..., numbered: bool = False) -> None: ...
 

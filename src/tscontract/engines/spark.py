@@ -53,6 +53,8 @@ from tscontract.typemap.physical import SPARK_NAMES
 
 DEFAULT_MASTER = "local[*]"
 SPARK_TABLE_PREFIX = "spark:"
+ADAPTIVE = "spark.sql.adaptive.enabled"
+BROADCAST = "spark.sql.autoBroadcastJoinThreshold"
 # the JVM's own output (Spark's log, JVM warnings): kept out of the terminal, kept for a post-mortem
 JVM_LOG = Path(tempfile.gettempdir()) / "tscontract-spark.log"
 
@@ -138,11 +140,21 @@ class SparkConnection(TranslatedConnection):
     """The subset of a DuckDB connection the validation run uses, on a Spark session."""
 
     engine_name = "Spark"
+    statements_dear = True  # a statement is a Spark job or more (engines/run/state.py)
 
     def __init__(self, spark: Any) -> None:
         self.spark = spark
         self.cached: dict[str, Any] = {}
         self.views: set[str] = set()
+        self.inputs: set[str] = set()  # the input as registered (view, table): every row of the batch
+        self.reads: dict[str, set[str]] = {}  # a created view or table -> the names its query reads
+        self.unread: set[str] = set()  # tables created from the input that no statement has read yet
+        # Adaptive execution runs every shuffle stage as a job of its own (54 jobs for the seed contract, not
+        # 26): the run's shuffles are partial aggregates and one window, small and known in advance, which it
+        # has nothing to re-plan in. Off while the run's statements run; the session's own settings are back
+        # after (close).
+        self.saved = {key: spark.conf.get(key, None) for key in (ADAPTIVE, BROADCAST)}
+        spark.conf.set(ADAPTIVE, "false")
 
     def _collect(self, df: Any) -> list[tuple[Any, ...]]:
         table = df.toArrow()
@@ -152,6 +164,7 @@ class SparkConnection(TranslatedConnection):
     def view(self, name: str, df: Any) -> None:
         df.createOrReplaceTempView(name)
         self.views.add(name)
+        self.inputs.add(name)
 
     def table(self, name: str, df: Any) -> None:
         """``df`` cached, as the temporary view ``name`` (a temporary table in DuckDB's terms)."""
@@ -162,16 +175,70 @@ class SparkConnection(TranslatedConnection):
             old.unpersist()
         self.cached[name] = df
         self.views.add(name)
+        self.inputs.add(name)
 
     def create(self, kind: str, name: str, query: exp.Expression) -> None:
+        sql = transpile(query, TscSpark())
+        reads = {t.name for t in query.find_all(exp.Table)}
         if kind == "VIEW":
-            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {transpile(query, TscSpark())}")
+            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{name}` AS {sql}")
             self.views.add(name)
+        elif self._reads_input(reads):
+            self.table(name, self.spark.sql(sql))
+            # the batch's rows still (the source with its catalog joined) unless filtered, grouped or windowed
+            if query.args.get("where") or query.args.get("group") or query.find(exp.Window):
+                self.inputs.discard(name)
+                self.unread.add(name)
         else:
-            self.table(name, self.spark.sql(transpile(query, TscSpark())))
+            with self._joined_in_place():  # a cached table's plan is made now, not when it is read
+                self.table(name, self.spark.sql(sql))
+            self.inputs.discard(name)
+        self.reads[name] = reads
+
+    def _reaches(self, names: set[str]) -> set[str]:
+        """``names`` and what they read in turn, through views and tables not yet computed."""
+        found: set[str] = set()
+        todo = list(names)
+        while todo:
+            name = todo.pop()
+            if name in found:
+                continue
+            found.add(name)
+            if name not in self.cached or name in self.unread:
+                todo.extend(self.reads.get(name, ()))
+        return found
+
+    def _reads_input(self, names: set[str]) -> bool:
+        return bool(self._reaches(names) & self.inputs)
 
     def query(self, tree: exp.Expr) -> list[tuple[Any, ...]]:
-        return self._collect(self.spark.sql(transpile(tree, TscSpark())))
+        """The rows of ``tree``, joining small tables in place where it reads no row of the batch."""
+        names = self._reaches({t.name for t in tree.find_all(exp.Table)})
+        try:
+            if names & self.inputs:
+                return self._collect(self.spark.sql(transpile(tree, TscSpark())))
+            with self._joined_in_place():
+                return self._collect(self.spark.sql(transpile(tree, TscSpark())))
+        finally:
+            self.unread -= names  # computed now: a table the statement read is cached
+
+    @contextlib.contextmanager
+    def _joined_in_place(self) -> Iterator[None]:
+        """No broadcast joins: a statement over the batch's rows joins small tables by broadcast, a job
+        each; one over tables already computed (points, duplicates, edges: small) joins them by shuffle,
+        in its own job."""
+        self.spark.conf.set(BROADCAST, "-1")
+        try:
+            yield
+        finally:
+            self._restore(BROADCAST)
+
+    def _restore(self, key: str) -> None:
+        value = self.saved[key]
+        if value is None:
+            self.spark.conf.unset(key)
+        else:
+            self.spark.conf.set(key, value)
 
     def untrusted(self, sql: str) -> list[tuple[Any, ...]]:
         """A contract's own query, its Spark jobs cancelled after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
@@ -187,6 +254,7 @@ class SparkConnection(TranslatedConnection):
     def register(self, name: str, table: Any) -> None:
         """An Arrow table as a temporary table (relations.small_table, for large ones)."""
         self.table(name, self.spark.createDataFrame(table))
+        self.inputs.discard(name)
 
     def close(self) -> None:
         for df in self.cached.values():
@@ -195,6 +263,11 @@ class SparkConnection(TranslatedConnection):
             self.spark.catalog.dropTempView(name)
         self.cached.clear()
         self.views.clear()
+        self.inputs.clear()
+        self.reads.clear()
+        self.unread.clear()
+        for key in self.saved:
+            self._restore(key)
 
 
 # ---------------------------------------------------------------------------- sources
@@ -338,6 +411,7 @@ def _read_csv(con: SparkConnection, paths: list[Path], shown: list[str], dialect
 def _register(con: SparkConnection, df: Any, *, text: bool, description: list[str]) -> Source:
     """``df`` as the source view; numbered here unless it brings its own ``__row``."""
     columns = {f.name: _duckdb_type(f.dataType) for f in df.schema.fields if f.name != "__row"}
+    # kept once the catalog is joined to it (engines/run/state.py create_typed_view): read once
     con.view(SOURCE_VIEW, df if "__row" in df.columns else _numbered(con.spark, df))
     return Source(columns, text=text, has_row_number=True, description=description)
 

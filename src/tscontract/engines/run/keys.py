@@ -6,13 +6,15 @@ much less than grouping the key's columns; examples name the input rows of each 
 
 from __future__ import annotations
 
+from datetime import date
+from decimal import Decimal
 from typing import Any
 
-from tscontract.engines.inputs.sources import SOURCE_VIEW
 from tscontract.engines.run.state import RunState
 from tscontract.plan.checks import Check
 from tscontract.plan.params import KeyParams
-from tscontract.sql.columns import ident, json_value
+from tscontract.sql.columns import ident, json_value, sql_string
+from tscontract.typemap.sql import sql_type
 
 
 class KeyChecks(RunState):
@@ -31,59 +33,82 @@ class KeyChecks(RunState):
         # Straight from the source (the typed view's catalog joins are not needed to group keys), in two
         # steps: group one 64-bit hash per row, which is much cheaper than grouping the key's columns, then
         # group the exact keys of the rows whose hash repeats -- duplicates and the rare collisions only.
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {SOURCE_VIEW} "
-            "GROUP BY 1 HAVING count(*) > 1"
-        )
+        # Where a statement is a job (Spark), the exact keys are grouped at once: the hashes would be one more.
+        complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
+        where = ""
+        if not self.statements_dear:
+            self.con.execute(
+                f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {self.rows_view} "
+                "GROUP BY 1 HAVING count(*) > 1"
+            )
+            candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
+            where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
         # a row with a null key part fails its nullability (or type) check; it duplicates nothing (judged
         # on the grouped keys of repeated hashes, so no row's key is computed twice)
-        complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
-        candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
-        where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
         policy = check.params_of(KeyParams).duplicates
         by = self.columns[policy.by] if policy is not None and policy.by is not None else None
         unresolved = f" AND count(DISTINCT {by.typed}) < count(*)" if by is not None and by.present else ""
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
-            f"FROM {SOURCE_VIEW} {where} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
+            f"FROM {self.rows_view} {where} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
         )
         rows, total, repeated = self.shown_with_totals("__tsc_dups", keys)
         if not total:
             self.result(check, "passed")
             return
         names = [*self.contract.key, "count"]
-        found = self.duplicate_rows(typed_keys, key_hash, keys)
+        if self.statements_dear:  # the keys shown, as literals: joining them from a table would be a job more
+            where = "WHERE " + (" OR ".join(self.key_literals(r[:-1]) for r in rows) or "FALSE")
+        found = self.duplicate_rows(typed_keys, where, keys)
         examples = [
             {"rows": found.get(tuple(r[:-1]), [])} | {n: json_value(v) for n, v in zip(names, r, strict=True)}
             for r in rows
         ]
         self.result(check, "failed", total, examples, f"{repeated} key(s) appear more than once")
 
+    def key_literals(self, values: tuple[Any, ...]) -> str:
+        """The condition that a source row has the key ``values`` (typed, as the key check reads them)."""
+        parts = []
+        for name, value in zip(self.contract.key, values, strict=True):
+            if isinstance(value, date):
+                text = value.isoformat()
+            elif isinstance(value, Decimal):
+                text = format(value, "f")
+            else:
+                text = str(value).lower() if isinstance(value, bool) else str(value)
+            literal = f"CAST({sql_string(text)} AS {sql_type(self.columns[name].dtype)})"
+            parts.append(f"{self.columns[name].typed} = {literal}")
+        return "(" + " AND ".join(parts) + ")"
+
     def shown_with_totals(self, table: str, order: str) -> tuple[list[tuple[Any, ...]], int, int]:
         """The first rows of ``table`` (repeated values with their count ``n``) by ``order``, the rows
         they account for (``sum(n)``) and how many there are."""
         (total, repeated), rows = self.with_totals(
-            [f"SELECT coalesce(sum(n), 0) FROM {table}", f"SELECT count(*) FROM {table}"],
+            ["sum(n)", "count(*)"],
             f"SELECT * FROM {table}",
             order,
         )
         return rows, total, repeated
 
-    def duplicate_rows(self, typed_keys: str, key_hash: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
+    def duplicate_rows(self, typed_keys: str, where: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
         """The input rows (first few, by row number) of each repeated key shown as an example."""
         per_key = 5
         numbered = (
-            SOURCE_VIEW
+            self.rows_view
             if self.source.has_row_number
-            else f"(SELECT row_number() OVER () AS __row, * FROM {SOURCE_VIEW})"
+            else f"(SELECT row_number() OVER () AS __row, * FROM {self.rows_view})"
         )
-        shown = f"(SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit})"
+        # the keys shown: joined from the table, or named in ``where`` already (statements_dear)
+        shown = f" JOIN (SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit}) d USING ({keys})"
+        if self.statements_dear:
+            shown = ""
         found: dict[tuple[Any, ...], list[int]] = {}
         for r in self.fetch(
             f"SELECT * FROM (SELECT {keys}, __row, row_number() OVER (PARTITION BY {keys} ORDER BY __row) AS __k "
-            f"FROM (SELECT __row, {typed_keys} FROM {numbered} WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)) "
-            f"s JOIN {shown} d USING ({keys})) WHERE __k <= {per_key} ORDER BY {keys}, __row"
+            f"FROM (SELECT __row, {typed_keys} FROM {numbered} {where}) "
+            f"s{shown}) WHERE __k <= {per_key} ORDER BY {keys}, __row "
+            f"LIMIT {self.limit * per_key}"  # drops nothing; spares a distributed sort its sampling job
         ):
             found.setdefault(tuple(r[:-2]), []).append(int(r[-2]))
         return found
@@ -102,23 +127,23 @@ class KeyChecks(RunState):
         value = self.columns[name].typed
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT __u, count(*) AS n FROM "
-            f"(SELECT {value} AS __u FROM {SOURCE_VIEW}) s WHERE __u IS NOT NULL GROUP BY __u HAVING count(*) > 1"
+            f"(SELECT {value} AS __u FROM {self.rows_view}) s WHERE __u IS NOT NULL GROUP BY __u HAVING count(*) > 1"
         )
         shown, total, repeated = self.shown_with_totals(table, "__u")
         if not total:
             self.result(check, "passed")
             return
         numbered = (
-            SOURCE_VIEW
+            self.rows_view
             if self.source.has_row_number
-            else f"(SELECT row_number() OVER () AS __row, * FROM {SOURCE_VIEW})"
+            else f"(SELECT row_number() OVER () AS __row, * FROM {self.rows_view})"
         )
         rows: dict[Any, list[int]] = {}
         for r in self.fetch(
             f"SELECT __u, __row FROM (SELECT s.__u, s.__row, row_number() OVER (PARTITION BY s.__u ORDER BY s.__row) "
             f"AS __k FROM (SELECT __row, {value} AS __u FROM {numbered}) s JOIN "
             f"(SELECT __u FROM {table} ORDER BY __u LIMIT {self.limit}) d ON d.__u = s.__u) WHERE __k <= 5 "
-            "ORDER BY __u, __row"
+            f"ORDER BY __u, __row LIMIT {self.limit * 5}"
         ):
             rows.setdefault(r[0], []).append(int(r[1]))
         examples = [{"rows": rows.get(v, []), name: json_value(v), "count": int(n)} for v, n in shown]

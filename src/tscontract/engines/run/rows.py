@@ -21,6 +21,7 @@ from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.inputs.sources import MALFORMED, RECORD, SOURCE_VIEW
 from tscontract.engines.run.state import RunState
+from tscontract.engines.run.time import plausible_sql
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import BoundsParams, PatternParams
@@ -124,7 +125,7 @@ class RowChecks(RunState):
                 self.result(check, "error", message="cannot run on this input")
                 continue
             runnable.append((check, sql))
-        if self.source.has_row_number:
+        if self.source.has_row_number and not self.statements_dear:
             # Rows are numbered already, so one scan does it all: it keeps the failing rows (few, as a
             # rule) with a flag per check, and the counts are read from that small table.
             self.progress("row checks: one scan keeping the failing rows")
@@ -134,15 +135,30 @@ class RowChecks(RunState):
         else:
             # Numbering rows costs a window over the whole input: count first, number only on failure.
             self.progress("row checks: one fused scan")
+            if self.statements_dear:  # kept lazily (Spark): computed only if the examples read it
+                self.keep_failing(runnable, TYPED_VIEW)
             sums = "".join(f", count(*) FILTER (WHERE {sql})" for _, sql in runnable)
+            time = self.contract.time.column
+            span = self.statements_dear and self.columns[time].present  # a statement less for the time pass
+            if span:
+                sums += f", min(CASE WHEN {plausible_sql(ident(time))} THEN {ident(time)} END)"
+                sums += f", max(CASE WHEN {plausible_sql(ident(time))} THEN {ident(time)} END)"
             row = self.fetch(f"SELECT count(*){sums} FROM {TYPED_VIEW}")[0]
+            if span:
+                self.time_span = (row[-2], row[-1])
+                row = row[:-2]
             self.rows = int(row[0])
             counted = [(check, sql, int(n)) for (check, sql), n in zip(runnable, row[1:], strict=True)]
             failing = [(check, sql) for check, sql, n in counted if n]
-            if failing:
+            if failing and self.statements_dear:
+                failing = runnable  # the flags of __tsc_failing are those of every check
+            elif failing:
                 self.progress(f"examples for {len(failing)} failed row check(s)")
-                self.create_typed_view("__tsc_typed_numbered", numbered=True)
-                self.keep_failing(failing, "__tsc_typed_numbered")
+                numbered = TYPED_VIEW
+                if not self.source.has_row_number:
+                    numbered = "__tsc_typed_numbered"
+                    self.create_typed_view(numbered, numbered=True)
+                self.keep_failing(failing, numbered)
             flag = {check.id: i for i, (check, _) in enumerate(failing)}
             failed = [(check, flag.get(check.id, -1), n) for check, _, n in counted]
         examples = self.row_examples([(check, i) for check, i, n in failed if n and i >= 0])
@@ -202,7 +218,11 @@ class RowChecks(RunState):
             f"ORDER BY __row LIMIT {self.limit}) AS __e{flag}"
             for _, flag in failed
         ]
-        rows = self.fetch(f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS __e ORDER BY __k, __row")
+        # the LIMIT drops nothing (each part has at most ``limit`` rows); without one a distributed sort
+        # samples its input first (a Spark job more)
+        rows = self.fetch(
+            f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS __e ORDER BY __k, __row LIMIT {self.limit * len(parts)}"
+        )
         at = {name: j + 2 for j, name in enumerate(shown)}  # after __k and __row
         by_flag: dict[int, list[tuple[Any, ...]]] = {}
         for r in rows:

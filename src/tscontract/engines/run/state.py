@@ -86,7 +86,10 @@ class RunState:
             self.columns[name] = with_conversion_reason(self.columns[name])
         self.series = self.contract.series_column
         self.typed_view = TYPED_VIEW
+        self.rows_view = SOURCE_VIEW  # the input's rows as read: the key passes group them
         self.rows = 0
+        # the batch's first and last plausible instants, where the row pass reads them (time.py source_span)
+        self.time_span: tuple[datetime | None, datetime | None] | None = None
         self.engine = engine  # the name the report gives
 
     # ------------------------------------------------------------------ helpers
@@ -125,6 +128,12 @@ class RunState:
         status: Status = "passed" if tolerated else "failed"
         self.result(check, status, failed, examples, f"{message}; {said}" if message else said)
 
+    @property
+    def statements_dear(self) -> bool:
+        """Every statement costs the engine a job or more (Spark): one more scan costs less than one
+        more statement, so the run counts before it keeps, and skips no scan on a count first."""
+        return bool(getattr(self.con, "statements_dear", False))
+
     def missing(self, check: Check) -> list[str]:
         return [c for c in check.columns if c in self.columns and not self.columns[c].present]
 
@@ -146,16 +155,19 @@ class RunState:
         return self.plan.catalog is not None and series is not None and series != "" and self.columns[series].present
 
     def with_totals(self, totals: list[str], rows: str, order: str) -> tuple[list[int], list[tuple[Any, ...]]]:
-        """The first rows of the query ``rows`` by ``order`` and, in the same statement, the scalar queries
-        ``totals`` over the same rows (one round trip, a Spark job less each): no rows, every total 0.
+        """The first rows of the query ``rows`` by ``order`` and, in the same statement, the aggregates
+        ``totals`` over all of its rows (one statement, one Spark job: scalar subqueries would be a job
+        each): no rows, every total 0.
 
-        ``order`` names columns of ``rows``, or gives their positions after the totals."""
-        heads = ", ".join(f"({sql}) AS __total{i}" for i, sql in enumerate(totals))
+        Each total is an aggregate expression over the columns of ``rows`` (``sum(n)``), evaluated as a
+        window over all of them. ``order`` names columns of ``rows``, or gives their positions after the
+        totals."""
+        heads = ", ".join(f"{sql} OVER () AS __total{i}" for i, sql in enumerate(totals))
         # one row at least, whatever the examples asked: it carries the totals
         found = self.fetch(f"SELECT {heads}, * FROM ({rows}) AS __r ORDER BY {order} LIMIT {max(self.limit, 1)}")
         if not found:
             return [0] * len(totals), []
-        return [int(v) for v in found[0][: len(totals)]], [r[len(totals) :] for r in found[: self.limit]]
+        return [int(v or 0) for v in found[0][: len(totals)]], [r[len(totals) :] for r in found[: self.limit]]
 
     # ------------------------------------------------------------------ setup
     def register_catalog(self) -> None:
@@ -202,13 +214,34 @@ class RunState:
         columns = [(f"__b_{n}_{part}", "DECIMAL(38,10)") for n in names for part in ("low", "high", "mabs")]
         small_table(self.con, "__tsc_bounds", [("__b_series", "VARCHAR"), *columns], rows)
 
+    def catalog_joins(self) -> tuple[list[tuple[str, str]], str]:
+        """What the typed view joins per row: (expression, name) of each joined column, and the joins
+        (the catalog's attributes, the bounds, the calibration in force), on the source ``s``."""
+        if not self.series or not self.columns[self.series].present:
+            return [], ""
+        series_sql = self.columns[self.series].typed
+        names = ["__cat_series_id", *(f"__cat_{name}" for name, _ in _CATALOG_COLUMNS), "__cat_cadence_us"]
+        joined = [(f"c.{name}", name) for name in names]
+        joins = f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = {series_sql}"
+        if self.plan.bounds is not None:
+            bounds = [f"__b_{n}_{part}" for n in self.plan.bounds.fields for part in ("low", "high", "mabs")]
+            joined += [(f"b.{ident(name)}", name) for name in bounds]
+            joins += f" LEFT JOIN __tsc_bounds b ON b.__b_series = {series_sql}"
+        if "calibration_id" in self.columns:
+            ts = self.columns[self.contract.time.column].typed
+            joined.append(("k.__cal_id", "__cal_id"))
+            joins += (
+                f" LEFT JOIN {CALIBRATION_TABLE} k ON k.__cal_series = {series_sql} AND "
+                f"k.__cal_from <= {ts} AND (k.__cal_to IS NULL OR {ts} < k.__cal_to)"
+            )
+        return joined, joins
+
     def create_typed_view(self, view: str = TYPED_VIEW, numbered: bool = False) -> None:
         """The typed view over the source; ``numbered`` numbers input rows (examples only).
 
         Row numbers are taken before any join reorders rows; numbering a file that has
         none costs a window over the whole input, so only the example pass asks for it.
         """
-        time_col = self.contract.time.column
         source = SOURCE_VIEW
         if self.source.has_row_number:
             selects = ["s.__row AS __row"]
@@ -227,21 +260,16 @@ class RunState:
             selects.append(f"{col.precision_fail or 'FALSE'} AS {ident('__prec_' + name)}")
         if self.source.malformed:  # why a row is malformed, and its text (engines/inputs/sources.py)
             selects += [f"s.{MALFORMED} AS {MALFORMED}", f"s.{RECORD} AS {RECORD}"]
-        joins = ""
-        if self.series and self.columns[self.series].present:
-            series_sql = self.columns[self.series].typed
-            selects.append("c.*")
-            joins += f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = {series_sql}"
-            if self.plan.bounds is not None:
-                selects.extend(
-                    f"b.{ident(f'__b_{n}_{part}')}" for n in self.plan.bounds.fields for part in ("low", "high", "mabs")
-                )
-                joins += f" LEFT JOIN __tsc_bounds b ON b.__b_series = {series_sql}"
-            if "calibration_id" in self.columns:
-                ts = self.columns[time_col].typed
-                selects.append("k.__cal_id AS __cal_id")
-                joins += (
-                    f" LEFT JOIN {CALIBRATION_TABLE} k ON k.__cal_series = {series_sql} AND "
-                    f"k.__cal_from <= {ts} AND (k.__cal_to IS NULL OR {ts} < k.__cal_to)"
-                )
+        joined, joins = self.catalog_joins()
+        if self.statements_dear:
+            # the input read once, its catalog joined once, and kept: every pass reads this table (Spark: each
+            # statement over a view would read the files again, and broadcast the catalog again, a job each)
+            extra = "".join(f", {sql} AS {ident(name)}" for sql, name in joined)
+            table = f"{view}_rows"
+            self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT s.*{extra} FROM {source} s{joins}")
+            source, joins = table, ""
+            joined = [(f"s.{ident(name)}", name) for _, name in joined]
+            if view == TYPED_VIEW:
+                self.rows_view = table
+        selects += [f"{sql} AS {ident(name)}" for sql, name in joined]
         self.con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS SELECT {', '.join(selects)} FROM {source} s{joins}")

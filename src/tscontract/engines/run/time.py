@@ -63,6 +63,12 @@ def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
     return f"coalesce(__cat_calendar, {fallback})" if catalog_joined else fallback
 
 
+def plausible_sql(column: str) -> str:
+    """``column`` (an instant) lies in the years calendars know: one stray year-9999 point widens nothing."""
+    low, high = _PLAUSIBLE
+    return f"{column} >= TIMESTAMPTZ '{low}' AND {column} < TIMESTAMPTZ '{high}'"
+
+
 def _instant(moment: datetime) -> str:
     return f"CAST({sql_string(moment.astimezone(UTC).isoformat())} AS TIMESTAMPTZ)"
 
@@ -131,6 +137,17 @@ class TimeChecks:
     def calendar_sql(self) -> str:
         return calendar_sql(self.contract, self.run.catalog_joined)
 
+    def calendar_names(self) -> list[str]:
+        """The calendars :meth:`calendar_sql` can name: the catalog's (where it is joined) and the default,
+        from the contract and catalog alone (no statement)."""
+        time = self.contract.time
+        default = time.calendar or (time.timezone.session_calendar if time.timezone else None)
+        catalog = self.run.plan.catalog
+        found = {default}
+        if self.run.catalog_joined and catalog is not None:
+            found |= {entry.value_of("calendar") or default for entry in catalog.series.values()}
+        return sorted(name for name in found if name is not None)
+
     def kind_sql(self) -> str:
         catalog = self.run.plan.catalog
         extended = catalog is not None and any(e.session for e in catalog.series.values())
@@ -164,13 +181,15 @@ class TimeChecks:
         return valid
 
     def plausible_sql(self, column: str) -> str:
-        low, high = _PLAUSIBLE
-        return f"{column} >= TIMESTAMPTZ '{low}' AND {column} < TIMESTAMPTZ '{high}'"
+        return plausible_sql(column)
 
     def source_span(self) -> None:
         """Roughly the batch's first and last instants, from the source alone (no catalog join, no
         type checks): enough to load sessions, which are read with a margin. Implausible instants (one
         stray year-9999 point) widen nothing."""
+        if self.run.time_span is not None:  # the row pass found it (where a statement is a job)
+            self.lo, self.hi = self.run.time_span
+            return
         typed = self.run.columns[self.time_col].typed
         self.lo, self.hi = self.run.fetch(
             f"SELECT min({typed}), max({typed}) FROM __tsc_source WHERE {self.plausible_sql(typed)}"
@@ -198,14 +217,7 @@ class TimeChecks:
         """Load sessions for the batch (and up to ``until``); an error message when that is impossible."""
         run = self.run
         span = self.span()
-        names = [
-            r[0]
-            for r in run.fetch(
-                f"SELECT DISTINCT {self.calendar_sql()} FROM (SELECT __cat_calendar FROM "
-                f"{CATALOG_TABLE_SQL} UNION ALL SELECT NULL AS __cat_calendar)"
-            )
-            if r[0] is not None
-        ]
+        names = self.calendar_names()
         if span is None:
             return "no valid timestamps"
         if self.lo is not None and self.hi is not None:  # sessions for every point, in the coverage or not
@@ -277,6 +289,8 @@ class TimeChecks:
         # the window sorts every point: it carries only narrow columns, the series' calendar and session
         # kind are joined back onto the points kept
         narrow = "p.__row, p.__s, p.__t, p.__i"  # (and the points kept: the same without "p.")
+        if run.statements_dear:  # carried through the sort: joining them back would be a job more (Spark)
+            narrow += ", p.__cal, p.__kind"
         if sessions and self.per_session:
             # one point per session, at the session's stamp: a point elsewhere is outside every session
             flagged = (
@@ -303,6 +317,9 @@ class TimeChecks:
             f"NOT __outside AND lead(__t) OVER w IS NULL AS __last "
             f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s, __open ORDER BY __t))){keep}"
         )
+        if run.statements_dear:
+            run.con.execute(f"CREATE OR REPLACE TEMP TABLE {POINTS} AS {kept}")
+            return
         catalog = f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = k.__s" if run.catalog_joined else ""
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT k.*, {self.calendar_sql()} AS __cal, "
@@ -430,7 +447,7 @@ class TimeChecks:
         )
         if self.per_session:
             failures = f"SELECT __s, stamp, session_date FROM {EDGES}"
-        (count,), rows = self.run.with_totals([f"SELECT count(*) FROM ({failures})"], failures, "2, 3")
+        (count,), rows = self.run.with_totals(["count(*)"], failures, "2, 3")
         if not count:
             self.run.result(check, "passed")
             return
@@ -450,9 +467,11 @@ class TimeChecks:
         self.run.result(check, "failed", int(count), examples, message)
 
     def session(self, check: Check) -> None:
+        # revisions of a point share its instant: the point counts once (its first row, __d)
         (count,), rows = self.run.with_totals(
-            [f"SELECT count(DISTINCT (__s, __t)) FROM {POINTS} WHERE __outside"],
-            f"SELECT __s, __t, __cal FROM {POINTS} WHERE __outside",
+            ["sum(CASE WHEN __d THEN 1 ELSE 0 END)"],
+            f"SELECT __s, __t, __cal, row_number() OVER (PARTITION BY __s, __t ORDER BY __row) = 1 AS __d "
+            f"FROM {POINTS} WHERE __outside",
             "__s, __t",
         )
         cadence = check.params_of(CadencedParams).cadence
@@ -618,7 +637,7 @@ class TimeChecks:
             f"LEFT JOIN ({actual}) a USING (__s, __w) WHERE coalesce(a.__actual, 0) < e.__expected * {ratio}"
         )
         (count,), rows = self.run.with_totals(
-            ["SELECT count(*) FROM __tsc_short"],
+            ["count(*)"],
             "SELECT __s, __w, __w_end, __expected, __actual, __lo, __hi FROM __tsc_short",
             "__s, __w",
         )
