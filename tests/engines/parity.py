@@ -106,6 +106,12 @@ def stray_bars_outside_every_session_widen_no_coverage(tmp_path: Path, same: Sam
     assert (cadence["failed_rows"], found) == (len(cov.PLANTED_GAPS), cov.PLANTED_GAPS)
     short = [(e["symbol"], e["window_start"], e["expected"], e["actual"]) for e in completeness["examples"]]
     assert (completeness["failed_rows"], short) == (len(cov.PLANTED_SHORT), cov.PLANTED_SHORT)
+    # a bar after the close (21:02Z, 3 minutes before the tests' now) makes AAPL no fresher than its 20:59 bar
+    fresh = contract_with(tmp_path, extra="freshness: {max_age: 5m}\n", name="stray_fresh.yaml")
+    late = symbols_csv(tmp_path, stray_batch((("AAPL", datetime(2026, 11, 30, 21, 2, tzinfo=UTC)),)), "late.csv")
+    freshness = {c["id"]: c for c in same(fresh, late, catalog=symbols_catalog(tmp_path))["checks"]}["freshness"]
+    newest = {e["symbol"]: e["newest"] for e in freshness["examples"]}
+    assert (freshness["failed_rows"], newest["AAPL"]) == (3, "2026-11-30T20:59:00Z")
 
 
 def profiled_bounds_catch_the_lots_incident(tmp_path: Path, same: Same) -> None:

@@ -508,3 +508,28 @@ def test_a_series_seen_only_outside_its_sessions_is_judged_over_no_period(tmp_pa
     assert report.check("time.session").failed_rows == 1
     assert {e["symbol"] for e in report.check("time.cadence").examples} == {"AAPL", "NVDA"}
     assert {e["symbol"] for e in report.check("completeness").examples} == {"AAPL", "NVDA"}
+
+
+def test_a_bar_outside_every_session_makes_no_series_fresh(tmp_path):
+    # AAPL's newest bar is a Saturday, MSFT's 03:00Z on a Wednesday: both are reported as outside the
+    # session, and each series is as old as its last bar inside one (Monday 30 November)
+    strays = (("AAPL", datetime(2026, 12, 5, 15, tzinfo=UTC)), ("MSFT", datetime(2026, 12, 2, 3, tzinfo=UTC)))
+    catalog = symbols_catalog(tmp_path)
+    saturday = datetime(2026, 12, 5, 15, 5, tzinfo=UTC)
+    data = symbols_csv(tmp_path, stray_batch(strays))
+    for max_age, age_key, ages in (
+        ("1 trading day", "sessions_since", {"AAPL": 4, "MSFT": 4, "NVDA": 4}),
+        ("1h", "age_s", {"AAPL": 410_760.0, "MSFT": 410_760.0, "NVDA": 411_060.0}),
+    ):
+        contract = contract_with(tmp_path, extra=f"freshness: {{max_age: {max_age}}}\n", name="fresh.yaml")
+        report = run(contract, data, catalog=catalog, now=saturday)
+        assert report.check("time.session").failed_rows == 2
+        freshness = report.check("freshness")
+        assert freshness.failed_rows == 3, max_age
+        assert {e["symbol"]: e[age_key] for e in freshness.examples} == ages, max_age
+        assert {e["symbol"]: e["newest"] for e in freshness.examples}["AAPL"] == "2026-11-30T20:59:00Z"
+    # only stray bars: no point arrived in a session, the series is stale however new the bar
+    only = symbols_csv(tmp_path, [strays[0]], name="only.csv")
+    lone = run(contract, only, catalog=catalog, now=saturday).check("freshness")
+    assert lone.status == "failed" and lone.examples[0]["newest"] is None
+    assert "1 never arrived in a session" in lone.message

@@ -63,6 +63,15 @@ def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
     return f"coalesce(__cat_calendar, {fallback})" if catalog_joined else fallback
 
 
+def _anchored(point: str) -> str:
+    """``point`` belongs to session ``x``: inside it, at its stamp (a daily bar at 00:00 of its date), or on
+    its date before the open."""
+    return (
+        f"((x.open <= {point} AND x.close > {point}) OR x.stamp = {point} "
+        f"OR (x.day_start <= {point} AND {point} < x.open))"
+    )
+
+
 def plausible_sql(column: str) -> str:
     """``column`` (an instant) lies in the years calendars know: one stray year-9999 point widens nothing."""
     low, high = _PLAUSIBLE
@@ -410,11 +419,12 @@ class TimeChecks:
                 sessions_problem = self.register_sessions(run.now if session_clock else None)
             except Exception as exc:  # an unavailable calendar is reported on the checks that need it
                 sessions_problem = engine_message(exc)
+        loaded = (not problem or session_clock) and self.needs_sessions(checks) and sessions_problem is None
         for check in freshness:
             if session_clock and sessions_problem:
                 run.result(check, "error", message=sessions_problem)
             else:
-                self.freshness(check)
+                self.freshness(check, sessions_loaded=loaded)
         problem = problem or sessions_problem
         if problem:
             for check in window_checks:
@@ -695,12 +705,40 @@ class TimeChecks:
         } | counted_part(start, end, lo, hi)
 
     # ------------------------------------------------------------ freshness
-    def freshness(self, check: Check) -> None:
+    def newest_in_session(self, newest: str, column: str) -> str:
+        """``newest`` (per series: newest point, calendar, kind) with a series whose newest point lies outside
+        every session of its calendar judged by its newest point inside one (NULL: none arrived in a session).
+        The stray series are found from the per-series rows; only their points are joined to the sessions."""
+        run = self.run
+        same = "x.calendar = n.__cal AND x.kind = n.__kind"
+        run.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_newest_all AS {newest}")
+        run.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_stray AS SELECT n.__s FROM __tsc_newest_all n "
+            f"LEFT JOIN {SESSION_ROWS} x ON {same} AND {_anchored('n.__newest')} "
+            "WHERE n.__cal IS NOT NULL GROUP BY n.__s HAVING count(x.open) = 0"
+        )
+        if not run.fetch("SELECT count(*) FROM __tsc_stray")[0][0]:
+            return "SELECT * FROM __tsc_newest_all"
+        series = f"t.{ident(run.series)}" if run.series else "'*'"
+        point = f"t.{ident(column)}"
+        inside = (
+            f"SELECT {series} AS __s, max({point}) AS __in FROM {run.typed_view} t "
+            f"JOIN __tsc_stray s ON s.__s = {series} JOIN {SESSION_ROWS} x ON x.calendar = {self.calendar_sql()} "
+            f"AND x.kind = {self.kind_sql()} AND {_anchored(point)} GROUP BY 1"
+        )
+        return (
+            "SELECT n.__s, CASE WHEN s.__s IS NULL THEN n.__newest ELSE i.__in END AS __newest, n.__cal, n.__kind "
+            f"FROM __tsc_newest_all n LEFT JOIN __tsc_stray s ON s.__s = n.__s LEFT JOIN ({inside}) i ON i.__s = n.__s"
+        )
+
+    def freshness(self, check: Check, sessions_loaded: bool = False) -> None:
         """The newest point of each series at most ``max_age`` before ``now``; nothing arrived is stale.
 
         On the session clock only time inside the series' sessions counts (``15m`` at the open after a
         weekend is the last minutes of Friday's session and the first of Monday's); ``N trading days``
-        counts the sessions that opened after the newest point's session and closed by ``now``.
+        counts the sessions that opened after the newest point's session and closed by ``now``. Where the
+        batch's sessions are known, a point outside every session of its series (reported by the session
+        check) is not the newest: a stray Saturday bar makes no series fresh.
         """
         run = self.run
         spec = check.params_of(FreshnessParams).freshness
@@ -717,6 +755,8 @@ class TimeChecks:
             f"SELECT {series} AS __s, max({ident(column)}) AS __newest, any_value({self.calendar_sql()}) AS __cal, "
             f"any_value({self.kind_sql()}) AS __kind FROM {run.typed_view} GROUP BY 1"
         )
+        if sessions_loaded:
+            newest = self.newest_in_session(newest, column)
         if check.params_of(FreshnessParams).all_series and run.catalog_joined:  # catalog series that never arrived
             newest += (
                 f" UNION ALL SELECT c.__cat_series_id, NULL, {self.calendar_sql()}, {self.kind_sql()} "
@@ -735,9 +775,8 @@ class TimeChecks:
             # else the point itself. Age: the sessions after it closed by now
             anchored = (
                 f"SELECT n.__s, n.__newest, n.__cal, n.__kind, coalesce(max(x.close), n.__newest) AS __anchor "
-                f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND ((x.open <= n.__newest "
-                "AND x.close > n.__newest) OR x.stamp = n.__newest OR (x.day_start <= n.__newest "
-                "AND n.__newest < x.open)) GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
+                f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND {_anchored('n.__newest')} "
+                "GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
             )
             aged = (
                 f"SELECT n.__s, n.__newest, count(x.open) AS __age FROM ({anchored}) n LEFT JOIN {SESSION_ROWS} x "
@@ -766,7 +805,7 @@ class TimeChecks:
         ]
         clock = " of session time" if spec.on_session_clock and not trading else ""
         never = sum(1 for r in rows if r[1] is None)
-        arrived = f" ({never} never arrived)" if never else ""
+        arrived = f" ({never} never arrived{' in a session' if sessions_loaded else ''})" if never else ""
         run.result(
             check,
             "failed",
