@@ -142,6 +142,27 @@ def test_validate_on_duckdb_imports_only_what_it_runs(tmp_path, warm, fmt):
     assert ("rich" in top) is (fmt == "text")  # a report in JSON is written without rich
 
 
+# an export loads its own exporter (and the helpers it builds on), never an engine, importer, gate or registry
+NOT_FOR_EXPORT = ("tscontract.engines", "tscontract.interop.imports", "tscontract.gate", "tscontract.registry")
+
+
+@pytest.mark.parametrize(("fmt", "helpers"), [("avro", set()), ("gx", set()), ("pandera", {"cel", "pandera_runtime"})])
+def test_an_export_imports_its_own_exporter_only(tmp_path, fmt, helpers):
+    ohlcv = EXAMPLES / "ohlcv_1m"
+    args = [fmt, str(ohlcv / "contract.yaml"), "-c", str(ohlcv / "catalog.yaml"), "-o", str(tmp_path / "out")]
+    run(cli("export", *args), tmp_path / "cache")  # the unit verdicts cached: pint stays out of the second run
+    done, modules = all_modules(cli("export", *args), tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    assert list((tmp_path / "out").iterdir())
+    exporters = {
+        m.removeprefix("tscontract.interop.exports.") for m in modules if m.startswith("tscontract.interop.exports.")
+    }
+    assert exporters == {fmt, "_records", *helpers}
+    loaded = sorted(m for m in modules if m.startswith(NOT_FOR_EXPORT))
+    assert not loaded, loaded
+    assert {m.split(".")[0] for m in modules}.isdisjoint(NEVER_FOR_VALIDATE | HEAVY)
+
+
 UNITS_PROBE = """
 from tscontract.contract.units import UnitDefinition, UnitError, check_unit, dimensionality, exact_affine
 from tscontract.contract.units import same_unit, unit_in_dimension
