@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import OHLCV_CONTRACT, ROOT
 
-# Loads the seed contract in a fresh interpreter and says whether the Earley parser had to be
+# Loads the seed contract in a fresh interpreter and says whether the clause parser had to be
 # built, and what the contract compiled to (to compare a cached load with a parsed one).
 PROBE = """
 import json, sys
