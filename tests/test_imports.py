@@ -86,45 +86,81 @@ def test_validate_with_a_warm_cache_imports_no_heavy_library(tmp_path):
     assert report in warm.stdout.splitlines()
 
 
-# the modules of tscontract and sqlglot's dialects a run imported (also after sys.exit)
-OWN_PRELUDE = """
+# every module a run imported (also after sys.exit)
+ALL_PRELUDE = """
 import atexit, json, sys
-own = ("tscontract", "sqlglot.dialects.")
-atexit.register(lambda: print("OWN " + json.dumps(sorted(m for m in sys.modules if m.startswith(own)))))
+atexit.register(lambda: print("ALL " + json.dumps(sorted(sys.modules))))
 """
-# only the engine that runs is imported; no exporter or importer for a validation
-NOT_FOR_DUCKDB = ("tscontract.engines.postgres", "tscontract.engines.spark", "tscontract.engines.chdb")
-NOT_FOR_VALIDATE = ("tscontract.interop.exports", "tscontract.interop.imports", "tscontract.interop.odcs")
-# the other engines' SQL renderings
-OTHER_DIALECTS = tuple(f"sqlglot.dialects.{d}" for d in ("postgres", "clickhouse", "spark", "spark2", "hive"))
+# only the engine that runs is imported: no other engine, nor the other engines' SQL dialects
+NOT_FOR_DUCKDB = (
+    "tscontract.engines.postgres",
+    "tscontract.engines.spark",
+    "tscontract.engines.chdb",
+    "tscontract.sql.dialects",
+)
+# no exporter, importer, gate, registry, contract history nor HTML report for a validation
+NOT_FOR_VALIDATE = (
+    "tscontract.interop",
+    "tscontract.gate",
+    "tscontract.registry",
+    "tscontract.evolution",
+    "tscontract.report.html",
+)
+# other engines' drivers, the registry's server, Avro, the table formats: never for a DuckDB validation
+NEVER_FOR_VALIDATE = {"psycopg", "pyspark", "chdb", "jinja2", "starlette", "uvicorn", "fastavro", "pyiceberg", "polars"}
+# sqlglot's packages that hold one module per dialect (the dialect, its parser, generator and types)
+PER_DIALECT = ("sqlglot.dialects.", "sqlglot.parsers.", "sqlglot.generators.", "sqlglot.typing.")
 
 
-def own_modules(code: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    done, _ = run(OWN_PRELUDE + code, cache)
-    [line] = [line for line in done.stdout.splitlines() if line.startswith("OWN ")]
-    return done, set(json.loads(line.removeprefix("OWN ")))
+def all_modules(code: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done, _ = run(ALL_PRELUDE + code, cache)
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("ALL ")]
+    return done, set(json.loads(line.removeprefix("ALL ")))
 
 
-@pytest.mark.parametrize("warm", [False, True], ids=["cold cache", "warm cache"])
-def test_validate_on_duckdb_imports_no_other_engine_nor_exporter(tmp_path, warm):
+@pytest.mark.parametrize(
+    ("warm", "fmt"), [(False, "text"), (True, "text"), (True, "json")], ids=["cold cache", "warm cache", "json"]
+)
+def test_validate_on_duckdb_imports_only_what_it_runs(tmp_path, warm, fmt):
     ohlcv = EXAMPLES / "ohlcv_1m"
+    args = [str(ohlcv / "contract.yaml"), str(ohlcv / "data" / "bad.csv"), "-c", str(ohlcv / "catalog.yaml")]
     command = cli(
-        "validate",
-        str(ohlcv / "contract.yaml"),
-        str(ohlcv / "data" / "bad.csv"),
-        "-c",
-        str(ohlcv / "catalog.yaml"),
-        "--now",
-        "2026-11-30T21:05:00Z",
-        "-q",
+        "validate", *args, "--now", "2026-11-30T21:05:00Z", "--format", fmt, *(["-q"] if fmt == "text" else [])
     )
     if warm:
         run(command, tmp_path)
-    done, modules = own_modules(command, tmp_path)
+    done, modules = all_modules(command, tmp_path)
     assert done.returncode == 1, done.stderr  # bad.csv fails: every check ran, failures rendered
+    assert ('"passed": false' if fmt == "json" else "13 of 38 checks failed") in done.stdout
     assert "tscontract.engines.duckdb" in modules and "tscontract.engines.run.time" in modules
-    loaded = sorted(m for m in modules if m.startswith(NOT_FOR_DUCKDB + NOT_FOR_VALIDATE) or m in OTHER_DIALECTS)
+    loaded = sorted(m for m in modules if m.startswith(NOT_FOR_DUCKDB + NOT_FOR_VALIDATE))
     assert not loaded, loaded
+    dialects = {m.split(".")[2] for m in modules if m.startswith(PER_DIALECT)} - {"dialect", "base"}
+    assert dialects == {"duckdb"}
+    top = {m.split(".")[0] for m in modules}
+    assert top.isdisjoint(NEVER_FOR_VALIDATE | (HEAVY if warm else set())), sorted(top & (NEVER_FOR_VALIDATE | HEAVY))
+    assert ("rich" in top) is (fmt == "text")  # a report in JSON is written without rich
+
+
+# an export loads its own exporter (and the helpers it builds on), never an engine, importer, gate or registry
+NOT_FOR_EXPORT = ("tscontract.engines", "tscontract.interop.imports", "tscontract.gate", "tscontract.registry")
+
+
+@pytest.mark.parametrize(("fmt", "helpers"), [("avro", set()), ("gx", set()), ("pandera", {"cel", "pandera_runtime"})])
+def test_an_export_imports_its_own_exporter_only(tmp_path, fmt, helpers):
+    ohlcv = EXAMPLES / "ohlcv_1m"
+    args = [fmt, str(ohlcv / "contract.yaml"), "-c", str(ohlcv / "catalog.yaml"), "-o", str(tmp_path / "out")]
+    run(cli("export", *args), tmp_path / "cache")  # the unit verdicts cached: pint stays out of the second run
+    done, modules = all_modules(cli("export", *args), tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    assert list((tmp_path / "out").iterdir())
+    exporters = {
+        m.removeprefix("tscontract.interop.exports.") for m in modules if m.startswith("tscontract.interop.exports.")
+    }
+    assert exporters == {fmt, "_records", *helpers}
+    loaded = sorted(m for m in modules if m.startswith(NOT_FOR_EXPORT))
+    assert not loaded, loaded
+    assert {m.split(".")[0] for m in modules}.isdisjoint(NEVER_FOR_VALIDATE | HEAVY)
 
 
 UNITS_PROBE = """

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import OHLCV_CONTRACT, ROOT
 
-# Loads the seed contract in a fresh interpreter and says whether the Earley parser had to be
+# Loads the seed contract in a fresh interpreter and says whether the clause parser had to be
 # built, and what the contract compiled to (to compare a cached load with a parsed one).
 PROBE = """
 import json, sys
@@ -56,15 +56,18 @@ def test_second_process_reads_parsed_clauses_from_the_cache(tmp_path):
     assert not second["built_parser"]  # every clause came from the cache
     assert second["checks"] == first["checks"]
     assert (tmp_path / "pint").is_dir()  # pint's definition cache sits beside it
+    assert len(list(tmp_path.glob("lark-*.tables"))) == 1  # and the parser's tables, kept by lark
 
 
 def test_damaged_cache_is_rebuilt(tmp_path):
     probe(str(tmp_path))
     parsed = probe(str(tmp_path))["checks"]
-    for path in clause_files(tmp_path):
+    [tables] = tmp_path.glob("lark-*.tables")
+    for path in [*clause_files(tmp_path), tables]:
         path.write_bytes(b"not a pickle")
     again = probe(str(tmp_path))
     assert again["built_parser"] and again["checks"] == parsed
+    assert tables.read_bytes() != b"not a pickle"  # the tables built anew and kept
     assert not probe(str(tmp_path))["built_parser"]  # written afresh on exit
 
 

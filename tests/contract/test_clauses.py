@@ -9,6 +9,8 @@ from decimal import Decimal
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tscontract.contract.clauses import (
     parse_cadence,
@@ -101,6 +103,21 @@ def test_field_constraint_forms():
     assert parse_field_constraint("volume", ">= 0").sql == "volume >= 0"
     assert parse_field_constraint("q", "in [a, b]").sql == "q IN (a, b)"
     assert parse_field_constraint("x", "between 1 and 2").sql == "x BETWEEN 1 AND 2"
+
+
+KEYWORDS = ["not", "and", "or", "is", "null", "in", "between", "within", "equals", "matches", "catalog", "at"]
+
+
+@settings(deadline=None)  # the first example builds the parser
+@given(st.sampled_from(KEYWORDS), st.from_regex(r"[a-z0-9_]{1,8}", fullmatch=True), st.sampled_from(["a", "A"]))
+def test_a_column_named_like_a_keyword_is_one_name(keyword, rest, case):
+    # Earley read 'notional >= 0' as 'not (ional >= 0)' and 'nota is null' as 'not (a is null)'
+    name = (keyword.upper() if case == "A" else keyword) + rest
+    comparison = parse_invariant(f"{name} >= 0")
+    assert comparison.kind == "comparison" and comparison.columns == (name,)
+    assert parse_invariant(f"not {name} >= 0").columns == (name,)
+    null_rule = parse_invariant(f"{name} is null")
+    assert null_rule.kind == "null_rule" and null_rule.columns == (name,)
 
 
 @pytest.mark.parametrize(

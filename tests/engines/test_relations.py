@@ -23,8 +23,14 @@ ROWS = [
 ]
 
 
-@pytest.mark.parametrize("literal_rows", [relations.LITERAL_ROWS, 0])  # literals, then the Arrow relation
-def test_small_table_keeps_every_value_exactly(monkeypatch, literal_rows):
+# list parameters (DuckDB's way), literals (the other engines'), then the Arrow relation (a large table)
+@pytest.mark.parametrize(
+    ("parameter_rows", "literal_rows"),
+    [(relations.PARAMETER_ROWS, relations.LITERAL_ROWS), (0, relations.LITERAL_ROWS), (0, 0)],
+    ids=["parameters", "literals", "arrow"],
+)
+def test_small_table_keeps_every_value_exactly(monkeypatch, parameter_rows, literal_rows):
+    monkeypatch.setattr(relations, "PARAMETER_ROWS", parameter_rows)
     monkeypatch.setattr(relations, "LITERAL_ROWS", literal_rows)
     con = connect()
     relations.small_table(con, "t", COLUMNS, ROWS)

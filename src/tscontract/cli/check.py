@@ -26,9 +26,8 @@ from tscontract.cli.options import (
     parse_coverage,
     parse_now,
 )
-from tscontract.cli.output import emit_json, print_report, status_line, status_updater
+from tscontract.cli.output import emit_json, make_console, print_report, status_line, status_updater
 from tscontract.errors import InputError
-from tscontract.report.console import make_console
 
 
 def show(contract: Path, fmt: FormatOption = OutputFormat.text) -> None:
@@ -117,10 +116,8 @@ def validate(
     from tscontract.engines import validate as run_validate
 
     loaded_mapping, conf, loaded_bounds = _validate_inputs(mapping, spark_conf, html, data, bounds)
-    console = make_console(stderr=True)
-    show_progress = fmt is ReportFormat.text and console.is_terminal
     at, coverage = parse_now(now), parse_coverage(coverage_from, coverage_to)
-    with status_line(console, "validating", show_progress) as status:
+    with status_line("validating", fmt is ReportFormat.text) as status:
         progress = status_updater(status)
         report = run_validate(
             contract,

@@ -15,9 +15,8 @@ from tscontract.cli.options import (
     OutputFormat,
     parse_date,
 )
-from tscontract.cli.output import emit_json
+from tscontract.cli.output import emit_json, make_console
 from tscontract.errors import InputError
-from tscontract.report.console import make_console
 
 
 def diff_command(

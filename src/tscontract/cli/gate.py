@@ -21,8 +21,7 @@ from tscontract.cli.options import (
     parse_coverage,
     parse_now,
 )
-from tscontract.cli.output import emit_json, status_line, status_updater
-from tscontract.report.console import make_console
+from tscontract.cli.output import emit_json, make_console, status_line, status_updater
 
 
 def ingest(
@@ -63,10 +62,8 @@ def ingest(
     loaded_catalog = load_catalog(catalog) if catalog else None
     loaded_mapping = load_mapping(mapping) if mapping else None
     opened = open_store(store, lock_timeout=lock_timeout)
-    status_console = make_console(stderr=True)
-    show_progress = fmt is OutputFormat.text and status_console.is_terminal
     try:
-        with status_line(status_console, "ingesting", show_progress) as status:
+        with status_line("ingesting", fmt is OutputFormat.text) as status:
             result = run_ingest(
                 parsed,
                 list(data),

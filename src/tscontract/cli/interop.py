@@ -17,9 +17,8 @@ from tscontract.cli.options import (
     output_file,
     parse_now,
 )
-from tscontract.cli.output import emit_json
+from tscontract.cli.output import emit_json, make_console
 from tscontract.errors import InputError
-from tscontract.report.console import make_console
 
 
 def export_command(

@@ -7,10 +7,19 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tscontract.cli.options import ReportFormat
-from tscontract.report.console import make_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    """report.console's rich console, rich imported now: a command writing JSON never imports it (60 ms)."""
+    from tscontract.report.console import make_console as console
+
+    return console(stderr=stderr)
 
 
 def emit_json(data: Any) -> None:
@@ -40,10 +49,13 @@ def print_report(report: Any, fmt: ReportFormat, contract: Path, quiet: bool = F
         render_validation(report, make_console())
 
 
-def status_line(console: Any, message: str, show: bool) -> AbstractContextManager[Any]:
-    """While the block runs, a rich status line showing ``message`` when ``show`` (text on a terminal), else
-    nothing; the block gets the status, or None."""
-    return console.status(message, spinner="dots") if show else nullcontext()
+def status_line(message: str, text_output: bool) -> AbstractContextManager[Any]:
+    """While the block runs, a rich status line on stderr showing ``message`` when ``text_output`` and stderr is
+    a terminal, else nothing; the block gets the status, or None."""
+    if not text_output:
+        return nullcontext()
+    console = make_console(stderr=True)
+    return console.status(message, spinner="dots") if console.is_terminal else nullcontext()
 
 
 def status_updater(status: Any) -> Callable[[str], None]:

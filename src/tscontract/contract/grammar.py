@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 from functools import cache, lru_cache
 from importlib.resources import files
@@ -33,7 +34,7 @@ _WHAT = {
 }
 
 
-MAX_CLAUSE_CHARS = 4000  # a longer clause is refused: Earley parsing costs about 0.5 ms a character
+MAX_CLAUSE_CHARS = 4000  # a longer clause is refused: split it, or move long lists to the catalog
 MAX_NESTING = 256  # the weighted depth of a clause's parse tree (:func:`nesting`)
 # what one level of each rule costs in the recursion that turns a clause into SQL (sqlglot) and back
 # (the Spark engine reads the SQL again); every other rule costs 1, so chains of 'and', 'or', '+' or
@@ -57,21 +58,33 @@ def _grammar() -> str:
     return files("tscontract.contract").joinpath("clauses.lark").read_text(encoding="utf-8")
 
 
+PARSER = "lalr"  # part of the tree cache's key: another parser may build other trees
+
+
 @cache
 def _parser() -> Lark:
-    return Lark(_grammar(), start=list(START_RULES), parser="earley", propagate_positions=True)
+    # LALR(1) with lark's contextual lexer: about 0.2 ms a clause where Earley took 4 ms, and a column whose
+    # name starts with a keyword (``notional``) is one name, where Earley could read ``not ional``
+    # lark keeps its parser tables in the cache (12 ms to load where building them takes 80 ms); it checks
+    # them against the grammar and options, and builds anew from a missing, stale or damaged file
+    directory = cache_dir()
+    kept: dict[str, str] = {}
+    if directory is not None:
+        with contextlib.suppress(OSError):
+            directory.mkdir(parents=True, exist_ok=True)
+            kept["cache"] = str(directory / f"lark-{lark.__version__}-{PARSER}.tables")
+    return Lark(_grammar(), start=list(START_RULES), parser=PARSER, propagate_positions=True, **kept)
 
 
 class _TreeCache:
     """Parse trees kept on disk between processes, keyed by grammar, lark version and text.
 
-    Earley parsing is the bulk of loading a contract in a fresh process (building the
-    parser and parsing each clause, about 0.1 s); a process whose clauses are all in the
-    cache never builds the parser. Trees live in :data:`SHARDS` files by a digest of their
-    text, and a process reads only the files of the clauses it meets: one file of every
-    tree cost each command 1.5 s once a test run had filled it with 20,000 generated
-    clauses. New trees are written once, when the process exits; a full file forgets its
-    oldest trees.
+    Building the parser is the bulk of reading a contract's clauses in a fresh process
+    (about 70 ms); a process whose clauses are all in the cache never builds it. Trees
+    live in :data:`SHARDS` files by a digest of their text, and a process reads only the
+    files of the clauses it meets: one file of every tree cost each command 1.5 s once a
+    test run had filled it with 20,000 generated clauses. New trees are written once, when
+    the process exits; a full file forgets its oldest trees.
     """
 
     SHARDS = 256
@@ -88,7 +101,8 @@ class _TreeCache:
             self.opened = True
             directory = cache_dir()
             if directory is not None:
-                key = hashlib.sha256(f"{lark.__version__}\n{START_RULES}\n{_grammar()}".encode()).hexdigest()
+                key = f"{lark.__version__}\n{PARSER}\n{START_RULES}\n{_grammar()}"
+                key = hashlib.sha256(key.encode()).hexdigest()
                 self.directory = directory / f"clauses-{key[:20]}"
         digest = hashlib.sha256(f"{start}\n{text}".encode()).digest()
         name = f"{digest[0] % self.SHARDS:02x}"
@@ -206,6 +220,20 @@ def ascii_digits(text: str) -> None:
             raise ClauseSyntaxError(f"non-ASCII digit {char!r} (U+{ord(char):04X}); write digits 0-9", offset)
 
 
+def _syntax_error(what: str, text: str, exc: UnexpectedInput) -> ClauseSyntaxError:
+    """lark's error as one line naming the offending text, its position and what could come there."""
+    expected = _expected(exc)
+    hint = f"; expected {expected}" if expected else ""
+    offset = max(0, getattr(exc, "pos_in_stream", None) or 0)
+    at_end = isinstance(exc, UnexpectedToken) and exc.token.type == "$END"  # LALR: the text ran out
+    if isinstance(exc, UnexpectedEOF) or at_end or offset >= len(text):
+        return ClauseSyntaxError(f"cannot parse {what}: it ends too early{hint}", len(text))
+    if isinstance(exc, UnexpectedCharacters | UnexpectedToken):
+        near = text[offset : offset + 12].split()[0] if text[offset:].strip() else text[offset:]
+        return ClauseSyntaxError(f"cannot parse {what}: unexpected {near!r} at character {offset + 1}{hint}", offset)
+    return ClauseSyntaxError(f"cannot parse {what}: {exc}")  # pragma: no cover - other lark errors
+
+
 @lru_cache(maxsize=4096)
 def parse(start: str, text: str) -> Tree[Token]:
     """Parse ``text`` with the start rule ``start``; raise :class:`ClauseSyntaxError`.
@@ -225,22 +253,8 @@ def parse(start: str, text: str) -> Tree[Token]:
         return tree
     try:
         tree = _parser().parse(text, start=start)
-    except UnexpectedEOF as exc:
-        expected = _expected(exc)
-        hint = f"; expected {expected}" if expected else ""
-        raise ClauseSyntaxError(f"cannot parse {what}: it ends too early{hint}", len(text)) from None
-    except (UnexpectedCharacters, UnexpectedToken) as exc:
-        offset = max(0, getattr(exc, "pos_in_stream", None) or 0)
-        if offset >= len(text):
-            raise ClauseSyntaxError(f"cannot parse {what}: it ends too early", len(text)) from None
-        near = text[offset : offset + 12].split()[0] if text[offset:].strip() else text[offset:]
-        expected = _expected(exc)
-        hint = f"; expected {expected}" if expected else ""
-        raise ClauseSyntaxError(
-            f"cannot parse {what}: unexpected {near!r} at character {offset + 1}{hint}", offset
-        ) from None
-    except UnexpectedInput as exc:  # pragma: no cover - other lark errors
-        raise ClauseSyntaxError(f"cannot parse {what}: {exc}") from None
+    except UnexpectedInput as exc:
+        raise _syntax_error(what, text, exc) from None
     _check_nesting(what, tree)
     _TREES.put(start, text, tree)
     return tree
