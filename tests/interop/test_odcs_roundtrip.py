@@ -4,7 +4,8 @@ and datacontract-cli's fixtures; see its NOTICE) that imports with nothing lost 
 refusal names, as a user would (test_odcs_corpus.outcomes) — is exported again by ``export odcs`` and compared
 with the original document reduced to that object: ``datacontract breaking ORIGINAL EXPORTED`` reports no
 breaking change (level error, the consumer's view) and ``datacontract lint EXPORTED`` passes. Both run in one
-process of the datacontract venv (DataContract.breaking and .lint are what the commands run)."""
+process of the datacontract venv (DataContract.breaking and .lint are what the commands run), which checks
+the ODCS JSON Schema against its metaschema once instead of four times per object (_RUNNER)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,25 @@ from tscontract.interop.exports import export
 
 _RUNNER = r"""
 import json, sys
+import jsonschema
 from datacontract.data_contract import DataContract
 
 pairs, out_path = json.load(sys.stdin)
+
+# Every lint and both sides of every breaking check the ODCS JSON Schema itself against its metaschema
+# first (Validator.check_schema): the same schema every time, and 90% of the run. Checked once per schema
+# here; each document is still validated against it in full (iter_errors) as the commands do.
+def checked_once(cls):
+    check, seen = cls.check_schema, set()
+    def check_schema(schema, *args, **kwargs):
+        key = json.dumps(schema, sort_keys=True)
+        if key not in seen:
+            check(schema, *args, **kwargs)  # an invalid schema raises, and is checked again next time
+            seen.add(key)
+    cls.check_schema = staticmethod(check_schema)
+
+for name in ("Draft4Validator", "Draft6Validator", "Draft7Validator", "Draft201909Validator", "Draft202012Validator"):
+    checked_once(getattr(jsonschema, name))
 
 def failing(run):
     return [f"{c.name}: {c.reason}" for c in run.checks
