@@ -23,7 +23,6 @@ class KeyChecks(RunState):
         if missing:
             self.result(check, "error", message=f"key column(s) {', '.join(missing)} missing")
             return
-        keys = ", ".join(ident(k) for k in self.contract.key)
         typed = [self.columns[k].typed for k in self.contract.key]
         typed_keys = ", ".join(f"{sql} AS {ident(k)}" for sql, k in zip(typed, self.contract.key, strict=True))
         key_hash = f"hash({', '.join(typed)})"
@@ -39,21 +38,42 @@ class KeyChecks(RunState):
         # on the grouped keys of repeated hashes, so no row's key is computed twice)
         complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
         candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
-        where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
+        repeated = f"{key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "FALSE"
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
         policy = check.params_of(KeyParams).duplicates
         by = self.columns[policy.by] if policy is not None and policy.by is not None else None
         unresolved = f" AND count(DISTINCT {by.typed}) < count(*)" if by is not None and by.present else ""
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
-            f"FROM {SOURCE_VIEW} {where} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
+            f"FROM {SOURCE_VIEW} WHERE {repeated} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
         )
+        numbered = (
+            SOURCE_VIEW
+            if self.source.has_row_number
+            else f"(SELECT row_number() OVER () AS __row, * FROM {SOURCE_VIEW})"
+        )
+        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {numbered} WHERE {repeated}")
+
+    def key_check_in_points(self, check: Check, points: str, columns: list[str]) -> None:
+        """The key check from the time pass's points (engines/run/time.py), which flags every row whose key
+        another row holds (``__dup``); ``columns`` name each key column in ``points``."""
+        typed_keys = ", ".join(f"{c} AS {ident(k)}" for c, k in zip(columns, self.contract.key, strict=True))
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {typed_keys}, count(*) AS n FROM {points} "
+            "WHERE __dup GROUP BY ALL"
+        )
+        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {points} WHERE __dup")
+
+    def judge_keys(self, check: Check, candidates: str) -> None:
+        """The verdict from ``__tsc_dups`` (each repeated key and its count ``n``); examples name the first
+        rows of each shown key among ``candidates`` (``__row`` and the key's columns)."""
+        keys = ", ".join(ident(k) for k in self.contract.key)
         rows, total, repeated = self.shown_with_totals("__tsc_dups", keys)
         if not total:
             self.result(check, "passed")
             return
         names = [*self.contract.key, "count"]
-        found = self.duplicate_rows(typed_keys, key_hash, keys)
+        found = self.duplicate_rows(candidates, keys)
         examples = [
             {"rows": found.get(tuple(r[:-1]), [])} | {n: json_value(v) for n, v in zip(names, r, strict=True)}
             for r in rows
@@ -70,20 +90,14 @@ class KeyChecks(RunState):
         )
         return rows, total, repeated
 
-    def duplicate_rows(self, typed_keys: str, key_hash: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
+    def duplicate_rows(self, candidates: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
         """The input rows (first few, by row number) of each repeated key shown as an example."""
         per_key = 5
-        numbered = (
-            SOURCE_VIEW
-            if self.source.has_row_number
-            else f"(SELECT row_number() OVER () AS __row, * FROM {SOURCE_VIEW})"
-        )
         shown = f"(SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit})"
         found: dict[tuple[Any, ...], list[int]] = {}
         for r in self.fetch(
             f"SELECT * FROM (SELECT {keys}, __row, row_number() OVER (PARTITION BY {keys} ORDER BY __row) AS __k "
-            f"FROM (SELECT __row, {typed_keys} FROM {numbered} WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)) "
-            f"s JOIN {shown} d USING ({keys})) WHERE __k <= {per_key} ORDER BY {keys}, __row"
+            f"FROM ({candidates}) s JOIN {shown} d USING ({keys})) WHERE __k <= {per_key} ORDER BY {keys}, __row"
         ):
             found.setdefault(tuple(r[:-2]), []).append(int(r[-2]))
         return found

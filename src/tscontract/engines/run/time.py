@@ -83,15 +83,71 @@ def _day(instant: str, before_us: int = 0) -> str:
     return f"(epoch_us({instant}){shift}) // {_DAY_US}"
 
 
+# one row per UTC day a session touches: points find their session by an equi-join on (calendar, kind,
+# day) instead of an interval or ASOF join, twice as fast on large batches. The day is a number (days
+# since 1970), not date_trunc of an instant: no time zone rules per point
+SESSIONS_SQL = (
+    f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, kind, open, close, "
+    f"unnest(generate_series({_day('open')}, {_day('close', 1)})) AS day FROM {SESSION_ROWS}"
+)
+
+
+def _same_key(neighbour: str, extra: list[str]) -> str:
+    """The ``lag`` or ``lead`` row holds the same key (series and session are the window's partition)."""
+    same = " AND ".join(f"{neighbour}({c}) OVER w = {c}" for c in ["__t", *extra])
+    return f"coalesce({same}, FALSE)"
+
+
+def one_session_per_day(sessions: list[tuple[Any, ...]]) -> bool:
+    """Every UTC day holds at most one session of each (calendar, kind), and no session crosses UTC
+    midnight: the day alone then names a point's only candidate session (rows as :data:`SESSION_ROWS`)."""
+    seen: set[tuple[Any, Any, int]] = set()
+    for calendar, kind, _date, opens, closes, *_ in sessions:
+        if opens.year < 1970:  # SQL's day numbers truncate before 1970 where Python's floor: not compared
+            return False
+        day = _epoch_us(opens) // _DAY_US
+        if (_epoch_us(closes) - 1) // _DAY_US != day or (calendar, kind, day) in seen:
+            return False
+        seen.add((calendar, kind, day))
+    return True
+
+
+def located_sql(points: str, narrow: str, one_per_day: bool) -> str:
+    """``narrow`` columns of ``points`` (``p``: ``__t``, ``__cal``, ``__kind``) with ``__open``, the open of the
+    session that holds the point, and ``__outside`` when none does.
+
+    With :func:`one_session_per_day` the join is on equality alone (the UTC day's one session) and the
+    point is tested against it after the join; otherwise every session touching the point's UTC day is a
+    candidate (a session across midnight is listed under both days) and the join keeps the one holding it.
+    Both give the same sessions wherever the first applies (tests/engines/test_session_location.py).
+    """
+    on = f"x.calendar = p.__cal AND x.kind = p.__kind AND x.day = {_day('p.__t')}"
+    if one_per_day:
+        opens = "CASE WHEN p.__t >= x.open AND p.__t < x.close THEN x.open END"
+        return (
+            f"SELECT *, __open IS NULL AS __outside FROM (SELECT {narrow}, {opens} AS __open "
+            f"FROM ({points}) p LEFT JOIN {SESSIONS} x ON {on})"
+        )
+    return (
+        f"SELECT {narrow}, x.open AS __open, x.open IS NULL AS __outside FROM ({points}) p "
+        f"LEFT JOIN {SESSIONS} x ON {on} AND p.__t >= x.open AND p.__t < x.close"
+    )
+
+
 class TimeChecks:
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, key: list[str] | None = None) -> None:
         self.run = run
+        # the key's columns besides series and time: given, the window pass also flags rows whose key another
+        # row holds (``__dup``, the key check judged from the points: engines/run/__init__.py)
+        self.key = key
+        self.key_in_points = False
         self.contract = run.contract
         self.time_col = run.contract.time.column
         self.series_name = run.series or "series"
         self.limit = run.limit
         self.cadence_rule = run.contract.time.cadence
         self.sessions = False
+        self.one_per_day = False  # the sessions loaded: one a UTC day (located_sql)
         self.explicit = run.coverage is not None and any(run.coverage)
         self.lo: datetime | None = None  # the batch's first and last plausible instants
         self.hi: datetime | None = None
@@ -230,13 +286,8 @@ class TimeChecks:
         ]
         columns = [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ"), ("day_start", "TIMESTAMPTZ")]
         small_table(run.con, SESSION_ROWS, columns, rows)
-        # one row per UTC day a session touches: points find their session by an equi-join on
-        # (calendar, day) instead of an ASOF join, twice as fast on large batches. The day is a number
-        # (days since 1970), not date_trunc of an instant: no time zone rules per point
-        run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, kind, open, close, "
-            f"unnest(generate_series({_day('open')}, {_day('close', 1)})) AS day FROM {SESSION_ROWS}"
-        )
+        run.con.execute(SESSIONS_SQL)
+        self.one_per_day = one_session_per_day(rows)
         return None
 
     @staticmethod
@@ -250,14 +301,6 @@ class TimeChecks:
             return datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
         return opens
 
-    @staticmethod
-    def in_session_join(alias: str) -> str:
-        """``LEFT JOIN`` of the session (if any) that contains ``alias.__t``."""
-        return (
-            f"LEFT JOIN {SESSIONS} x ON x.calendar = {alias}.__cal AND x.kind = {alias}.__kind "
-            f"AND x.day = {_day(alias + '.__t')} AND {alias}.__t >= x.open AND {alias}.__t < x.close"
-        )
-
     def build_points(self, sessions: bool, keep_all: bool) -> None:
         """One window pass: each point with the gap to the previous point of its series (and session).
 
@@ -269,14 +312,17 @@ class TimeChecks:
         run = self.run
         ts = ident(self.time_col)
         series = ident(run.series) if run.series else "'*'"
+        extra = [f"__k{i}" for i in range(len(self.key or []))]
+        key_columns = "".join(f", {ident(c)} AS {k}" for c, k in zip(self.key or [], extra, strict=True))
         points = (
             f"SELECT __row, {series} AS __s, {ts} AS __t, {self.interval_sql()} AS __i, "
-            f"{self.calendar_sql()} AS __cal, {self.kind_sql()} AS __kind FROM {run.typed_view} "
+            f"{self.calendar_sql()} AS __cal, {self.kind_sql()} AS __kind{key_columns} FROM {run.typed_view} "
             f"WHERE {self.valid_sql()}"
         )
         # the window sorts every point: it carries only narrow columns, the series' calendar and session
         # kind are joined back onto the points kept
-        narrow = "p.__row, p.__s, p.__t, p.__i"  # (and the points kept: the same without "p.")
+        narrow = ", ".join(["p.__row", "p.__s", "p.__t", "p.__i", *(f"p.{k}" for k in extra)])
+        # (and the points kept: the same without "p.")
         if sessions and self.per_session:
             # one point per session, at the session's stamp: a point elsewhere is outside every session
             flagged = (
@@ -284,29 +330,40 @@ class TimeChecks:
                 f"LEFT JOIN {SESSION_ROWS} x ON x.calendar = p.__cal AND x.kind = p.__kind AND x.stamp = p.__t"
             )
         elif sessions:
-            flagged = (
-                f"SELECT {narrow}, x.open AS __open, x.open IS NULL AS __outside "
-                f"FROM ({points}) p {self.in_session_join('p')}"
-            )
+            flagged = located_sql(points, narrow, self.one_per_day)
         else:
             flagged = f"SELECT {narrow}, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points}) p"
-        # the unit a point counts in: its session (its open), or the whole series without sessions (open
-        # NULL); none outside a session (open NULL too, flagged). A gap counts only between two points of
-        # one unit: one window partitioned by unit, with one lag and one lead, says both
-        fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
-        keep = "" if keep_all else f" WHERE __outside OR __first OR __last OR ({fault})"
-        kept = (
-            f"SELECT {narrow.replace('p.', '')}, __open, __outside, __prev, __gap_us, __first, __last FROM (SELECT *, "
-            f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
-            f"CASE WHEN NOT __outside THEN lag(__t) OVER w END AS __prev, "
-            f"CASE WHEN NOT __outside THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
-            f"NOT __outside AND lead(__t) OVER w IS NULL AS __last "
-            f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s, __open ORDER BY __t))){keep}"
-        )
+        kept = self.window_sql(flagged, narrow.replace("p.", ""), extra, keep_all)
         catalog = f" LEFT JOIN {CATALOG_TABLE_SQL} c ON c.__cat_series_id = k.__s" if run.catalog_joined else ""
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT k.*, {self.calendar_sql()} AS __cal, "
             f"{self.kind_sql()} AS __kind FROM ({kept}) k{catalog}"
+        )
+
+    def window_sql(self, flagged: str, columns: str, extra: list[str], keep_all: bool) -> str:
+        """The points of ``flagged`` with ``__prev``, ``__gap_us``, ``__first`` and ``__last`` (and ``__dup``
+        when the key is judged here), the ones the checks need unless ``keep_all``.
+
+        The unit a point counts in: its session (its open), or the whole series without sessions (open
+        NULL); none outside a session (open NULL too, flagged). A gap counts only between two points of
+        one unit: one window partitioned by unit, with one lag and one lead, says both. A key's copies
+        share series, instant and so session: ordered by the key's other columns too, they are neighbours.
+        """
+        fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
+        keep = f"__outside OR __first OR __last OR ({fault})"
+        duplicate = ""
+        if self.key is not None:
+            duplicate = f", {_same_key('lag', extra)} OR {_same_key('lead', extra)} AS __dup"
+            columns, keep = f"{columns}, __dup", f"{keep} OR __dup"
+            self.key_in_points = True
+        order = ", ".join(["__t", *extra])
+        return (
+            f"SELECT {columns}, __open, __outside, __prev, __gap_us, __first, __last FROM (SELECT *, "
+            f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
+            f"CASE WHEN NOT __outside THEN lag(__t) OVER w END AS __prev, "
+            f"CASE WHEN NOT __outside THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
+            f"NOT __outside AND lead(__t) OVER w IS NULL AS __last{duplicate} FROM ({flagged}) "
+            f"WINDOW w AS (PARTITION BY __s, __open ORDER BY {order}))){'' if keep_all else f' WHERE {keep}'}"
         )
 
     def build_units(self, sessions: bool) -> None:
