@@ -36,6 +36,7 @@ from tscontract.engines import calendars
 from tscontract.engines.base import Run
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.engines.run.calendar import CalendarChecks, counted_part, stale_by_months
+from tscontract.engines.run.located import DAY_US, SESSION_ROWS, SESSIONS_SQL, located_sql, one_session_per_day
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.plan.params import CadencedParams, CompletenessParams, FreshnessParams
@@ -43,8 +44,6 @@ from tscontract.shown import engine_message
 from tscontract.sql.columns import ident, json_value, sql_string
 
 POINTS = "__tsc_points"
-SESSIONS = "__tsc_sessions"  # one row per (calendar, kind, UTC day) a session touches
-SESSION_ROWS = "__tsc_sessions_rows"  # one row per session
 SERIES = "__tsc_series"  # per series present: interval, calendar, session kind, zone
 UNITS = "__tsc_units"  # per series: the sessions (or the one span) the batch covers
 EDGES = "__tsc_edges"  # gaps at the start and end of each unit, and units without a point
@@ -52,7 +51,6 @@ WINDOWS = "__tsc_windows"  # completeness windows per window group
 GROUPS = "__tsc_window_groups"  # the window group of each series
 _SESSION_GAPS = ("outside_session", "exchange_holiday")
 _PLAUSIBLE = (f"{calendars.FIRST_YEAR}-01-01", f"{calendars.LAST_YEAR + 1}-01-01")
-_DAY_US = 86_400_000_000
 
 
 def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
@@ -75,63 +73,10 @@ def _us(duration_us: str) -> str:
     return f"to_microseconds({duration_us})"
 
 
-def _day(instant: str, before_us: int = 0) -> str:
-    """The UTC day of ``before_us`` microseconds before an instant, as a number of days since 1970
-    (division truncates before 1970, on every engine: the day numbers still never decrease with
-    time, all an equi-join on them needs)."""
-    shift = f" - {before_us}" if before_us else ""
-    return f"(epoch_us({instant}){shift}) // {_DAY_US}"
-
-
-# one row per UTC day a session touches: points find their session by an equi-join on (calendar, kind,
-# day) instead of an interval or ASOF join, twice as fast on large batches. The day is a number (days
-# since 1970), not date_trunc of an instant: no time zone rules per point
-SESSIONS_SQL = (
-    f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, kind, open, close, "
-    f"unnest(generate_series({_day('open')}, {_day('close', 1)})) AS day FROM {SESSION_ROWS}"
-)
-
-
 def _same_key(neighbour: str, extra: list[str]) -> str:
     """The ``lag`` or ``lead`` row holds the same key (series and session are the window's partition)."""
     same = " AND ".join(f"{neighbour}({c}) OVER w = {c}" for c in ["__t", *extra])
     return f"coalesce({same}, FALSE)"
-
-
-def one_session_per_day(sessions: list[tuple[Any, ...]]) -> bool:
-    """Every UTC day holds at most one session of each (calendar, kind), and no session crosses UTC
-    midnight: the day alone then names a point's only candidate session (rows as :data:`SESSION_ROWS`)."""
-    seen: set[tuple[Any, Any, int]] = set()
-    for calendar, kind, _date, opens, closes, *_ in sessions:
-        if opens.year < 1970:  # SQL's day numbers truncate before 1970 where Python's floor: not compared
-            return False
-        day = _epoch_us(opens) // _DAY_US
-        if (_epoch_us(closes) - 1) // _DAY_US != day or (calendar, kind, day) in seen:
-            return False
-        seen.add((calendar, kind, day))
-    return True
-
-
-def located_sql(points: str, narrow: str, one_per_day: bool) -> str:
-    """``narrow`` columns of ``points`` (``p``: ``__t``, ``__cal``, ``__kind``) with ``__open``, the open of the
-    session that holds the point, and ``__outside`` when none does.
-
-    With :func:`one_session_per_day` the join is on equality alone (the UTC day's one session) and the
-    point is tested against it after the join; otherwise every session touching the point's UTC day is a
-    candidate (a session across midnight is listed under both days) and the join keeps the one holding it.
-    Both give the same sessions wherever the first applies (tests/engines/test_session_location.py).
-    """
-    on = f"x.calendar = p.__cal AND x.kind = p.__kind AND x.day = {_day('p.__t')}"
-    if one_per_day:
-        opens = "CASE WHEN p.__t >= x.open AND p.__t < x.close THEN x.open END"
-        return (
-            f"SELECT *, __open IS NULL AS __outside FROM (SELECT {narrow}, {opens} AS __open "
-            f"FROM ({points}) p LEFT JOIN {SESSIONS} x ON {on})"
-        )
-    return (
-        f"SELECT {narrow}, x.open AS __open, x.open IS NULL AS __outside FROM ({points}) p "
-        f"LEFT JOIN {SESSIONS} x ON {on} AND p.__t >= x.open AND p.__t < x.close"
-    )
 
 
 class TimeChecks:
@@ -658,7 +603,7 @@ class TimeChecks:
         # of ``width`` it touches (one or two for windows of UTC time, days otherwise), not by a range join
         # against every window of its series. Distinct instants: revisions of an instant have a gap of 0
         window = spec.window
-        width = _DAY_US if window.on_trading_calendar or window.in_local_days else int(window.seconds * 1_000_000)
+        width = DAY_US if window.on_trading_calendar or window.in_local_days else int(window.seconds * 1_000_000)
         buckets = (
             f"SELECT __s, __w, __lo, __hi, unnest(generate_series(epoch_us(__lo) // {width}, "
             f"(epoch_us(__hi) - 1) // {width})) AS __b FROM __tsc_expected WHERE __hi > __lo"
