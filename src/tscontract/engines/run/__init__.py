@@ -4,7 +4,8 @@ Passes over the data:
 
 1. row checks in one scan (rows.py);
 2. window checks: key uniqueness in one grouped pass (keys.py), steps per field (step.py), cadence and
-   sessions in one pass over the distinct (series, time) points (time.py);
+   sessions in one pass over the distinct (series, time) points (time.py), which on DuckDB also judges
+   the key where it can (:meth:`ValidationRun.key_in_time_pass`);
 3. batch checks (batch.py): row count, SQL checks, scale against history;
 4. failing examples, ``LIMIT n`` each, only for checks that failed.
 
