@@ -257,6 +257,8 @@ class TimeChecks:
         run = self.run
         ts = ident(self.time_col)
         series = ident(run.series) if run.series else "'*'"
+        if sessions and self.per_session:
+            self.key = None  # sessions may share a stamp (two a day, stamped at their date): a point joins each
         extra = [f"__k{i}" for i in range(len(self.key or []))]
         key_columns = "".join(f", {ident(c)} AS {k}" for c, k in zip(self.key or [], extra, strict=True))
         points = (
