@@ -4,7 +4,8 @@ Passes over the data:
 
 1. row checks in one scan (rows.py);
 2. window checks: key uniqueness in one grouped pass (keys.py), steps per field (step.py), cadence and
-   sessions in one pass over the distinct (series, time) points (time.py);
+   sessions in one pass over the distinct (series, time) points (time.py), which on DuckDB also judges
+   the key where it can (:meth:`ValidationRun.key_in_time_pass`);
 3. batch checks (batch.py): row count, SQL checks, scale against history;
 4. failing examples, ``LIMIT n`` each, only for checks that failed.
 
@@ -25,9 +26,10 @@ from tscontract.engines.run.batch import BatchChecks
 from tscontract.engines.run.keys import KeyChecks
 from tscontract.engines.run.rows import ROW_KINDS, SCHEMA_KINDS, RowChecks
 from tscontract.engines.run.step import StepCheck, step_table
-from tscontract.engines.run.time import TimeChecks
+from tscontract.engines.run.time import POINTS, TimeChecks
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import KeyParams
 from tscontract.plan.result import ValidationReport
 from tscontract.sql.columns import ident, sql_string
 
@@ -67,12 +69,18 @@ class ValidationRun(RowChecks, KeyChecks, BatchChecks):
         self.create_typed_view()
         self.row_checks()
         self.schema_checks()
-        for check in self.plan.checks:  # window checks, in the plan's order
-            if HANDLERS.get(check.kind) in (Pass.KEYS, Pass.STEP):
-                self.window_check(check)
         time_checks = [c for c in self.plan.checks if HANDLERS.get(c.kind) == Pass.TIME]
+        in_points = self.key_in_time_pass() if time_checks else None
+        for check in self.plan.checks:  # window checks, in the plan's order
+            if HANDLERS.get(check.kind) in (Pass.KEYS, Pass.STEP) and (in_points is None or check is not in_points[0]):
+                self.window_check(check)
         if time_checks:
-            TimeChecks(self).execute(time_checks)
+            timed = TimeChecks(self, key=in_points[1] if in_points else None)
+            timed.execute(time_checks)
+            if in_points and timed.key_in_points:
+                self.key_check_in_points(in_points[0], POINTS, self.key_in_points_columns(in_points[1]))
+            elif in_points:  # the time pass built no points (an error, a calendar cadence): its own pass
+                self.key_check(in_points[0])
         for check in self.plan.checks:
             if HANDLERS.get(check.kind) == Pass.BATCH:
                 self.batch_check(check)
@@ -80,6 +88,40 @@ class ValidationRun(RowChecks, KeyChecks, BatchChecks):
             if check.id not in self.results:
                 self.result(check, "error", message=f"no step of the {self.engine} engine ran this check")
         return self.report(started)
+
+    def key_in_time_pass(self) -> tuple[Check, list[str]] | None:
+        """The key check, and its columns besides series and time, when the time pass's window can judge it:
+        on DuckDB, with input rows numbered, a key of series (if any), time and other columns, and every
+        row with a time and series in that window (no time that breaks its type, the UTC rule or its
+        precision, which the key check would still group). The window already sorts the points by
+        series and instant; the key's own grouped pass over every row is then not needed (issue #29)."""
+        time_col, series = self.contract.time.column, self.series
+        checks = [c for c in self.plan.checks if c.kind == CheckKind.UNIQUE_KEY]
+        if self.engine != "duckdb" or not self.source.has_row_number or len(checks) != 1 or self.missing(checks[0]):
+            return None
+        policy = checks[0].params_of(KeyParams).duplicates
+        key = self.contract.key
+        if time_col not in key or (series and series not in key) or (policy is not None and policy.by is not None):
+            return None
+        if "calibration_id" in self.columns or not self.times_all_valid():
+            return None  # the calibration's interval join may repeat a row of the typed view
+        return checks[0], [k for k in key if k not in (time_col, series)]
+
+    def times_all_valid(self) -> bool:
+        """No row's time breaks its type, the UTC rule or its precision: each condition is absent or its
+        row check passed."""
+        col = self.columns[self.contract.time.column]
+        kinds = {CheckKind.TYPE: col.type_fail, CheckKind.UTC_INSTANT: col.utc_fail}
+        kinds[CheckKind.TIME_PRECISION] = col.precision_fail
+        judged = [self.results[c.id] for c in self.plan.checks if col.name in c.columns and c.id in self.results]
+        passed = {r.kind for r in judged if r.status == "passed" and not r.failed_rows}
+        return all(condition is None or kind in passed for kind, condition in kinds.items())
+
+    def key_in_points_columns(self, others: list[str]) -> list[str]:
+        """Each key column's name in the time pass's points (engines/run/time.py)."""
+        named = {self.contract.time.column: "__t", **({self.series: "__s"} if self.series else {})}
+        named |= {column: f"__k{i}" for i, column in enumerate(others)}
+        return [named[k] for k in self.contract.key]
 
     def window_check(self, check: Check) -> None:
         if check.kind == CheckKind.UNIQUE_KEY:

@@ -25,7 +25,6 @@ class KeyChecks(RunState):
         if missing:
             self.result(check, "error", message=f"key column(s) {', '.join(missing)} missing")
             return
-        keys = ", ".join(ident(k) for k in self.contract.key)
         typed = [self.columns[k].typed for k in self.contract.key]
         typed_keys = ", ".join(f"{sql} AS {ident(k)}" for sql, k in zip(typed, self.contract.key, strict=True))
         key_hash = f"hash({', '.join(typed)})"
@@ -34,33 +33,55 @@ class KeyChecks(RunState):
         # steps: group one 64-bit hash per row, which is much cheaper than grouping the key's columns, then
         # group the exact keys of the rows whose hash repeats -- duplicates and the rare collisions only.
         # Where a statement is a job (Spark), the exact keys are grouped at once: the hashes would be one more.
-        complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
-        where = ""
+        repeated = "TRUE"
         if not self.statements_dear:
             self.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {self.rows_view} "
                 "GROUP BY 1 HAVING count(*) > 1"
             )
             candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
-            where = f"WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "WHERE FALSE"
+            repeated = f"{key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "FALSE"
         # a row with a null key part fails its nullability (or type) check; it duplicates nothing (judged
         # on the grouped keys of repeated hashes, so no row's key is computed twice)
+        complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
         policy = check.params_of(KeyParams).duplicates
         by = self.columns[policy.by] if policy is not None and policy.by is not None else None
         unresolved = f" AND count(DISTINCT {by.typed}) < count(*)" if by is not None and by.present else ""
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
-            f"FROM {self.rows_view} {where} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
+            f"FROM {self.rows_view} WHERE {repeated} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
         )
+        numbered = (
+            self.rows_view
+            if self.source.has_row_number
+            else f"(SELECT row_number() OVER () AS __row, * FROM {self.rows_view})"
+        )
+        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {numbered} WHERE {repeated}")
+
+    def key_check_in_points(self, check: Check, points: str, columns: list[str]) -> None:
+        """The key check from the time pass's points (engines/run/time.py), which flags every row whose key
+        another row holds (``__dup``); ``columns`` name each key column in ``points`` (DuckDB only)."""
+        typed_keys = ", ".join(f"{c} AS {ident(k)}" for c, k in zip(columns, self.contract.key, strict=True))
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {typed_keys}, count(*) AS n FROM {points} "
+            "WHERE __dup GROUP BY ALL"
+        )
+        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {points} WHERE __dup")
+
+    def judge_keys(self, check: Check, candidates: str) -> None:
+        """The verdict from ``__tsc_dups`` (each repeated key and its count ``n``); examples name the first
+        rows of each shown key among ``candidates`` (``__row`` and the key's columns, a SELECT ending in its
+        WHERE condition)."""
+        keys = ", ".join(ident(k) for k in self.contract.key)
         rows, total, repeated = self.shown_with_totals("__tsc_dups", keys)
         if not total:
             self.result(check, "passed")
             return
         names = [*self.contract.key, "count"]
         if self.statements_dear:  # the keys shown, as literals: joining them from a table would be a job more
-            where = "WHERE " + (" OR ".join(self.key_literals(r[:-1]) for r in rows) or "FALSE")
-        found = self.duplicate_rows(typed_keys, where, keys)
+            candidates += " AND (" + (" OR ".join(self.key_literals(r[:-1]) for r in rows) or "FALSE") + ")"
+        found = self.duplicate_rows(candidates, keys)
         examples = [
             {"rows": found.get(tuple(r[:-1]), [])} | {n: json_value(v) for n, v in zip(names, r, strict=True)}
             for r in rows
@@ -91,23 +112,18 @@ class KeyChecks(RunState):
         )
         return rows, total, repeated
 
-    def duplicate_rows(self, typed_keys: str, where: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
-        """The input rows (first few, by row number) of each repeated key shown as an example."""
+    def duplicate_rows(self, candidates: str, keys: str) -> dict[tuple[Any, ...], list[int]]:
+        """The input rows (first few, by row number) of each repeated key shown as an example, among
+        ``candidates`` (``__row`` and the key's columns)."""
         per_key = 5
-        numbered = (
-            self.rows_view
-            if self.source.has_row_number
-            else f"(SELECT row_number() OVER () AS __row, * FROM {self.rows_view})"
-        )
-        # the keys shown: joined from the table, or named in ``where`` already (statements_dear)
+        # the keys shown: joined from the table, or named in ``candidates`` already (statements_dear)
         shown = f" JOIN (SELECT * FROM __tsc_dups ORDER BY {keys} LIMIT {self.limit}) d USING ({keys})"
         if self.statements_dear:
             shown = ""
         found: dict[tuple[Any, ...], list[int]] = {}
         for r in self.fetch(
             f"SELECT * FROM (SELECT {keys}, __row, row_number() OVER (PARTITION BY {keys} ORDER BY __row) AS __k "
-            f"FROM (SELECT __row, {typed_keys} FROM {numbered} {where}) "
-            f"s{shown}) WHERE __k <= {per_key} ORDER BY {keys}, __row "
+            f"FROM ({candidates}) s{shown}) WHERE __k <= {per_key} ORDER BY {keys}, __row "
             f"LIMIT {self.limit * per_key}"  # drops nothing; spares a distributed sort its sampling job
         ):
             found.setdefault(tuple(r[:-2]), []).append(int(r[-2]))

@@ -36,6 +36,7 @@ from tscontract.engines import calendars
 from tscontract.engines.base import Run
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
 from tscontract.engines.run.calendar import CalendarChecks, counted_part, stale_by_months
+from tscontract.engines.run.located import DAY_US, SESSION_ROWS, SESSIONS_SQL, located_sql, one_session_per_day
 from tscontract.errors import InputError
 from tscontract.plan.checks import Check
 from tscontract.plan.params import CadencedParams, CompletenessParams, FreshnessParams
@@ -43,8 +44,6 @@ from tscontract.shown import engine_message
 from tscontract.sql.columns import ident, json_value, sql_string
 
 POINTS = "__tsc_points"
-SESSIONS = "__tsc_sessions"  # one row per (calendar, kind, UTC day) a session touches
-SESSION_ROWS = "__tsc_sessions_rows"  # one row per session
 SERIES = "__tsc_series"  # per series present: interval, calendar, session kind, zone
 UNITS = "__tsc_units"  # per series: the sessions (or the one span) the batch covers
 EDGES = "__tsc_edges"  # gaps at the start and end of each unit, and units without a point
@@ -52,7 +51,6 @@ WINDOWS = "__tsc_windows"  # completeness windows per window group
 GROUPS = "__tsc_window_groups"  # the window group of each series
 _SESSION_GAPS = ("outside_session", "exchange_holiday")
 _PLAUSIBLE = (f"{calendars.FIRST_YEAR}-01-01", f"{calendars.LAST_YEAR + 1}-01-01")
-_DAY_US = 86_400_000_000
 
 
 def calendar_sql(contract: Contract, catalog_joined: bool) -> str:
@@ -90,23 +88,26 @@ def _us(duration_us: str) -> str:
     return f"to_microseconds({duration_us})"
 
 
-def _day(instant: str, before_us: int = 0) -> str:
-    """The UTC day of ``before_us`` microseconds before an instant, as a number of days since 1970
-    (division truncates before 1970, on every engine: the day numbers still never decrease with
-    time, all an equi-join on them needs)."""
-    shift = f" - {before_us}" if before_us else ""
-    return f"(epoch_us({instant}){shift}) // {_DAY_US}"
+def _same_key(neighbour: str, extra: list[str]) -> str:
+    """The ``lag`` or ``lead`` row holds the same key (series and session are the window's partition)."""
+    same = " AND ".join(f"{neighbour}({c}) OVER w = {c}" for c in ["__t", *extra])
+    return f"coalesce({same}, FALSE)"
 
 
 class TimeChecks:
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, key: list[str] | None = None) -> None:
         self.run = run
+        # the key's columns besides series and time: given, the window pass also flags rows whose key another
+        # row holds (``__dup``, the key check judged from the points: engines/run/__init__.py)
+        self.key = key
+        self.key_in_points = False
         self.contract = run.contract
         self.time_col = run.contract.time.column
         self.series_name = run.series or "series"
         self.limit = run.limit
         self.cadence_rule = run.contract.time.cadence
         self.sessions = False
+        self.one_per_day = False  # the sessions loaded: one a UTC day (located_sql)
         self.explicit = run.coverage is not None and any(run.coverage)
         self.lo: datetime | None = None  # the batch's first and last plausible instants
         self.hi: datetime | None = None
@@ -251,13 +252,8 @@ class TimeChecks:
         ]
         columns = [*calendars.COLUMNS, ("stamp", "TIMESTAMPTZ"), ("day_start", "TIMESTAMPTZ")]
         small_table(run.con, SESSION_ROWS, columns, rows)
-        # one row per UTC day a session touches: points find their session by an equi-join on
-        # (calendar, day) instead of an ASOF join, twice as fast on large batches. The day is a number
-        # (days since 1970), not date_trunc of an instant: no time zone rules per point
-        run.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE {SESSIONS} AS SELECT calendar, kind, open, close, "
-            f"unnest(generate_series({_day('open')}, {_day('close', 1)})) AS day FROM {SESSION_ROWS}"
-        )
+        run.con.execute(SESSIONS_SQL)
+        self.one_per_day = one_session_per_day(rows)
         return None
 
     @staticmethod
@@ -271,14 +267,6 @@ class TimeChecks:
             return datetime.combine(day, datetime.min.time(), tz).astimezone(UTC)
         return opens
 
-    @staticmethod
-    def in_session_join(alias: str) -> str:
-        """``LEFT JOIN`` of the session (if any) that contains ``alias.__t``."""
-        return (
-            f"LEFT JOIN {SESSIONS} x ON x.calendar = {alias}.__cal AND x.kind = {alias}.__kind "
-            f"AND x.day = {_day(alias + '.__t')} AND {alias}.__t >= x.open AND {alias}.__t < x.close"
-        )
-
     def build_points(self, sessions: bool, keep_all: bool) -> None:
         """One window pass: each point with the gap to the previous point of its series (and session).
 
@@ -290,14 +278,19 @@ class TimeChecks:
         run = self.run
         ts = ident(self.time_col)
         series = ident(run.series) if run.series else "'*'"
+        if sessions and self.per_session:
+            self.key = None  # sessions may share a stamp (two a day, stamped at their date): a point joins each
+        extra = [f"__k{i}" for i in range(len(self.key or []))]
+        key_columns = "".join(f", {ident(c)} AS {k}" for c, k in zip(self.key or [], extra, strict=True))
         points = (
             f"SELECT __row, {series} AS __s, {ts} AS __t, {self.interval_sql()} AS __i, "
-            f"{self.calendar_sql()} AS __cal, {self.kind_sql()} AS __kind FROM {run.typed_view} "
+            f"{self.calendar_sql()} AS __cal, {self.kind_sql()} AS __kind{key_columns} FROM {run.typed_view} "
             f"WHERE {self.valid_sql()}"
         )
         # the window sorts every point: it carries only narrow columns, the series' calendar and session
         # kind are joined back onto the points kept
-        narrow = "p.__row, p.__s, p.__t, p.__i"  # (and the points kept: the same without "p.")
+        narrow = ", ".join(["p.__row", "p.__s", "p.__t", "p.__i", *(f"p.{k}" for k in extra)])
+        # (and the points kept: the same without "p.")
         if run.statements_dear:  # carried through the sort: joining them back would be a job more (Spark)
             narrow += ", p.__cal, p.__kind"
         if sessions and self.per_session:
@@ -307,25 +300,10 @@ class TimeChecks:
                 f"LEFT JOIN {SESSION_ROWS} x ON x.calendar = p.__cal AND x.kind = p.__kind AND x.stamp = p.__t"
             )
         elif sessions:
-            flagged = (
-                f"SELECT {narrow}, x.open AS __open, x.open IS NULL AS __outside "
-                f"FROM ({points}) p {self.in_session_join('p')}"
-            )
+            flagged = located_sql(points, narrow, self.one_per_day)
         else:
             flagged = f"SELECT {narrow}, NULL::TIMESTAMPTZ AS __open, FALSE AS __outside FROM ({points}) p"
-        # the unit a point counts in: its session (its open), or the whole series without sessions (open
-        # NULL); none outside a session (open NULL too, flagged). A gap counts only between two points of
-        # one unit: one window partitioned by unit, with one lag and one lead, says both
-        fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
-        keep = "" if keep_all else f" WHERE __outside OR __first OR __last OR ({fault})"
-        kept = (
-            f"SELECT {narrow.replace('p.', '')}, __open, __outside, __prev, __gap_us, __first, __last FROM (SELECT *, "
-            f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
-            f"CASE WHEN NOT __outside THEN lag(__t) OVER w END AS __prev, "
-            f"CASE WHEN NOT __outside THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
-            f"NOT __outside AND lead(__t) OVER w IS NULL AS __last "
-            f"FROM ({flagged}) WINDOW w AS (PARTITION BY __s, __open ORDER BY __t))){keep}"
-        )
+        kept = self.window_sql(flagged, narrow.replace("p.", ""), extra, keep_all)
         if run.statements_dear:
             run.con.execute(f"CREATE OR REPLACE TEMP TABLE {POINTS} AS {kept}")
             return
@@ -333,6 +311,32 @@ class TimeChecks:
         run.con.execute(
             f"CREATE OR REPLACE TEMP TABLE {POINTS} AS SELECT k.*, {self.calendar_sql()} AS __cal, "
             f"{self.kind_sql()} AS __kind FROM ({kept}) k{catalog}"
+        )
+
+    def window_sql(self, flagged: str, columns: str, extra: list[str], keep_all: bool) -> str:
+        """The points of ``flagged`` with ``__prev``, ``__gap_us``, ``__first`` and ``__last`` (and ``__dup``
+        when the key is judged here), the ones the checks need unless ``keep_all``.
+
+        The unit a point counts in: its session (its open), or the whole series without sessions (open
+        NULL); none outside a session (open NULL too, flagged). A gap counts only between two points of
+        one unit: one window partitioned by unit, with one lag and one lead, says both. A key's copies
+        share series, instant and so session: ordered by the key's other columns too, they are neighbours.
+        """
+        fault = f"__gap_us > 0 AND abs(__gap_us - __i) > {self.tolerance_sql()}"
+        keep = f"__outside OR __first OR __last OR ({fault})"
+        duplicate = ""
+        if self.key is not None:
+            duplicate = f", {_same_key('lag', extra)} OR {_same_key('lead', extra)} AS __dup"
+            columns, keep = f"{columns}, __dup", f"{keep} OR __dup"
+            self.key_in_points = True
+        order = ", ".join(["__t", *extra])
+        return (
+            f"SELECT {columns}, __open, __outside, __prev, __gap_us, __first, __last FROM (SELECT *, "
+            f"NOT __outside AND __prev IS NULL AS __first FROM (SELECT *, "
+            f"CASE WHEN NOT __outside THEN lag(__t) OVER w END AS __prev, "
+            f"CASE WHEN NOT __outside THEN epoch_us(__t) - epoch_us(lag(__t) OVER w) END AS __gap_us, "
+            f"NOT __outside AND lead(__t) OVER w IS NULL AS __last{duplicate} FROM ({flagged}) "
+            f"WINDOW w AS (PARTITION BY __s, __open ORDER BY {order}))){'' if keep_all else f' WHERE {keep}'}"
         )
 
     def build_units(self, sessions: bool) -> None:
@@ -630,7 +634,7 @@ class TimeChecks:
         # of ``width`` it touches (one or two for windows of UTC time, days otherwise), not by a range join
         # against every window of its series. Distinct instants: revisions of an instant have a gap of 0
         window = spec.window
-        width = _DAY_US if window.on_trading_calendar or window.in_local_days else int(window.seconds * 1_000_000)
+        width = DAY_US if window.on_trading_calendar or window.in_local_days else int(window.seconds * 1_000_000)
         buckets = (
             f"SELECT __s, __w, __lo, __hi, unnest(generate_series(epoch_us(__lo) // {width}, "
             f"(epoch_us(__hi) - 1) // {width})) AS __b FROM __tsc_expected WHERE __hi > __lo"
