@@ -15,15 +15,15 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from tests.contract.clause_batches import DEEP, expected_failures, generated_batches
 from tests.contract.clause_strategies import contract_text, table
-from tests.contract.test_semantics_differential import expected_failures
-from tests.interop.test_semantics_exports import DEEP, generated_cases
 from tests.interop.test_soda import check_ids, run_soda
 from tscontract import parse_contract
 from tscontract.interop.exports import export
 from tscontract.plan.checks import build_plan
 
 NOW = datetime(2026, 3, 30, tzinfo=UTC)
+SCANS = 30 if DEEP else 4
 
 
 def soda_outcomes(cases: list[tuple[list[str], list[dict]]], tmp: Path) -> list[dict[str, str]]:
@@ -56,7 +56,7 @@ def soda_outcomes(cases: list[tuple[list[str], list[dict]]], tmp: Path) -> list[
 
 
 def test_soda_scans_fail_the_clauses_the_reference_fails(tmp_path: Path) -> None:
-    cases = generated_cases(300 if DEEP else 40)
+    cases = generated_batches(SCANS)
     outcomes = soda_outcomes(cases, tmp_path)
     compared = 0
     for (texts, batch), found in zip(cases, outcomes, strict=True):
