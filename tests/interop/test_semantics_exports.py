@@ -303,7 +303,8 @@ def test_gx_still_exports_an_exact_bound() -> None:
 
 # ---------------------------------------------------------------- dbt itself (dbt-duckdb in its tool venv)
 
-# one dbt project per batch, every batch large: 1 (fast) or 2 (deep) x 20-25 clauses x 80-120 rows
+# one dbt project per batch: 1 (fast) or 2 (deep) x 8 clauses x 100-120 rows. A clause is a dbt test node
+# (about a second each), a row costs next to nothing: few clauses, many rows
 DBT_BATCHES = 2 if DEEP else 1
 
 
@@ -338,9 +339,9 @@ _DBT_RUNNER = _RUNNER.replace(
 def test_dbt_build_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
     """Generated clauses and rows through ``dbt build``: each clause's test fails exactly the reference's rows.
 
-    Pairs (fast / deep, at most): before 3 / 12 projects x 8 x 12 = 288 / 1,152; now 1 / 2 x 25 x 120.
+    Pairs (fast / deep, at most): before 3 / 12 projects x 8 x 12 = 288 / 1,152; now 1 / 2 x 8 x 120.
     """
-    cases = generated_batches(DBT_BATCHES, least=(20, 80))
+    cases = generated_batches(DBT_BATCHES, max_clauses=8, least=(8, 100))
     assert cases
     jobs, results = [], {}
     for n, (texts, batch) in enumerate(cases):
@@ -381,8 +382,8 @@ def test_pandera_reads_nan_in_a_numpy_float_column_as_null() -> None:
 
 # ---------------------------------------------------------------- pandera's polars backend (pandera in its venv)
 
-# one module per batch: 2 (fast) or 10 (deep) x 20-25 clauses x 50-120 rows
-POLARS_BATCHES = 10 if DEEP else 2
+# one module per batch: 1 (fast) or 10 (deep) x 10-12 clauses x 100-120 rows (a clause costs most, as in dbt)
+POLARS_BATCHES = 10 if DEEP else 1
 # Inside .venvs/pandera: each case's module validates its rows as a polars frame (read from Parquet with
 # the contract's types); the rows each invariant fails, by check id.
 _POLARS_SCRIPT = """
@@ -415,9 +416,9 @@ def main(jobs):
 def test_pandera_polars_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
     """Generated clauses and rows through ``polars_schema.validate`` in pandera's polars backend.
 
-    Pairs (fast / deep, at most): before 12 / 200 modules x 6 x 12 = 864 / 14,400; now 2 / 10 x 25 x 120.
+    Pairs (fast / deep, at most): before 12 / 200 modules x 6 x 12 = 864 / 14,400; now 1 / 10 x 12 x 120.
     """
-    cases = generated_batches(POLARS_BATCHES, least=(20, 50))
+    cases = generated_batches(POLARS_BATCHES, max_clauses=12, least=(10, 100))
     jobs = []
     for n, (texts, batch) in enumerate(cases):
         (module,) = export("pandera", parse_contract(contract_text(texts))).write(tmp_path / f"case{n}")
