@@ -7,9 +7,8 @@ profile is small (chdb 4 batches, PostgreSQL 3, Spark 2, each up to 25 clauses o
 ``tests/contract/clause_batches.py``); ``TSCONTRACT_CLAUSE_PROFILE=deep`` runs more.
 
 Clause-row pairs judged (fast / deep), as examples x clauses x rows at most: PostgreSQL and chdb each
-before the batches 50 / 400 x 4 x 12 = 2,400 / 19,200, now 4 (PostgreSQL 3) / 12 x 25 x 120 = 12,000
-(9,000) / 36,000; Spark
-before 3 / 12 x 10 x 20 = 600 / 2,400, now 2 / 4 x 25 x 120 = 6,000 / 12,000.
+before the batches 50 / 400 x 4 x 12 = 2,400 / 19,200, now 4 (PostgreSQL 3) / 12 x 25 x 120 =
+12,000 (9,000) / 36,000; Spark before 3 / 12 x 10 x 20 = 600 / 2,400, now 2 / 4 x 25 x 120 = 6,000 / 12,000.
 """
 
 from __future__ import annotations
