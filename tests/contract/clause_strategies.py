@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 import pyarrow as pa
@@ -72,10 +73,12 @@ def _decimal_literal(draw: st.DrawFn) -> Decimal:
     return Decimal(unscaled).scaleb(-places)
 
 
+@cache  # a strategy is immutable: built once, drawn from many times (building one each draw was slow)
 def _number_leaf() -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(NUMERIC), _literal())
 
 
+@cache
 def _numeric(depth: int) -> st.SearchStrategy[str]:
     if depth == 0:
         return _number_leaf()
@@ -210,8 +213,8 @@ _ROW = st.fixed_dictionaries(
 )
 
 
-def rows(max_size: int = 12) -> st.SearchStrategy[list[dict[str, Any]]]:
-    return st.lists(_ROW, min_size=1, max_size=max_size)
+def rows(max_size: int = 12, min_size: int = 1) -> st.SearchStrategy[list[dict[str, Any]]]:
+    return st.lists(_ROW, min_size=min_size, max_size=max_size)
 
 
 def table(batch: list[dict[str, Any]]) -> pa.Table:

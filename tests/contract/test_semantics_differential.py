@@ -8,54 +8,17 @@ many more cases.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
 from tscontract import parse_contract, validate
-from tscontract.contract.clauses import parse_invariant, resolve_columns
-from tscontract.contract.grammar import ClauseSyntaxError
-from tscontract.contract.semantics import holds
-from tscontract.contract.types import parse_type
 from tscontract.plan.result import ValidationReport
 
-from .clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
-
-DEEP = os.environ.get("TSCONTRACT_CLAUSE_PROFILE") == "deep"
-CASES = settings(
-    max_examples=1500 if DEEP else 150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=True,  # the same cases every run, deep or fast: CI never goes red by chance
-)
-TYPES = {name: parse_type(dtype) for name, (dtype, _) in COLUMNS.items()} | {
-    "series_id": parse_type("string"),
-    "ts": parse_type("timestamp_us_utc"),
-}
-NOW = datetime(2026, 4, 1, tzinfo=UTC)
-
-
-def runnable(texts: list[str]) -> list[str]:
-    """The clauses the contract reader accepts (arithmetic past 38 digits is refused at load)."""
-    kept = []
-    for text in texts:
-        try:
-            resolve_columns(parse_invariant(text), TYPES)
-        except ClauseSyntaxError as exc:
-            assert "digits" in exc.message, (text, exc.message)
-            continue
-        kept.append(text)
-    return kept
-
-
-def expected_failures(text: str, batch: list[dict]) -> list[int]:
-    predicate = resolve_columns(parse_invariant(text), TYPES).predicate
-    return [n + 1 for n, row in enumerate(batch) if holds(predicate, reference_row(row, n)) is False]
+from .clause_batches import NOW, Batch, assert_agrees, batches, expected_failures, profile, runnable
+from .clause_strategies import COLUMNS, START, contract_text, table
 
 
 def invariant_failures(report: ValidationReport) -> dict[str, list[int]]:
@@ -73,22 +36,16 @@ def engine_failures(texts: list[str], batch: list[dict], engine: str = "duckdb")
     return invariant_failures(validate(contract, table(batch), now=NOW, engine=engine, examples=len(batch)))
 
 
-def assert_agrees(
-    texts: list[str], batch: list[dict], failures: Callable[[list[str], list[dict]], dict[str, list[int]]]
-) -> None:
-    """The runnable ``texts`` fail the same rows of ``batch`` in ``failures`` as in the reference."""
-    texts = list(dict.fromkeys(runnable(texts)))
-    if not texts:
-        return
-    found = failures(texts, batch)
-    for text in texts:
-        assert found[text] == expected_failures(text, batch), text
+@profile(fast=6, deep=40)
+@given(batches())
+def test_duckdb_fails_the_rows_the_reference_fails(batch: Batch) -> None:
+    """Each example a batch: up to 25 clauses on up to 120 rows in one DuckDB run.
 
-
-@CASES
-@given(st.lists(clauses(), min_size=1, max_size=4), rows())
-def test_duckdb_fails_the_rows_the_reference_fails(texts: list[str], batch: list[dict]) -> None:
-    assert_agrees(texts, batch, engine_failures)
+    Clause-row pairs judged (fast / deep profile), as examples x clauses x rows at most: before the
+    batches 150 / 1,500 examples x 4 x 12 = 7,200 / 72,000; now 6 / 40 x 25 x 120 = 18,000 / 120,000.
+    """
+    texts, rows = batch
+    assert_agrees(texts, rows, engine_failures(texts, rows))
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 from hypothesis import HealthCheck, example, given, settings
 
-from tests.contract.test_semantics_differential import DEEP
+from tests.contract.clause_batches import DEEP
 from tests.engines.calendar_cases import SCHEMA, Case, cases, engine_findings, per_case, reference_findings
 from tests.engines.calendar_cases import panel_contract as contract
 from tscontract import parse_contract, validate

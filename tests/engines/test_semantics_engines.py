@@ -3,8 +3,12 @@
 The same generated clauses and rows as the DuckDB differential test
 (``tests/contract/test_semantics_differential.py``), run on each other engine: for each clause
 the failing rows must be the ones :func:`tscontract.contract.semantics.holds` fails. The fast
-profile is small (PostgreSQL and chdb ~50 cases, Spark a few batches of several clauses);
-``TSCONTRACT_CLAUSE_PROFILE=deep`` runs many more.
+profile is small (chdb 4 batches, PostgreSQL 3, Spark 2, each up to 25 clauses on up to 120 rows,
+``tests/contract/clause_batches.py``); ``TSCONTRACT_CLAUSE_PROFILE=deep`` runs more.
+
+Clause-row pairs judged (fast / deep), as examples x clauses x rows at most: PostgreSQL and chdb each
+before the batches 50 / 400 x 4 x 12 = 2,400 / 19,200, now 4 (PostgreSQL 3) / 12 x 25 x 120 =
+12,000 (9,000) / 36,000; Spark before 3 / 12 x 10 x 20 = 600 / 2,400, now 2 / 4 x 25 x 120 = 6,000 / 12,000.
 """
 
 from __future__ import annotations
@@ -17,25 +21,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
-from tests.contract.clause_strategies import COLUMNS, clauses, contract_text, rows, table
-from tests.contract.test_semantics_differential import DEEP, NOW, expected_failures, invariant_failures, runnable
+from tests.contract.clause_batches import NOW, Batch, assert_agrees, batches, expected_failures, profile
+from tests.contract.clause_strategies import COLUMNS, contract_text, table
+from tests.contract.test_semantics_differential import invariant_failures
 from tests.engines.pg_tables import load_table
 from tscontract import parse_contract, validate
 
 pytest.importorskip("psycopg", reason="the PostgreSQL engine is part of the dev install")
 pytest.importorskip("chdb", reason="the chdb engine is part of the dev install")
-
-
-def _cases(fast: int, deep: int) -> settings:
-    return settings(
-        max_examples=deep if DEEP else fast,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
-        derandomize=True,  # the same cases every run, deep or fast: CI never goes red by chance
-    )
 
 
 def failures(contract_yaml: str, data: Any, rows_count: int, **kwargs: Any) -> dict[str, list[int]]:
@@ -57,33 +52,25 @@ def on_engine(engine: str, texts: list[str], batch: list[dict], where: Any) -> d
     return failures(contract, data, len(batch), engine=engine)
 
 
-def agree(engine: str, texts: list[str], batch: list[dict], where: Any = None) -> None:
-    texts = list(dict.fromkeys(runnable(texts)))
-    if not texts:
-        return
-    found = on_engine(engine, texts, batch, where)
-    for text in texts:
-        assert found[text] == expected_failures(text, batch), text
+@profile(fast=4, deep=12)
+@given(batches())
+def test_chdb_fails_the_rows_the_reference_fails(batch: Batch) -> None:
+    texts, rows = batch
+    assert_agrees(texts, rows, on_engine("chdb", texts, rows, None))
 
 
-@_cases(50, 400)
-@given(st.lists(clauses(), min_size=1, max_size=4), rows())
-def test_chdb_fails_the_rows_the_reference_fails(texts: list[str], batch: list[dict]) -> None:
-    agree("chdb", texts, batch)
+@profile(fast=3, deep=12)
+@given(batch=batches())
+def test_postgres_fails_the_rows_the_reference_fails(postgres_url: str, batch: Batch) -> None:
+    texts, rows = batch
+    assert_agrees(texts, rows, on_engine("postgres", texts, rows, postgres_url))
 
 
-@_cases(50, 400)
-@given(texts=st.lists(clauses(), min_size=1, max_size=4), batch=rows())
-def test_postgres_fails_the_rows_the_reference_fails(postgres_url: str, texts: list[str], batch: list[dict]) -> None:
-    agree("postgres", texts, batch, postgres_url)
-
-
-@_cases(3, 12)
-@given(texts=st.lists(clauses(), min_size=6, max_size=10), batch=rows(max_size=20))
-def test_spark_fails_the_rows_the_reference_fails(
-    spark: Any, tmp_path: Path, texts: list[str], batch: list[dict]
-) -> None:
-    agree("spark", texts, batch, tmp_path)
+@profile(fast=2, deep=4)
+@given(batch=batches())
+def test_spark_fails_the_rows_the_reference_fails(spark: Any, tmp_path: Path, batch: Batch) -> None:
+    texts, rows = batch
+    assert_agrees(texts, rows, on_engine("spark", texts, rows, tmp_path))
 
 
 # ---------------------------------------------------------------- named cases

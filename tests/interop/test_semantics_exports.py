@@ -22,11 +22,20 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
-from tests.contract.clause_strategies import COLUMNS, START, clauses, contract_text, reference_row, rows, table
-from tests.contract.test_semantics_differential import TYPES, assert_agrees, expected_failures, runnable
+from tests.contract.clause_batches import (
+    DEEP,
+    TYPES,
+    Batch,
+    Verdict,
+    assert_agrees,
+    batches,
+    expected_failures,
+    generated_batches,
+    profile,
+)
+from tests.contract.clause_strategies import COLUMNS, START, contract_text, reference_row, table
 from tests.interop._tools import run_in_venv
 from tests.interop.test_dbt import _RUNNER, DBT_PYTHON
 from tscontract import parse_contract
@@ -35,15 +44,8 @@ from tscontract.interop.exports import export, pandera_runtime
 from tscontract.interop.exports import pandera as pandera_export
 from tscontract.interop.exports.cel import CelUnsupported, compile_predicate
 from tscontract.interop.exports.dbt import column_type, holds_sql, range_bounds
+from tscontract.interop.exports.jsonschema import TAG
 from tscontract.plan.checks import build_plan
-
-DEEP = os.environ.get("TSCONTRACT_CLAUSE_PROFILE") == "deep"
-CASES = settings(
-    max_examples=1500 if DEEP else 150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=True,  # the same cases every run, deep or fast: CI never goes red by chance
-)
 
 _IMPORTS = """
 import math
@@ -81,21 +83,6 @@ CEL_REFUSALS = (
 )
 
 
-def generated_cases(count: int, min_size: int = 1, max_size: int = 4) -> list[tuple[list[str], list[dict]]]:
-    """``count`` generated (clauses, rows) cases, the same every run, for tools run once over many cases."""
-    cases: list[tuple[list[str], list[dict]]] = []
-
-    @settings(CASES, max_examples=count, database=None)
-    @given(st.lists(clauses(), min_size=min_size, max_size=max_size), rows())
-    def gather(texts: list[str], batch: list[dict]) -> None:
-        kept = list(dict.fromkeys(runnable(texts)))
-        if kept:
-            cases.append((kept, batch))
-
-    gather()
-    return cases
-
-
 def predicate(text: str):
     return resolve_columns(parse_invariant(text), TYPES).predicate
 
@@ -108,17 +95,28 @@ def frame(batch: list[dict], backing: str) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series(arrow.column(name).to_pylist(), dtype=object) for name in arrow.column_names})
 
 
+def pandera_verdicts(texts: list[str], batch: list[dict], backing: str = "arrow") -> dict[str, list[int]]:
+    """Per clause, the rows its pandera translation fails, judged by the runtime over one frame of the batch."""
+    rows = RUNTIME["_Rows"](frame(batch, backing))
+    found = {}
+    for text in texts:
+        holds = eval(f"r.holds({pandera_export.translate(predicate(text))})", {**RUNTIME, "r": rows})
+        found[text] = [int(n) + 1 for n in np.flatnonzero(~holds.to_numpy(dtype=bool))]
+    return found
+
+
 def pandera_failures(text: str, batch: list[dict], backing: str = "arrow") -> list[int]:
-    code = pandera_export.translate(predicate(text))
-    holds = eval(f"r.holds({code})", {**RUNTIME, "r": RUNTIME["_Rows"](frame(batch, backing))})
-    return [int(n) + 1 for n in np.flatnonzero(~holds.to_numpy(dtype=bool))]
+    return pandera_verdicts([text], batch, backing)[text]
 
 
-@CASES
-@given(st.lists(clauses(), min_size=1, max_size=3), rows(), st.sampled_from(["arrow", "object"]))
-def test_pandera_fails_the_rows_the_reference_fails(texts: list[str], batch: list[dict], backing: str) -> None:
-    for text in dict.fromkeys(runnable(texts)):
-        assert pandera_failures(text, batch, backing) == expected_failures(text, batch), text
+@profile(fast=3, deep=24)
+@given(batches())
+def test_pandera_fails_the_rows_the_reference_fails(batch: Batch) -> None:
+    """Each batch on both backings (an example drew one before). Pairs (fast / deep, at most): before
+    150 / 1,500 x 3 x 12 = 5,400 / 54,000; now 3 / 24 x 25 x 120, twice."""
+    texts, rows = batch
+    for backing in ("arrow", "object"):
+        assert_agrees(texts, rows, pandera_verdicts(texts, rows, backing))
 
 
 def row(**values: Any) -> dict:
@@ -197,10 +195,12 @@ def sql_failures(texts: list[str], batch: list[dict]) -> dict[str, list[int]]:
     return found
 
 
-@CASES
-@given(st.lists(clauses(), min_size=1, max_size=4), rows())
-def test_dbt_and_soda_sql_fails_the_rows_the_reference_fails(texts: list[str], batch: list[dict]) -> None:
-    assert_agrees(texts, batch, sql_failures)
+@profile(fast=6, deep=40)
+@given(batches())
+def test_dbt_and_soda_sql_fails_the_rows_the_reference_fails(batch: Batch) -> None:
+    """Pairs (fast / deep, at most): before 150 / 1,500 x 4 x 12 = 7,200 / 72,000; now 6 / 40 x 25 x 120."""
+    texts, rows = batch
+    assert_agrees(texts, rows, sql_failures(texts, rows))
 
 
 @pytest.mark.parametrize("text", ["f >= 0", "f between 0 and 1", "0 <= f <= 1"])
@@ -218,37 +218,49 @@ def test_a_float_bound_is_not_a_range_test(text: str) -> None:
 # ---------------------------------------------------------------- CEL (confluent-kafka's CEL executor)
 
 
-def cel_verdicts(text: str, batch: list[dict]) -> list[int] | str:
-    """The rows the exported CEL rule rejects in cel-python with confluent-kafka's functions, or the refusal."""
+def cel_batch(texts: list[str], batch: list[dict]) -> dict[str, Verdict]:
+    """Per clause, the rows its exported CEL rule rejects in cel-python with confluent-kafka's functions, or
+    the refusal (each record made a CEL message once, for every rule)."""
     import celpy
     from confluent_kafka.schema_registry.rules.cel.cel_executor import msg_to_cel
     from confluent_kafka.schema_registry.rules.cel.cel_field_presence import InterpretedRunner
     from confluent_kafka.schema_registry.rules.cel.extra_func import EXTRA_FUNCS
 
-    try:
-        expr = compile_predicate(predicate(text), TYPES, frozenset(TYPES))
-    except CelUnsupported as exc:
-        return str(exc)
     env = celpy.Environment(runner_class=InterpretedRunner)
-    program = env.program(env.compile(expr), functions=EXTRA_FUNCS)
-    failing = []
-    for n, values in enumerate(batch):
-        record = {k: v for k, v in reference_row(values, n).items() if v is not None}  # a producer leaves nulls out
-        result = program.evaluate({"message": msg_to_cel(record)})
-        if not isinstance(result, celpy.celtypes.BoolType) or not bool(result):
-            failing.append(n + 1)
-    return failing
+    messages = [  # a producer leaves nulls out
+        msg_to_cel({k: v for k, v in reference_row(values, n).items() if v is not None})
+        for n, values in enumerate(batch)
+    ]
+    found: dict[str, Verdict] = {}
+    for text in texts:
+        try:
+            expr = compile_predicate(predicate(text), TYPES, frozenset(TYPES))
+        except CelUnsupported as exc:
+            found[text] = str(exc)
+            continue
+        program = env.program(env.compile(expr), functions=EXTRA_FUNCS)
+        results = [program.evaluate({"message": message}) for message in messages]
+        found[text] = [
+            n + 1 for n, result in enumerate(results) if not isinstance(result, celpy.celtypes.BoolType) or not result
+        ]
+    return found
 
 
-@settings(CASES, max_examples=200 if DEEP else 40)  # cel-python compiles each rule: slow
-@given(st.lists(clauses(), min_size=1, max_size=3), rows())
-def test_cel_rejects_the_rows_the_reference_fails_or_refuses_by_name(texts: list[str], batch: list[dict]) -> None:
-    for text in dict.fromkeys(runnable(texts)):
-        found = cel_verdicts(text, batch)
-        if isinstance(found, str):
-            assert any(reason in found for reason in CEL_REFUSALS), (text, found)
-        else:
-            assert found == expected_failures(text, batch), text
+def cel_verdicts(text: str, batch: list[dict]) -> Verdict:
+    return cel_batch([text], batch)[text]
+
+
+def refused_by_cel(reason: str) -> bool:
+    return any(known in reason for known in CEL_REFUSALS)
+
+
+# cel-python interprets each rule on each record (milliseconds a pair): batches of fewer rows
+@profile(fast=3, deep=10)
+@given(batches(max_rows=30))
+def test_cel_rejects_the_rows_the_reference_fails_or_refuses_by_name(batch: Batch) -> None:
+    """Pairs (fast / deep, at most): before 40 / 200 x 3 x 12 = 1,440 / 7,200; now 3 / 10 x 25 x 30."""
+    texts, rows = batch
+    assert_agrees(texts, rows, cel_batch(texts, rows), refusal=refused_by_cel)
 
 
 @pytest.mark.parametrize(
@@ -271,7 +283,7 @@ def test_cel_counter_examples(text: str, batch: list[dict], failing: list[int]) 
 @pytest.mark.parametrize("text", ["i / 2 > 0", "i < f", "f >= 0"])
 def test_cel_refuses_division_and_floats_by_name(text: str) -> None:
     found = cel_verdicts(text, [row()])
-    assert isinstance(found, str) and any(reason in found for reason in CEL_REFUSALS), found
+    assert isinstance(found, str) and refused_by_cel(found), found
 
 
 # ---------------------------------------------------------------- Great Expectations
@@ -292,7 +304,9 @@ def test_gx_still_exports_an_exact_bound() -> None:
 
 # ---------------------------------------------------------------- dbt itself (dbt-duckdb in its tool venv)
 
-DBT_CASES = 12 if DEEP else 3
+# one dbt project per batch: 1 (fast) or 2 (deep) x 8 clauses x 100-120 rows. A clause is a dbt test node
+# (about a second each), a row costs next to nothing: few clauses, many rows
+DBT_BATCHES = 2 if DEEP else 1
 
 
 def dbt_project(directory: Path, texts: list[str], batch: list[dict]) -> Any:
@@ -324,8 +338,11 @@ _DBT_RUNNER = _RUNNER.replace(
 
 
 def test_dbt_build_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
-    """Generated clauses and rows through ``dbt build``: each clause's test fails exactly the reference's rows."""
-    cases = generated_cases(DBT_CASES, min_size=4, max_size=8)
+    """Generated clauses and rows through ``dbt build``: each clause's test fails exactly the reference's rows.
+
+    Pairs (fast / deep, at most): before 3 / 12 projects x 8 x 12 = 288 / 1,152; now 1 / 2 x 8 x 120.
+    """
+    cases = generated_batches(DBT_BATCHES, max_clauses=8, least=(8, 100))
     assert cases
     jobs, results = [], {}
     for n, (texts, batch) in enumerate(cases):
@@ -366,7 +383,8 @@ def test_pandera_reads_nan_in_a_numpy_float_column_as_null() -> None:
 
 # ---------------------------------------------------------------- pandera's polars backend (pandera in its venv)
 
-POLARS_CASES = 200 if DEEP else 12
+# one module per batch: 1 (fast) or 10 (deep) x 10-12 clauses x 100-120 rows (a clause costs most, as in dbt)
+POLARS_BATCHES = 10 if DEEP else 1
 # Inside .venvs/pandera: each case's module validates its rows as a polars frame (read from Parquet with
 # the contract's types); the rows each invariant fails, by check id.
 _POLARS_SCRIPT = """
@@ -397,8 +415,11 @@ def main(jobs):
 
 
 def test_pandera_polars_fails_the_rows_the_reference_fails(tmp_path: Path) -> None:
-    """Generated clauses and rows through ``polars_schema.validate`` in pandera's polars backend."""
-    cases = generated_cases(POLARS_CASES, min_size=2, max_size=6)
+    """Generated clauses and rows through ``polars_schema.validate`` in pandera's polars backend.
+
+    Pairs (fast / deep, at most): before 12 / 200 modules x 6 x 12 = 864 / 14,400; now 1 / 10 x 12 x 120.
+    """
+    cases = generated_batches(POLARS_BATCHES, max_clauses=12, least=(10, 100))
     jobs = []
     for n, (texts, batch) in enumerate(cases):
         (module,) = export("pandera", parse_contract(contract_text(texts))).write(tmp_path / f"case{n}")
@@ -408,8 +429,7 @@ def test_pandera_polars_fails_the_rows_the_reference_fails(tmp_path: Path) -> No
     assert "Decimal(precision=10, scale=2)" in ran["case0"]["dtypes"]  # polars' own types, not pandas'
     for n, (texts, batch) in enumerate(cases):
         failed = ran[f"case{n}"]["failed"]
-        for i, text in enumerate(texts):
-            assert sorted(failed.get(f"invariants[{i}]", [])) == expected_failures(text, batch), (text, batch)
+        assert_agrees(texts, batch, {text: sorted(failed.get(f"invariants[{i}]", [])) for i, text in enumerate(texts)})
 
 
 @pytest.mark.parametrize(
@@ -488,38 +508,56 @@ def json_record(values: dict, number: int) -> dict | None:
     return record
 
 
-def jsonschema_verdicts(text: str, batch: list[dict]) -> tuple[list[int], list[int]] | str:
-    """(the rows the exported schema rejects, the rows JSON can hold), or why the clause is not exported."""
+def only_clause(node: Any, check_id: str) -> Any:
+    """The exported schema with every invariant but ``check_id`` taken out (each is one tagged subschema)."""
+    if isinstance(node, list):
+        kept = [only_clause(n, check_id) for n in node]
+        return [n for n in kept if n is not None]
+    if not isinstance(node, dict):
+        return node
+    tag = str(node.get("$comment", ""))
+    if tag.startswith(TAG + "invariants[") and tag != TAG + check_id:
+        return None
+    return {k: v for k, v in ((k, only_clause(v, check_id)) for k, v in node.items()) if v != []}
+
+
+def jsonschema_batch(texts: list[str], batch: list[dict]) -> tuple[dict[str, Verdict], set[int]]:
+    """Per clause, the records its schema rejects (the one export with the other clauses taken out) or why
+    the clause is not exported; and the rows JSON can hold."""
     from jsonschema import Draft202012Validator
 
-    result = export("jsonschema", parse_contract(contract_text([text])))
+    contract = parse_contract(contract_text(texts))
+    result = export("jsonschema", contract)
     [artifact] = result.artifacts
-    refused = [n.reason for n in result.not_exported if n.clause == text]
-    if refused:
-        return refused[0]
-    validator = Draft202012Validator(json.loads(artifact.content), format_checker=Draft202012Validator.FORMAT_CHECKER)
-    held, failing = [], []
-    for n, values in enumerate(batch):
-        record = json_record(values, n)
-        if record is None:
-            continue
-        held.append(n + 1)
-        if not validator.is_valid(record):
-            failing.append(n + 1)
-    return failing, held
+    schema = json.loads(artifact.content)
+    records = {n + 1: json_record(values, n) for n, values in enumerate(batch)}
+    held = {n for n, record in records.items() if record is not None}
+    found: dict[str, Verdict] = {n.clause: n.reason for n in result.not_exported if n.clause in texts}
+    for check in build_plan(contract).checks:
+        if check.kind == "invariant" and check.clause not in found:
+            validator = Draft202012Validator(
+                only_clause(schema, check.id), format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
+            found[check.clause] = [n for n in sorted(held) if not validator.is_valid(records[n])]
+    return found, held
 
 
-@CASES
-@given(st.lists(clauses(), min_size=1, max_size=3), rows())
-def test_jsonschema_rejects_the_records_the_reference_fails_or_lists_the_clause(
-    texts: list[str], batch: list[dict]
-) -> None:
-    for text in dict.fromkeys(runnable(texts)):
-        found = jsonschema_verdicts(text, batch)
-        if isinstance(found, str):
-            continue  # not exported, and said so with its reason (JSON Schema cannot state arithmetic, two fields)
-        failing, held = found
-        assert failing == [n for n in expected_failures(text, batch) if n in held], text
+def jsonschema_verdicts(text: str, batch: list[dict]) -> tuple[list[int], list[int]] | str:
+    """(the rows the exported schema rejects, the rows JSON can hold), or why the clause is not exported."""
+    found, held = jsonschema_batch([text], batch)
+    return found[text] if isinstance(found[text], str) else (found[text], sorted(held))
+
+
+@profile(fast=4, deep=24)
+@given(batches())
+def test_jsonschema_rejects_the_records_the_reference_fails_or_lists_the_clause(batch: Batch) -> None:
+    """A clause not exported is listed with its reason (JSON Schema cannot state arithmetic, two fields).
+
+    Pairs (fast / deep, at most): before 150 / 1,500 x 3 x 12 = 5,400 / 54,000; now 4 / 24 x 25 x 120.
+    """
+    texts, rows = batch
+    found, held = jsonschema_batch(texts, rows)
+    assert_agrees(texts, rows, found, refusal=bool, judged=held.__contains__)
 
 
 @pytest.mark.parametrize(
