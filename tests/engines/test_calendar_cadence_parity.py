@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from tests.contract.test_semantics_differential import DEEP
+from tests.contract.clause_batches import DEEP
 from tests.engines.calendar_cases import Case, cases, engine_findings, per_case, reference_findings
 from tests.engines.test_semantics_engines import _cases
 
