@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given
 
 from tests.contract.clause_batches import DEEP
+from tests.contract.clause_batches import profile as _cases
 from tests.engines.calendar_cases import Case, cases, engine_findings, per_case, reference_findings
-from tests.engines.test_semantics_engines import _cases
 
 pytest.importorskip("psycopg", reason="the PostgreSQL engine is part of the dev install")
 pytest.importorskip("chdb", reason="the chdb engine is part of the dev install")
