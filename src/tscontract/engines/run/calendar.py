@@ -61,7 +61,7 @@ EXAMPLE_WINDOWS = "__tsc_example_windows"  # the failing windows reported as exa
 CPOINTS = "__tsc_cal_points"  # distinct instants per series, each with its period (NULL: off the calendar)
 
 
-def _instant(moment: datetime) -> str:
+def instant_sql(moment: datetime) -> str:
     return f"CAST({sql_string(moment.astimezone(UTC).isoformat())} AS TIMESTAMPTZ)"
 
 
@@ -171,7 +171,7 @@ class CalendarChecks:
                 "SELECT NULL::VARCHAR AS __s, NULL::TIMESTAMPTZ AS __g_start, NULL::TIMESTAMPTZ AS __g_end, "
                 "0 AS __n, NULL::VARCHAR AS __edge WHERE FALSE"
             )
-        lo, hi = _instant(coverage[0]), _instant(min(coverage[1], self.run.now))
+        lo, hi = instant_sql(coverage[0]), instant_sql(min(coverage[1], self.run.now))
         ends = (
             f"SELECT __s, min(__k) AS __k1, max(__k) AS __kn, min(__t) AS __t1, max(__t) AS __tn FROM {CPOINTS} "
             "WHERE __k IS NOT NULL GROUP BY __s"
