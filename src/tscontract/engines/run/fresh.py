@@ -13,6 +13,9 @@ from tscontract.plan.checks import Check
 from tscontract.plan.params import FreshnessParams
 from tscontract.sql.columns import ident, json_value
 
+# a session ``x`` of the calendar and session kind of series row ``n``
+_SAME_SESSIONS = "x.calendar = n.__cal AND x.kind = n.__kind"
+
 
 def anchored_sql(point: str) -> str:
     """``point`` belongs to session ``x``: inside it, at its stamp (a daily bar at 00:00 of its date), or on
@@ -28,11 +31,10 @@ def newest_in_session(time: TimeChecks, newest: str, column: str) -> str:
     every session of its calendar judged by its newest point inside one (NULL: none arrived in a session).
     The stray series are found from the per-series rows; only their points are joined to the sessions."""
     run = time.run
-    same = "x.calendar = n.__cal AND x.kind = n.__kind"
     run.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_newest_all AS {newest}")
     run.con.execute(
         f"CREATE OR REPLACE TEMP TABLE __tsc_stray AS SELECT n.__s FROM __tsc_newest_all n "
-        f"LEFT JOIN {SESSION_ROWS} x ON {same} AND {anchored_sql('n.__newest')} "
+        f"LEFT JOIN {SESSION_ROWS} x ON {_SAME_SESSIONS} AND {anchored_sql('n.__newest')} "
         "WHERE n.__cal IS NOT NULL GROUP BY n.__s HAVING count(x.open) = 0"
     )
     if not run.fetch("SELECT count(*) FROM __tsc_stray")[0][0]:
@@ -94,7 +96,6 @@ def judge_freshness(time: TimeChecks, check: Check, sessions_loaded: bool = Fals
         run.con.execute(f"CREATE OR REPLACE TEMP TABLE __tsc_newest AS {newest}")
         stale_by_months(time, check, spec.max_age, "__tsc_newest")
         return
-    same = "x.calendar = n.__cal AND x.kind = n.__kind"
     trading = spec.max_age.on_trading_calendar
     if trading:
         # the newest point's session: the one it falls in, is stamped at (the cadence's stamp, which may
@@ -102,19 +103,19 @@ def judge_freshness(time: TimeChecks, check: Check, sessions_loaded: bool = Fals
         # else the point itself. Age: the sessions after it closed by now
         anchored = (
             f"SELECT n.__s, n.__newest, n.__cal, n.__kind, coalesce(max(x.close), n.__newest) AS __anchor "
-            f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {same} AND {anchored_sql('n.__newest')} "
+            f"FROM ({newest}) n LEFT JOIN {SESSION_ROWS} x ON {_SAME_SESSIONS} AND {anchored_sql('n.__newest')} "
             "GROUP BY n.__s, n.__newest, n.__cal, n.__kind"
         )
         aged = (
             f"SELECT n.__s, n.__newest, count(x.open) AS __age FROM ({anchored}) n LEFT JOIN {SESSION_ROWS} x "
-            f"ON {same} AND x.open > n.__anchor AND x.close <= {now} GROUP BY n.__s, n.__newest"
+            f"ON {_SAME_SESSIONS} AND x.open > n.__anchor AND x.close <= {now} GROUP BY n.__s, n.__newest"
         )
         limit: float = int(spec.max_age.amount)
     elif spec.on_session_clock:
         overlap = f"epoch_us(least(x.close, {now})) - epoch_us(greatest(x.open, n.__newest))"
         aged = (
             f"SELECT n.__s, n.__newest, coalesce(sum({overlap}), 0) / 1e6 AS __age FROM ({newest}) n "
-            f"LEFT JOIN {SESSION_ROWS} x ON {same} AND x.close > n.__newest AND x.open < {now} "
+            f"LEFT JOIN {SESSION_ROWS} x ON {_SAME_SESSIONS} AND x.close > n.__newest AND x.open < {now} "
             "GROUP BY n.__s, n.__newest"
         )
         limit = float(spec.max_age.seconds)

@@ -35,7 +35,7 @@ from tscontract.contract.model import Contract
 from tscontract.engines import calendars
 from tscontract.engines.base import Run
 from tscontract.engines.relations import CATALOG_TABLE_SQL, small_table
-from tscontract.engines.run.calendar import CalendarChecks, counted_part
+from tscontract.engines.run.calendar import CalendarChecks, counted_part, instant_sql
 from tscontract.engines.run.fresh import judge_freshness
 from tscontract.engines.run.located import DAY_US, SESSION_ROWS, SESSIONS_SQL, located_sql, one_session_per_day
 from tscontract.errors import InputError
@@ -66,10 +66,6 @@ def plausible_sql(column: str) -> str:
     """``column`` (an instant) lies in the years calendars know: one stray year-9999 point widens nothing."""
     low, high = _PLAUSIBLE
     return f"{column} >= TIMESTAMPTZ '{low}' AND {column} < TIMESTAMPTZ '{high}'"
-
-
-def _instant(moment: datetime) -> str:
-    return f"CAST({sql_string(moment.astimezone(UTC).isoformat())} AS TIMESTAMPTZ)"
 
 
 def _epoch_us(moment: datetime) -> int:
@@ -336,8 +332,8 @@ class TimeChecks:
         run = self.run
         span = self.span()
         assert span is not None
-        start, end = (_instant(span[0]), _instant(span[1]))
-        now = _instant(self.run.now)
+        start, end = (instant_sql(span[0]), instant_sql(span[1]))
+        now = instant_sql(self.run.now)
         # a series present has a first point of a session (or series): a series seen only outside every
         # session is reported there and is judged over no period
         run.con.execute(
@@ -507,7 +503,7 @@ class TimeChecks:
                 "max(greatest(close, stamp)) AS __w_end "
                 f"FROM (SELECT calendar || '/' || kind AS __g, open, close, stamp, (row_number() OVER (PARTITION BY "
                 f"calendar, kind ORDER BY open) - 1) // {amount} AS __k FROM {SESSION_ROWS} "
-                f"WHERE greatest(close, stamp) > {_instant(start)} AND least(open, stamp) < {_instant(end)}) "
+                f"WHERE greatest(close, stamp) > {instant_sql(start)} AND least(open, stamp) < {instant_sql(end)}) "
                 "GROUP BY __g, __k"
             )
             run.con.execute(
@@ -543,8 +539,8 @@ class TimeChecks:
             width = _us(str(width_us))
             run.con.execute(
                 f"CREATE OR REPLACE TEMP TABLE {WINDOWS} AS SELECT '*' AS __g, __w, __w + {width} AS __w_end "
-                f"FROM (SELECT unnest(generate_series({_instant(first)}, "
-                f"{_instant(end - timedelta(microseconds=1))}, {width})) AS __w)"
+                f"FROM (SELECT unnest(generate_series({instant_sql(first)}, "
+                f"{instant_sql(end - timedelta(microseconds=1))}, {width})) AS __w)"
             )
             run.con.execute(f"CREATE OR REPLACE TEMP TABLE {GROUPS} AS SELECT __s, '*' AS __g FROM {SERIES}")
 
@@ -573,9 +569,9 @@ class TimeChecks:
         never after --now (the window under way is judged up to now, a later one not at all)."""
         span = self.span()
         assert span is not None
-        start, end = _instant(span[0]), _instant(span[1])
+        start, end = instant_sql(span[0]), instant_sql(span[1])
         lo = f"greatest(w.__w, {start})" if self.explicit else "w.__w"
-        now = _instant(self.run.now)
+        now = instant_sql(self.run.now)
         hi = f"least(w.__w_end, {end}, {now})" if self.explicit else f"least(w.__w_end, {now})"
         return (
             f"SELECT * FROM (SELECT s.__s, s.__i, w.__w, w.__w_end, {lo} AS __lo, {hi} AS __hi FROM {SERIES} s "
@@ -663,7 +659,7 @@ class TimeChecks:
         series, start, end, expected, actual, lo, hi = row
         # gaps are [first missing instant, next point) intervals overlapping the window (up to --now), edges
         # included
-        start_sql, end_sql = _instant(start), _instant(min(end, self.run.now))
+        start_sql, end_sql = instant_sql(start), instant_sql(min(end, self.run.now))
         series_sql = sql_string(str(series))
         edges = f"SELECT __g_start, __g_end FROM {EDGES} WHERE __s = {series_sql}"
         if not self.sessions:
