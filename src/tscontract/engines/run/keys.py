@@ -29,35 +29,48 @@ class KeyChecks(RunState):
         typed_keys = ", ".join(f"{sql} AS {ident(k)}" for sql, k in zip(typed, self.contract.key, strict=True))
         key_hash = f"hash({', '.join(typed)})"
         self.progress("key uniqueness")
-        # Straight from the source (the typed view's catalog joins are not needed to group keys), in two
-        # steps: group one 64-bit hash per row, which is much cheaper than grouping the key's columns, then
-        # group the exact keys of the rows whose hash repeats -- duplicates and the rare collisions only.
-        # Where a statement is a job (Spark), the exact keys are grouped at once: the hashes would be one more.
-        repeated = "TRUE"
-        if not self.statements_dear:
-            self.con.execute(
-                f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {self.rows_view} "
-                "GROUP BY 1 HAVING count(*) > 1"
-            )
-            candidates = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
-            repeated = f"{key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if candidates else "FALSE"
-        # a row with a null key part fails its nullability (or type) check; it duplicates nothing (judged
-        # on the grouped keys of repeated hashes, so no row's key is computed twice)
-        complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
         # duplicates: keep first|last by <column>: copies it orders (none null, no tie) resolve, one is kept
         policy = check.params_of(KeyParams).duplicates
         by = self.columns[policy.by] if policy is not None and policy.by is not None else None
-        unresolved = f" AND count(DISTINCT {by.typed}) < count(*)" if by is not None and by.present else ""
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
-            f"FROM {self.rows_view} WHERE {repeated} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
-        )
         numbered = (
             self.rows_view
             if self.source.has_row_number
             else f"(SELECT row_number() OVER () AS __row, * FROM {self.rows_view})"
         )
-        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {numbered} WHERE {repeated}")
+        rows, by_sql = self.rows_view, by.typed if by is not None and by.present else None
+        if self.statements_dear:  # Spark: the exact keys grouped at once (the hashes would be a job more)
+            candidates = f"SELECT __row, {typed_keys} FROM {numbered} WHERE TRUE"
+        else:  # read only when a key repeats (judge_keys), so never from the empty stand-in key_rows returns
+            rows = self.key_rows(key_hash, typed_keys, numbered, by_sql)
+            by_sql = None if by_sql is None else "__by"
+            typed_keys = ", ".join(ident(k) for k in self.contract.key)
+            candidates = f"SELECT __row, {typed_keys} FROM {rows} WHERE TRUE"
+        # a row with a null key part fails its nullability (or type) check; it duplicates nothing
+        complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
+        unresolved = f" AND count(DISTINCT {by_sql}) < count(*)" if by_sql is not None else ""
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
+            f"FROM {rows} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
+        )
+        self.judge_keys(check, candidates)
+
+    def key_rows(self, key_hash: str, typed_keys: str, numbered: str, by: str | None) -> str:
+        """``__tsc_key_rows``: the rows whose key hash repeats (duplicates and the rare collisions), with their
+        number, typed key and ``keep ... by`` column (``__by``) -- what the exact grouping and the examples read,
+        so the input is scanned twice (hashes, then these rows), not four times.
+
+        Grouping one 64-bit hash per row first costs much less than grouping the key's columns."""
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {self.rows_view} "
+            "GROUP BY 1 HAVING count(*) > 1"
+        )
+        if not self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]:  # no key repeats: nothing to group
+            return f"(SELECT {typed_keys}{', NULL AS __by' if by else ''} FROM {self.rows_view} WHERE FALSE) AS __k"
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __tsc_key_rows AS SELECT __row, {typed_keys}"
+            f"{f', {by} AS __by' if by else ''} FROM {numbered} WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)"
+        )
+        return "__tsc_key_rows"
 
     def key_check_in_points(self, check: Check, points: str, columns: list[str]) -> None:
         """The key check from the time pass's points (engines/run/time.py), which flags every row whose key
