@@ -39,12 +39,12 @@ class KeyChecks(RunState):
         )
         rows, by_sql = self.rows_view, by.typed if by is not None and by.present else None
         if self.statements_dear:  # Spark: the exact keys grouped at once (the hashes would be a job more)
-            candidates = f"SELECT __row, {typed_keys} FROM {numbered} WHERE TRUE"
+            candidates = f"SELECT __row, {typed_keys} FROM {numbered}"
         else:  # read only when a key repeats (judge_keys), so never from the empty stand-in key_rows returns
             rows = self.key_rows(key_hash, typed_keys, numbered, by_sql)
             by_sql = None if by_sql is None else "__by"
             typed_keys = ", ".join(ident(k) for k in self.contract.key)
-            candidates = f"SELECT __row, {typed_keys} FROM {rows} WHERE TRUE"
+            candidates = f"SELECT __row, {typed_keys} FROM {rows}"
         # a row with a null key part fails its nullability (or type) check; it duplicates nothing
         complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
         unresolved = f" AND count(DISTINCT {by_sql}) < count(*)" if by_sql is not None else ""
@@ -80,12 +80,12 @@ class KeyChecks(RunState):
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {typed_keys}, count(*) AS n FROM {points} "
             "WHERE __dup GROUP BY ALL"
         )
-        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {points} WHERE __dup")
+        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {points}", "__dup")
 
-    def judge_keys(self, check: Check, candidates: str) -> None:
+    def judge_keys(self, check: Check, candidates: str, where: str = "TRUE") -> None:
         """The verdict from ``__tsc_dups`` (each repeated key and its count ``n``); examples name the first
-        rows of each shown key among ``candidates`` (``__row`` and the key's columns, a SELECT ending in its
-        WHERE condition)."""
+        rows of each shown key among the rows of ``candidates`` (a SELECT of ``__row`` and the key's columns,
+        without a WHERE) that meet ``where``."""
         keys = ", ".join(ident(k) for k in self.contract.key)
         rows, total, repeated = self.shown_with_totals("__tsc_dups", keys)
         if not total:
@@ -93,8 +93,8 @@ class KeyChecks(RunState):
             return
         names = [*self.contract.key, "count"]
         if self.statements_dear:  # the keys shown, as literals: joining them from a table would be a job more
-            candidates += " AND (" + (" OR ".join(self.key_literals(r[:-1]) for r in rows) or "FALSE") + ")"
-        found = self.duplicate_rows(candidates, keys)
+            where += " AND (" + (" OR ".join(self.key_literals(r[:-1]) for r in rows) or "FALSE") + ")"
+        found = self.duplicate_rows(f"{candidates} WHERE {where}", keys)
         examples = [
             {"rows": found.get(tuple(r[:-1]), [])} | {n: json_value(v) for n, v in zip(names, r, strict=True)}
             for r in rows
