@@ -384,7 +384,7 @@ def counts_rows(outcomes: list[Outcome], expected: dict[str, int]) -> tuple[list
     return header, rows
 
 
-# The project's targets (docs/performance.md, issues #3 and #16), per tscontract variant.
+# The project's targets (docs/performance.md, issues #3, #16 and #29), per tscontract variant.
 TIME_VS_PANDERA = 10.0  # pandera time / tscontract time at least this
 TIME_VS_SQL = 1.5  # tscontract time / hand-written SQL time at most this (also against sql-full)
 PROCESS_VS_SQL_FULL = 2.0  # full-contract tscontract process s / sql-full process s below this
@@ -443,6 +443,32 @@ def targets(outcomes: list[Outcome]) -> list[TargetResult]:
                 rss_target.measured = _measured(variant.peak_rss_mib, pandera.peak_rss_mib, "MiB", 0)
                 rss_target.met = rss_target.value < 1
             found += [time_target, rss_target]
+    return found
+
+
+# Issue #29: whole process (interpreter, imports, validation), per size: (tscontract peer, peer, bound)
+PROCESS_TARGETS = {
+    1_000_000: (("tscontract", "sql-full", 1.3), ("tscontract-compared", "dataframely", 1.0)),
+    10_000_000: (("tscontract", "sql-full", 1.10), ("tscontract-compared", "sql", 1.05)),
+}
+
+
+def process_targets(outcomes: list[Outcome], rows: int) -> list[TargetResult]:
+    """Issue #29's whole-process ratios at this size, for the pairs that both ran."""
+    found = []
+    by_name = {o.peer.name: o for o in outcomes}
+    for mine, other, bound in PROCESS_TARGETS.get(rows, ()):
+        variant, peer = by_name.get(mine), by_name.get(other)
+        if variant is None or peer is None or variant.status != "ok":
+            continue
+        result = TargetResult(variant, f"{mine} process s / {other} process s", f"≤ {bound:g}×", "")
+        if peer.status != "ok" or not peer.process_s or not variant.process_s:
+            result.measured = f"{other} {peer.status}: {peer.message}"
+        else:
+            result.value = variant.process_s / peer.process_s
+            result.measured = _measured(variant.process_s, peer.process_s, "s", 2)
+            result.met = result.value <= bound
+        found.append(result)
     return found
 
 
@@ -795,7 +821,7 @@ def main(argv: list[str] | None = None) -> int:
         title = f"{rows:,} rows, {truth['symbols']} symbols, {truth['injected_rows']} injected defect rows"
         summary = summary_rows(outcomes, expected)
         count_header, count_rows = counts_rows(outcomes, expected)
-        found = targets(outcomes)
+        found = targets(outcomes) + process_targets(outcomes, rows)
         verdicts = target_verdicts(found)
         print_table(title, SUMMARY_HEADER, summary)
         print_table(f"targets ({rows:,} rows)", TARGET_HEADER, target_rows(found))
