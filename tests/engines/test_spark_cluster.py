@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port, run_cli
+from tests.conftest import QUICK_JVM, free_port, run_cli
 from tests.engines.conftest import VALIDATE_OHLCV_BAD
 
 pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
@@ -22,7 +22,13 @@ def _spark_class(*args: str, log: Path) -> subprocess.Popen[bytes]:
     import pyspark
 
     home = Path(pyspark.__file__).parent
-    env = {**os.environ, "SPARK_HOME": str(home), "PYSPARK_PYTHON": sys.executable}
+    # the master's and the worker's JVMs: the quick compiler only, as the tests' driver (tests/conftest.py)
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "PYSPARK_PYTHON": sys.executable,
+        "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM,
+    }
     with log.open("wb") as out:
         return subprocess.Popen(
             [str(home / "bin" / "spark-class"), *args], stdout=out, stderr=subprocess.STDOUT, env=env
@@ -36,7 +42,7 @@ def _wait_for(log: Path, text: str, process: subprocess.Popen[bytes], timeout: f
             return
         if process.poll() is not None:
             break
-        time.sleep(0.5)
+        time.sleep(0.1)
     raise AssertionError(f"{text!r} not in {log}:\n{log.read_text(errors='replace')[-2000:]}")
 
 
@@ -91,6 +97,12 @@ def test_validate_on_a_standalone_cluster_matches_duckdb(spark_cluster):
         spark_cluster,
         "--spark-conf",
         "spark.sql.shuffle.partitions=2",
+        # the driver and the executor the worker starts: cold JVMs running a few small jobs, where the
+        # optimising compiler's threads only take the cores the jobs run on
+        "--spark-conf",
+        f"spark.driver.extraJavaOptions={QUICK_JVM}",
+        "--spark-conf",
+        f"spark.executor.extraJavaOptions={QUICK_JVM}",
     )
     embedded = run_cli(*VALIDATE_OHLCV_BAD)
     assert on_cluster.returncode == embedded.returncode == 1, on_cluster.stderr
