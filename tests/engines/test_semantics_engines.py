@@ -3,12 +3,13 @@
 The same generated clauses and rows as the DuckDB differential test
 (``tests/contract/test_semantics_differential.py``), run on each other engine: for each clause
 the failing rows must be the ones :func:`tscontract.contract.semantics.holds` fails. The fast
-profile is small (chdb 4 batches, PostgreSQL 3, Spark 2, each up to 25 clauses on up to 120 rows,
+profile is small (chdb 4 batches, PostgreSQL 3, Spark 2 in one run, each up to 25 clauses on up to 120 rows,
 ``tests/contract/clause_batches.py``); ``TSCONTRACT_CLAUSE_PROFILE=deep`` runs more.
 
 Clause-row pairs judged (fast / deep), as examples x clauses x rows at most: PostgreSQL and chdb each
 before the batches 50 / 400 x 4 x 12 = 2,400 / 19,200, now 4 (PostgreSQL 3) / 12 x 25 x 120 =
-12,000 (9,000) / 36,000; Spark before 3 / 12 x 10 x 20 = 600 / 2,400, now 2 / 4 x 25 x 120 = 6,000 / 12,000.
+12,000 (9,000) / 36,000; Spark before 3 / 12 x 10 x 20 = 600 / 2,400, now one run of the batches joined: every
+clause on the rows of every batch, up to 50 x 240 = 12,000 / 100 x 480 = 48,000.
 """
 
 from __future__ import annotations
@@ -23,7 +24,17 @@ import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 
-from tests.contract.clause_batches import NOW, Batch, assert_agrees, batches, expected_failures, profile
+from tests.contract.clause_batches import (
+    DEEP,
+    NOW,
+    Batch,
+    assert_agrees,
+    batches,
+    expected_failures,
+    generated_batches,
+    profile,
+    runnable,
+)
 from tests.contract.clause_strategies import COLUMNS, contract_text, table
 from tests.contract.test_semantics_differential import invariant_failures
 from tests.engines.pg_tables import load_table
@@ -66,11 +77,13 @@ def test_postgres_fails_the_rows_the_reference_fails(postgres_url: str, batch: B
     assert_agrees(texts, rows, on_engine("postgres", texts, rows, postgres_url))
 
 
-@profile(fast=2, deep=4)
-@given(batch=batches())
-def test_spark_fails_the_rows_the_reference_fails(spark: Any, tmp_path: Path, batch: Batch) -> None:
-    texts, rows = batch
-    assert_agrees(texts, rows, on_engine("spark", texts, rows, tmp_path))
+def test_spark_fails_the_rows_the_reference_fails(spark: Any, tmp_path: Path) -> None:
+    """The batches one after another in one Spark run (a Spark run costs ~10 s of planning, the rows nothing):
+    every clause of every batch judged on every row of all of them."""
+    cases = generated_batches(4 if DEEP else 2)
+    texts = runnable(text for case_texts, _ in cases for text in case_texts)
+    rows = [row for _, case_rows in cases for row in case_rows]
+    assert assert_agrees(texts, rows, on_engine("spark", texts, rows, tmp_path)) > 0
 
 
 # ---------------------------------------------------------------- named cases
@@ -110,7 +123,7 @@ def test_three_wide_decimals_multiply_to_a_verdict(engine: str, request: pytest.
 
 
 # found by these tests (and the cases each engine's documentation gives away): clause, rows, failing rows
-COUNTER_EXAMPLES = [
+COUNTER_EXAMPLES: list[tuple[str, list[dict[str, Any]], list[int]]] = [
     # chdb: no common type of Int64 and Decimal64 in IN; two decimal scales in coalesce; Int64 beside Decimal(15,6)
     ("i in (-400, 1256.2)", [{"i": 1}, {"i": -400}], [1]),
     ("coalesce(least(8893, d2), d6) > 0", [{"d2": Decimal("-1.00")}, {"d6": Decimal("1.000000")}], [1]),
@@ -161,20 +174,29 @@ def test_found_counter_examples(
     assert on_engine(engine, [text], batch, where)[text] == failing
 
 
+def _within(rows: list[int], start: int, end: int) -> list[int]:
+    """The row numbers in ``(start, end]``, counted from ``start``."""
+    return [n - start for n in rows if start < n <= end]
+
+
 def test_found_counter_examples_on_spark(spark: Any, tmp_path: Path) -> None:
-    """Every named case in one Spark run per batch of rows (a Spark run is slow)."""
+    """Every named case and every pattern (the test below) in one Spark run (a Spark run is slow): the cases'
+    rows one after another, every clause judged on every row against the reference (a verdict is per row)."""
+    batch: list[dict[str, Any]] = []
+    spans: list[tuple[int, int]] = []
     for text, values, failing in COUNTER_EXAMPLES:
         assert expected_failures(text, _named_batch(values)) == failing
-    by_rows: list[tuple[list[dict], dict[str, list[int]]]] = []
-    for text, values, failing in COUNTER_EXAMPLES:
-        same = [cases for shared, cases in by_rows if shared == values]
-        if same:
-            same[0][text] = failing
-        else:
-            by_rows.append((values, {text: failing}))
-    for values, cases in by_rows:
-        found = on_engine("spark", list(cases), _named_batch(values), tmp_path)
-        assert found == cases
+        spans.append((len(batch), len(batch) + len(values)))
+        batch += _named_batch(values)
+    patterns, lines = _pattern_cases()
+    texts = list(dict.fromkeys([text for text, _, _ in COUNTER_EXAMPLES] + patterns))
+    start = len(batch)
+    batch += lines
+    found = on_engine("spark", texts, batch, tmp_path)
+    assert_agrees(texts, batch, found)
+    for (text, _, failing), span in zip(COUNTER_EXAMPLES, spans, strict=True):
+        assert _within(found[text], *span) == failing, text
+    _assert_patterns_read_alike({text: _within(found[text], start, len(batch)) for text in patterns}, lines)
 
 
 # ---------------------------------------------------------------- patterns against line breaks and non-ASCII text
@@ -191,17 +213,18 @@ def _pattern_cases() -> tuple[list[str], list[dict]]:
     return texts, _named_batch([{"s": text} for text in PATTERN_TEXTS])
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "chdb", "postgres", "spark"])
-def test_patterns_mean_the_same_on_line_breaks_and_non_ascii(
-    engine: str, request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
-    where = request.getfixturevalue("postgres_url") if engine == "postgres" else tmp_path
-    if engine == "spark":
-        request.getfixturevalue("spark")
-    texts, batch = _pattern_cases()
-    found = on_engine(engine, texts, batch, where)
-    expected = {text: expected_failures(text, batch) for text in texts}
+def _assert_patterns_read_alike(found: dict[str, list[int]], batch: list[dict]) -> None:
+    expected = {text: expected_failures(text, batch) for text in found}
     # the reference: '.' takes every character but '\n' ((?s): that too); the others are not line breaks
     assert expected["s matches 'a.b'"] == [1, *range(5, 13)]
     assert expected["s matches '(?s)a.b'"] == list(range(5, 13))
     assert {t: f for t, f in found.items() if f != expected[t]} == {}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "chdb", "postgres"])  # Spark: test_found_counter_examples_on_spark
+def test_patterns_mean_the_same_on_line_breaks_and_non_ascii(
+    engine: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    where = request.getfixturevalue("postgres_url") if engine == "postgres" else tmp_path
+    texts, batch = _pattern_cases()
+    _assert_patterns_read_alike(on_engine(engine, texts, batch, where), batch)

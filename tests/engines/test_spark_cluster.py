@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port, run_cli
+from tests.conftest import QUICK_JVM, ROOT, free_port
 from tests.engines.conftest import VALIDATE_OHLCV_BAD
 
 pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
@@ -22,7 +22,13 @@ def _spark_class(*args: str, log: Path) -> subprocess.Popen[bytes]:
     import pyspark
 
     home = Path(pyspark.__file__).parent
-    env = {**os.environ, "SPARK_HOME": str(home), "PYSPARK_PYTHON": sys.executable}
+    # the master's and the worker's JVMs: the quick compiler only, as the tests' driver (tests/conftest.py)
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "PYSPARK_PYTHON": sys.executable,
+        "SPARK_DAEMON_JAVA_OPTS": QUICK_JVM,
+    }
     with log.open("wb") as out:
         return subprocess.Popen(
             [str(home / "bin" / "spark-class"), *args], stdout=out, stderr=subprocess.STDOUT, env=env
@@ -36,7 +42,7 @@ def _wait_for(log: Path, text: str, process: subprocess.Popen[bytes], timeout: f
             return
         if process.poll() is not None:
             break
-        time.sleep(0.5)
+        time.sleep(0.1)
     raise AssertionError(f"{text!r} not in {log}:\n{log.read_text(errors='replace')[-2000:]}")
 
 
@@ -82,8 +88,28 @@ def spark_cluster(tmp_path_factory) -> Iterator[str]:
                 process.wait(timeout=30)
 
 
+# a bound on the cluster's run, not a timing: a driver whose executor never starts waits for it for ever
+HANG_S = 900
+
+
+def _cli(*args: str | Path) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "tscontract", *map(str, args)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def _finished(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+    try:
+        out, err = process.communicate(timeout=HANG_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        raise AssertionError(f"no report in {HANG_S} s (no executor?): {err[-2000:]}") from None
+    return process.returncode, out, err
+
+
 def test_validate_on_a_standalone_cluster_matches_duckdb(spark_cluster):
-    on_cluster = run_cli(
+    embedded = _cli(*VALIDATE_OHLCV_BAD)  # DuckDB's run meanwhile: the cluster's JVMs wait on each other
+    on_cluster = _cli(
         *VALIDATE_OHLCV_BAD,
         "--engine",
         "spark",
@@ -91,10 +117,16 @@ def test_validate_on_a_standalone_cluster_matches_duckdb(spark_cluster):
         spark_cluster,
         "--spark-conf",
         "spark.sql.shuffle.partitions=2",
+        # the driver and the executor the worker starts: cold JVMs running a few small jobs, where the
+        # optimising compiler's threads only take the cores the jobs run on
+        "--spark-conf",
+        f"spark.driver.extraJavaOptions={QUICK_JVM}",
+        "--spark-conf",
+        f"spark.executor.extraJavaOptions={QUICK_JVM}",
     )
-    embedded = run_cli(*VALIDATE_OHLCV_BAD)
-    assert on_cluster.returncode == embedded.returncode == 1, on_cluster.stderr
-    cluster_report, duck_report = json.loads(on_cluster.stdout), json.loads(embedded.stdout)
+    (cluster_code, cluster_out, cluster_err), (duck_code, duck_out, _) = map(_finished, (on_cluster, embedded))
+    assert cluster_code == duck_code == 1, cluster_err
+    cluster_report, duck_report = json.loads(cluster_out), json.loads(duck_out)
     assert cluster_report["engine"] == "spark"
     for report in (cluster_report, duck_report):
         report.pop("engine"), report.pop("elapsed_s")

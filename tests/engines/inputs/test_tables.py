@@ -21,6 +21,7 @@ from tests.engines.inputs.lakehouse import (
     iceberg_catalog,
 )
 from tscontract import InputError
+from tscontract.cli import main
 from tscontract.engines.inputs.tables import TableUrl, Window, sampled, scan, table_ref
 
 DAY_TWO = ("--from", "2026-12-01T00:00:00Z", "--to", "2026-12-02T00:00:00Z")
@@ -170,10 +171,13 @@ def test_a_smaller_memory_limit_gives_the_same_report(tmp_path):
     assert tight == roomy and roomy["rows"] == 80 * 3 * ROWS
 
 
-def test_spark_without_the_delta_jar_says_so_in_one_line(delta):
-    done = run_cli("validate", CONTRACT, delta, *OPTIONS, "--engine", "spark")
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "no delta-spark jar" in done.stderr and "--engine duckdb" in done.stderr
+def test_spark_without_the_delta_jar_says_so_in_one_line(spark, delta, capsys):
+    """The command line run in this process, on the shared session (a process of its own starts a JVM)."""
+    with pytest.raises(SystemExit) as exit_code:
+        main(["validate", str(CONTRACT), delta, *map(str, OPTIONS), "--engine", "spark"])
+    stderr = capsys.readouterr().err
+    assert exit_code.value.code == 2 and stderr.count("\n") == 1, stderr
+    assert "no delta-spark jar" in stderr and "--engine duckdb" in stderr
 
 
 def test_spark_finds_a_class_it_has_and_states_the_iceberg_jar_it_lacks(spark, lake):
