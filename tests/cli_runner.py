@@ -5,7 +5,9 @@ A fresh ``python -m tscontract`` spends ~0.5 s of CPU starting and importing; a 
 spends a few milliseconds. The child sees the caller's environment and working directory at call time,
 writes to files for stdout and stderr (no pipe to fill) and exits with the code the interpreter would
 give (tests/test_cli_runner.py compares it with a fresh interpreter). Tests of start-up, signals or
-process handling start their own processes.
+process handling start their own processes. Calls from several threads of one test process run one
+after another (a test of commands running at the same time starts its own processes, as
+tests/gate/test_store_access.py does).
 """
 
 from __future__ import annotations
