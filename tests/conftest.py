@@ -7,7 +7,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -15,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.cli_runner import run_forked, run_fresh
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -80,14 +81,12 @@ def seed_dir() -> Path:
 
 
 def run_cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the real console entry point in a subprocess."""
-    return subprocess.run(
-        [sys.executable, "-m", "tscontract", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd or ROOT,
-        check=False,
-    )
+    """Run the real console entry point (`python -m tscontract ARGS`) in a child process: a fork of a
+    server that has imported the command line (tests/cli_runner.py), or a fresh interpreter where
+    TSCONTRACT_TEST_FRESH_CLI=1."""
+    if os.environ.get("TSCONTRACT_TEST_FRESH_CLI") == "1":
+        return run_fresh(*args, cwd=cwd)
+    return run_forked(*args, cwd=cwd)
 
 
 def write(tmp_path: Path, text: str, name: str = "contract.yaml") -> Path:
