@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import EXAMPLES, QUICK_JVM, write
+from tests.conftest import EXAMPLES, write
 from tests.engines import parity
 from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, VALIDATE_OHLCV_BAD, replace_column
 from tests.engines.test_time_checks import bars, sensor_csv
@@ -74,16 +74,53 @@ def as_jsonl(csv_path: Path, out: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
-def test_every_example_file_as_csv_and_json_lines(spark, path, tmp_path):
-    dataset = dataset_of(path)
-    kwargs = {"catalog": dataset / "catalog.yaml"}
-    report = assert_same(dataset / "contract.yaml", path, **kwargs)
-    assert report["rows"] > 0
-    as_json = assert_same(dataset / "contract.yaml", as_jsonl(path, tmp_path / "data.jsonl"), **kwargs)
-    assert as_json["rows"] == report["rows"]
-    if path.name in ("bad.csv", "bad_kpa.csv"):  # not vacuous: these fail on both engines (lots needs bounds)
-        assert not report["passed"] and any(c["examples"] for c in report["checks"])
+def series_of_their_own(dataset: Path, tmp_path: Path) -> tuple[list[Path], Path]:
+    """The example's files, each file's series renamed ``<file stem>/<series>`` (its key's first column, a
+    prefix on every data line), and a catalog listing every series under each file's names: validated
+    together, the files share no key and no series, so each file is judged as it would be alone."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe")
+    files = sorted((dataset / "data").glob("*.csv"))
+    catalog = yaml.load(dataset / "catalog.yaml")
+    catalog["series"] = {f"{p.stem}/{name}": entry for p in files for name, entry in catalog["series"].items()}
+    yaml.dump(catalog, tmp_path / "catalog.yaml")
+    renamed = []
+    for path in files:
+        header, *lines = path.read_text().splitlines(keepends=True)
+        renamed.append(write(tmp_path, header + "".join(f"{path.stem}/{line}" for line in lines), path.name))
+    return renamed, tmp_path / "catalog.yaml"
+
+
+def failed_rows(report: dict) -> dict[str, int]:
+    return {c["id"]: c["failed_rows"] for c in report["checks"] if c["status"] == "failed"}
+
+
+@pytest.mark.parametrize("dataset", sorted({dataset_of(p) for p in DATA_FILES}), ids=lambda p: p.name)
+def test_every_example_file_as_csv_and_json_lines(spark, dataset, tmp_path):
+    """All of an example's files in one validation per format (one Spark validation, not one per file), each
+    file its own series; every file's own verdict judged by DuckDB alone, and the files' failures add up to
+    the report both engines agree on, its example rows in the files that fail the check."""
+    files, catalog = series_of_their_own(dataset, tmp_path)
+    contract = dataset / "contract.yaml"
+    report = assert_same(contract, files, catalog=catalog)
+    lines = [as_jsonl(path, path.with_suffix(".jsonl")) for path in files]
+    assert assert_same(contract, lines, catalog=catalog)["rows"] == report["rows"]
+    alone = [validate(contract, path, engine="duckdb", now=NOW, catalog=catalog).to_json() for path in files]
+    assert report["rows"] == sum(own["rows"] for own in alone) > 0
+    for path, own in zip(files, alone, strict=True):
+        # not vacuous: these fail (bad_lots needs bounds); the good files pass
+        assert own["passed"] == (path.name not in ("bad.csv", "bad_kpa.csv")), path.name
+    added: dict[str, int] = {}
+    for own in alone:
+        for check, count in failed_rows(own).items():
+            added[check] = added.get(check, 0) + count
+    assert failed_rows(report) == added
+    ends = [sum(own["rows"] for own in alone[: i + 1]) for i in range(len(alone))]
+    for check in report["checks"]:
+        for row in (e["row"] for e in check["examples"] if "row" in e):
+            own = alone[next(i for i, end in enumerate(ends) if row <= end)]
+            assert check["id"] in failed_rows(own), (check["id"], row)
 
 
 def _typed(table_change: Callable[[pa.Table], pa.Table]) -> Callable[[Path], pa.Table]:
@@ -238,24 +275,26 @@ def test_unreadable_input_is_an_input_error_on_spark(spark, tmp_path):
         validate(OHLCV / "contract.yaml", not_json, engine="spark", now=NOW)
 
 
-def test_cli_engine_spark(spark, tmp_path):
+def test_cli_engine_spark(spark, capsys):
+    """The command line's Spark path, in this process: its flags parsed, each --spark-conf applied to the
+    session (the test session's JVM is reused, as getOrCreate does in one process), exit code 1 with a JSON
+    report. A bad --spark-conf is refused by the real entry point before any JVM starts: exit 2, one line."""
     from tests.conftest import run_cli
+    from tscontract.cli import main
 
-    out = run_cli(
-        *VALIDATE_OHLCV_BAD,
-        "--engine",
-        "spark",
-        "--spark-master",
-        "local[1]",
-        "--spark-conf",
-        "spark.sql.shuffle.partitions=4",
-        "--spark-conf",
-        f"spark.driver.extraJavaOptions={QUICK_JVM}",
-    )
-    assert out.returncode == 1, out.stderr
-    report = json.loads(out.stdout)
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    conf = ("--spark-conf", "spark.sql.shuffle.partitions=3")
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main([*map(str, VALIDATE_OHLCV_BAD), "--engine", "spark", "--spark-master", "local[1]", *conf])
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "3" != before
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+    out = capsys.readouterr()
+    assert exited.value.code == 1, out.err
+    report = json.loads(out.out)
     assert report["engine"] == "spark" and not report["passed"]
-    assert "Traceback" not in out.stderr
+    assert "Traceback" not in out.err
     bad = run_cli(
         "validate",
         OHLCV / "contract.yaml",
@@ -266,6 +305,7 @@ def test_cli_engine_spark(spark, tmp_path):
         "no-equals-sign",
     )
     assert bad.returncode == 2 and "--spark-conf wants key=value" in bad.stderr
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
 def test_coverage_sessions_daily_bars_local_days_and_freshness_clocks(spark, tmp_path):
