@@ -372,14 +372,21 @@ def test_rules_regex_unique_row_count_thresholds_and_sql_checks(spark, tmp_path)
 
 
 def test_step_jumps_per_series(spark, tmp_path):
-    """The step clause's two rules give the same failing rows on Spark (issue 25 item 3)."""
+    """The step clause's two rules give the same failing rows on Spark (issue 25 item 3): one validation,
+    the readings given twice, each column judged by one rule."""
     from tests.engines.test_step import CONTRACT, readings
 
-    for step, rows in (("{max_abs: 5, max_gap: 2h}", [4, 5]), ("{max_mad: 6, window: 5}", [4, 17])):
-        contract = write(tmp_path, CONTRACT.replace("STEP", step), "temp.yaml")
-        report = assert_same(contract, readings(tmp_path))
-        found = {c["id"]: c for c in report["checks"]}["field.temp_f.step"]
-        assert [e["row"] for e in found["examples"]] == rows, step
+    rules = {"temp_f": ("{max_abs: 5, max_gap: 2h}", [4, 5]), "temp_mad": ("{max_mad: 6, window: 5}", [4, 17])}
+    field = CONTRACT[CONTRACT.index("  temp_f:") :]
+    text = CONTRACT.replace("STEP", rules["temp_f"][0]) + field.replace("temp_f", "temp_mad").replace(
+        "STEP", rules["temp_mad"][0]
+    )
+    lines = readings(tmp_path).read_text().splitlines()
+    twice = [lines[0] + ",temp_mad", *(f"{line},{line.rsplit(',', 1)[1]}" for line in lines[1:])]
+    report = assert_same(write(tmp_path, text, "temp.yaml"), write(tmp_path, "\n".join(twice) + "\n", "twice.csv"))
+    found = {c["id"]: c for c in report["checks"]}
+    for column, (step, rows) in rules.items():
+        assert [e["row"] for e in found[f"field.{column}.step"]["examples"]] == rows, step
 
 
 def test_weekly_hours_sessions_of_a_call_centre(spark, tmp_path):
