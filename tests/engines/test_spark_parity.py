@@ -81,7 +81,7 @@ def series_of_their_own(dataset: Path, tmp_path: Path) -> tuple[list[Path], Path
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe")
-    files = sorted((dataset / "data").glob("*.csv"))
+    files = sorted((dataset / "data").glob("*.csv"), reverse=True)  # good first: a bad row numbered after it
     catalog = yaml.load(dataset / "catalog.yaml")
     catalog["series"] = {f"{p.stem}/{name}": entry for p in files for name, entry in catalog["series"].items()}
     yaml.dump(catalog, tmp_path / "catalog.yaml")
@@ -100,10 +100,21 @@ def failed_rows(report: dict) -> dict[str, int]:
 def test_every_example_file_as_csv_and_json_lines(spark, dataset, tmp_path):
     """All of an example's files in one validation per format (one Spark validation, not one per file), each
     file its own series; every file's own verdict judged by DuckDB alone, and the files' failures add up to
-    the report both engines agree on, its example rows in the files that fail the check."""
+    the report both engines agree on, its example rows in the files that fail the check. The CSV files are
+    read in small splits, each file by several tasks: rows are still numbered as the files hold them."""
+    from tscontract.engines.spark import SparkConnection, open_spark_source
+
     files, catalog = series_of_their_own(dataset, tmp_path)
     contract = dataset / "contract.yaml"
-    report = assert_same(contract, files, catalog=catalog)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")
+    try:
+        con = SparkConnection(spark)
+        open_spark_source(con, files)
+        assert spark.table("__tsc_source").rdd.getNumPartitions() > len(files)
+        con.close()
+        report = assert_same(contract, files, catalog=catalog)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
     lines = [as_jsonl(path, path.with_suffix(".jsonl")) for path in files]
     assert assert_same(contract, lines, catalog=catalog)["rows"] == report["rows"]
     alone = [validate(contract, path, engine="duckdb", now=NOW, catalog=catalog).to_json() for path in files]
@@ -184,26 +195,6 @@ def test_two_parquet_files_number_rows_across_files(spark, tmp_path):
     report = assert_same(OHLCV / "contract.yaml", [first, second], catalog=OHLCV / "catalog.yaml")
     rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
     assert set(rows) == {781 + 4}  # the one bad row, 4th of the second file
-
-
-def test_many_files_split_into_many_partitions_keep_file_row_numbers(spark):
-    # small splits: each file is read by several tasks, rows still numbered as the files hold them
-    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")
-    try:
-        data = [OHLCV / "data" / "good.csv", OHLCV / "data" / "bad.csv"]
-        from tscontract.engines.spark import SparkConnection, open_spark_source
-
-        con = SparkConnection(spark)
-        open_spark_source(con, data)
-        partitions = spark.table("__tsc_source").rdd.getNumPartitions()
-        con.close()
-        assert partitions > 2
-        report = assert_same(OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml")
-    finally:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
-    assert report["rows"] == 781 + 781
-    rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
-    assert rows and min(rows) > 781  # the failing rows are in the second file: numbered after the first file
 
 
 def test_time_checks_cadence_completeness_sessions_freshness(spark, tmp_path):
