@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import EXAMPLES, QUICK_JVM, write
+from tests.conftest import EXAMPLES, write
 from tests.engines import parity
 from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, VALIDATE_OHLCV_BAD, replace_column
 from tests.engines.test_time_checks import bars, sensor_csv
@@ -74,16 +74,64 @@ def as_jsonl(csv_path: Path, out: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
-def test_every_example_file_as_csv_and_json_lines(spark, path, tmp_path):
-    dataset = dataset_of(path)
-    kwargs = {"catalog": dataset / "catalog.yaml"}
-    report = assert_same(dataset / "contract.yaml", path, **kwargs)
-    assert report["rows"] > 0
-    as_json = assert_same(dataset / "contract.yaml", as_jsonl(path, tmp_path / "data.jsonl"), **kwargs)
-    assert as_json["rows"] == report["rows"]
-    if path.name in ("bad.csv", "bad_kpa.csv"):  # not vacuous: these fail on both engines (lots needs bounds)
-        assert not report["passed"] and any(c["examples"] for c in report["checks"])
+def series_of_their_own(dataset: Path, tmp_path: Path) -> tuple[list[Path], Path]:
+    """The example's files, each file's series renamed ``<file stem>/<series>`` (its key's first column, a
+    prefix on every data line), and a catalog listing every series under each file's names: validated
+    together, the files share no key and no series, so each file is judged as it would be alone."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe")
+    files = sorted((dataset / "data").glob("*.csv"), reverse=True)  # good first: a bad row numbered after it
+    catalog = yaml.load(dataset / "catalog.yaml")
+    catalog["series"] = {f"{p.stem}/{name}": entry for p in files for name, entry in catalog["series"].items()}
+    yaml.dump(catalog, tmp_path / "catalog.yaml")
+    renamed = []
+    for path in files:
+        header, *lines = path.read_text().splitlines(keepends=True)
+        renamed.append(write(tmp_path, header + "".join(f"{path.stem}/{line}" for line in lines), path.name))
+    return renamed, tmp_path / "catalog.yaml"
+
+
+def failed_rows(report: dict) -> dict[str, int]:
+    return {c["id"]: c["failed_rows"] for c in report["checks"] if c["status"] == "failed"}
+
+
+@pytest.mark.parametrize("dataset", sorted({dataset_of(p) for p in DATA_FILES}), ids=lambda p: p.name)
+def test_every_example_file_as_csv_and_json_lines(spark, dataset, tmp_path):
+    """All of an example's files in one validation per format (one Spark validation, not one per file), each
+    file its own series; every file's own verdict judged by DuckDB alone, and the files' failures add up to
+    the report both engines agree on, its example rows in the files that fail the check. The CSV files are
+    read in small splits, each file by several tasks: rows are still numbered as the files hold them."""
+    from tscontract.engines.spark import SparkConnection, open_spark_source
+
+    files, catalog = series_of_their_own(dataset, tmp_path)
+    contract = dataset / "contract.yaml"
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")
+    try:
+        con = SparkConnection(spark)
+        open_spark_source(con, files)
+        assert spark.table("__tsc_source").rdd.getNumPartitions() > len(files)
+        con.close()
+        report = assert_same(contract, files, catalog=catalog)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    lines = [as_jsonl(path, path.with_suffix(".jsonl")) for path in files]
+    assert assert_same(contract, lines, catalog=catalog)["rows"] == report["rows"]
+    alone = [validate(contract, path, engine="duckdb", now=NOW, catalog=catalog).to_json() for path in files]
+    assert report["rows"] == sum(own["rows"] for own in alone) > 0
+    for path, own in zip(files, alone, strict=True):
+        # not vacuous: these fail (bad_lots needs bounds); the good files pass
+        assert own["passed"] == (path.name not in ("bad.csv", "bad_kpa.csv")), path.name
+    added: dict[str, int] = {}
+    for own in alone:
+        for check, count in failed_rows(own).items():
+            added[check] = added.get(check, 0) + count
+    assert failed_rows(report) == added
+    ends = [sum(own["rows"] for own in alone[: i + 1]) for i in range(len(alone))]
+    for check in report["checks"]:
+        for row in (e["row"] for e in check["examples"] if "row" in e):
+            own = alone[next(i for i, end in enumerate(ends) if row <= end)]
+            assert check["id"] in failed_rows(own), (check["id"], row)
 
 
 def _typed(table_change: Callable[[pa.Table], pa.Table]) -> Callable[[Path], pa.Table]:
@@ -147,26 +195,6 @@ def test_two_parquet_files_number_rows_across_files(spark, tmp_path):
     report = assert_same(OHLCV / "contract.yaml", [first, second], catalog=OHLCV / "catalog.yaml")
     rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
     assert set(rows) == {781 + 4}  # the one bad row, 4th of the second file
-
-
-def test_many_files_split_into_many_partitions_keep_file_row_numbers(spark):
-    # small splits: each file is read by several tasks, rows still numbered as the files hold them
-    spark.conf.set("spark.sql.files.maxPartitionBytes", "2048")
-    try:
-        data = [OHLCV / "data" / "good.csv", OHLCV / "data" / "bad.csv"]
-        from tscontract.engines.spark import SparkConnection, open_spark_source
-
-        con = SparkConnection(spark)
-        open_spark_source(con, data)
-        partitions = spark.table("__tsc_source").rdd.getNumPartitions()
-        con.close()
-        assert partitions > 2
-        report = assert_same(OHLCV / "contract.yaml", data, catalog=OHLCV / "catalog.yaml")
-    finally:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
-    assert report["rows"] == 781 + 781
-    rows = [e["row"] for c in report["checks"] for e in c["examples"] if "row" in e]
-    assert rows and min(rows) > 781  # the failing rows are in the second file: numbered after the first file
 
 
 def test_time_checks_cadence_completeness_sessions_freshness(spark, tmp_path):
@@ -238,24 +266,26 @@ def test_unreadable_input_is_an_input_error_on_spark(spark, tmp_path):
         validate(OHLCV / "contract.yaml", not_json, engine="spark", now=NOW)
 
 
-def test_cli_engine_spark(spark, tmp_path):
+def test_cli_engine_spark(spark, capsys):
+    """The command line's Spark path, in this process: its flags parsed, each --spark-conf applied to the
+    session (the test session's JVM is reused, as getOrCreate does in one process), exit code 1 with a JSON
+    report. A bad --spark-conf is refused by the real entry point before any JVM starts: exit 2, one line."""
     from tests.conftest import run_cli
+    from tscontract.cli import main
 
-    out = run_cli(
-        *VALIDATE_OHLCV_BAD,
-        "--engine",
-        "spark",
-        "--spark-master",
-        "local[1]",
-        "--spark-conf",
-        "spark.sql.shuffle.partitions=4",
-        "--spark-conf",
-        f"spark.driver.extraJavaOptions={QUICK_JVM}",
-    )
-    assert out.returncode == 1, out.stderr
-    report = json.loads(out.stdout)
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    conf = ("--spark-conf", "spark.sql.shuffle.partitions=3")
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main([*map(str, VALIDATE_OHLCV_BAD), "--engine", "spark", "--spark-master", "local[1]", *conf])
+        assert spark.conf.get("spark.sql.shuffle.partitions") == "3" != before
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", before)
+    out = capsys.readouterr()
+    assert exited.value.code == 1, out.err
+    report = json.loads(out.out)
     assert report["engine"] == "spark" and not report["passed"]
-    assert "Traceback" not in out.stderr
+    assert "Traceback" not in out.err
     bad = run_cli(
         "validate",
         OHLCV / "contract.yaml",
@@ -266,6 +296,7 @@ def test_cli_engine_spark(spark, tmp_path):
         "no-equals-sign",
     )
     assert bad.returncode == 2 and "--spark-conf wants key=value" in bad.stderr
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
 
 
 def test_coverage_sessions_daily_bars_local_days_and_freshness_clocks(spark, tmp_path):
@@ -332,14 +363,21 @@ def test_rules_regex_unique_row_count_thresholds_and_sql_checks(spark, tmp_path)
 
 
 def test_step_jumps_per_series(spark, tmp_path):
-    """The step clause's two rules give the same failing rows on Spark (issue 25 item 3)."""
+    """The step clause's two rules give the same failing rows on Spark (issue 25 item 3): one validation,
+    the readings given twice, each column judged by one rule."""
     from tests.engines.test_step import CONTRACT, readings
 
-    for step, rows in (("{max_abs: 5, max_gap: 2h}", [4, 5]), ("{max_mad: 6, window: 5}", [4, 17])):
-        contract = write(tmp_path, CONTRACT.replace("STEP", step), "temp.yaml")
-        report = assert_same(contract, readings(tmp_path))
-        found = {c["id"]: c for c in report["checks"]}["field.temp_f.step"]
-        assert [e["row"] for e in found["examples"]] == rows, step
+    rules = {"temp_f": ("{max_abs: 5, max_gap: 2h}", [4, 5]), "temp_mad": ("{max_mad: 6, window: 5}", [4, 17])}
+    field = CONTRACT[CONTRACT.index("  temp_f:") :]
+    text = CONTRACT.replace("STEP", rules["temp_f"][0]) + field.replace("temp_f", "temp_mad").replace(
+        "STEP", rules["temp_mad"][0]
+    )
+    lines = readings(tmp_path).read_text().splitlines()
+    twice = [lines[0] + ",temp_mad", *(f"{line},{line.rsplit(',', 1)[1]}" for line in lines[1:])]
+    report = assert_same(write(tmp_path, text, "temp.yaml"), write(tmp_path, "\n".join(twice) + "\n", "twice.csv"))
+    found = {c["id"]: c for c in report["checks"]}
+    for column, (step, rows) in rules.items():
+        assert [e["row"] for e in found[f"field.{column}.step"]["examples"]] == rows, step
 
 
 def test_weekly_hours_sessions_of_a_call_centre(spark, tmp_path):
