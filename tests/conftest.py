@@ -179,6 +179,9 @@ def postgres_db(postgres_url: str) -> str:
 # from the 8th on, C1 still 13-17 s). spark.sql.codegen.wholeStage=false gained nothing there (C1 816 s, C2 556 s):
 # the tests keep Spark's default, the path users run.
 TEST_JVM = "-XX:+UseParallelGC"
+# the quick compiler only, for JVMs that run a validation or two (the standalone cluster's master, worker,
+# driver and executor): they end before C2 would pay off, and C2's compiler threads take the cores
+QUICK_JVM = "-XX:TieredStopAtLevel=1"
 
 
 @pytest.fixture(scope="session")

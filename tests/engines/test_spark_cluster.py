@@ -22,7 +22,7 @@ def _spark_class(*args: str, log: Path) -> subprocess.Popen[bytes]:
     import pyspark
 
     home = Path(pyspark.__file__).parent
-    # the master's and the worker's JVMs: the quick compiler only, as the tests' driver (tests/conftest.py)
+    # the master's and the worker's JVMs: the quick compiler only (QUICK_JVM, tests/conftest.py: short-lived JVMs)
     env = {
         **os.environ,
         "SPARK_HOME": str(home),
