@@ -59,10 +59,12 @@ class KeyChecks(RunState):
         number, typed key and ``keep ... by`` column (``__by``) -- what the exact grouping and the examples read,
         so the input is scanned twice (hashes, then these rows), not four times.
 
-        Grouping one 64-bit hash per row first costs much less than grouping the key's columns."""
+        One 64-bit hash per row costs much less than the key's columns; sorted, a repeated hash is its
+        neighbour's (0.9 s at 10M rows on 2 cores, where grouping the hashes took 1.2 s: a hash table of
+        as many groups as rows)."""
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT {key_hash} AS h FROM {self.rows_view} "
-            "GROUP BY 1 HAVING count(*) > 1"
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT DISTINCT h FROM (SELECT h, lag(h) OVER "
+            f"(ORDER BY h) AS __p FROM (SELECT {key_hash} AS h FROM {self.rows_view}) AS __h) AS __s WHERE h = __p"
         )
         if not self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]:  # no key repeats: nothing to group
             return f"(SELECT {typed_keys}{', NULL AS __by' if by else ''} FROM {self.rows_view} WHERE FALSE) AS __k"
