@@ -100,7 +100,7 @@ def batches(
     elements): a batch is half the largest on average, and shrinks to ``least`` (one clause, one row).
     """
     count = draw(st.sampled_from(range(least[0], max_clauses + 1)))
-    texts = runnable(draw(st.lists(clause or clauses(), min_size=count, max_size=count)))
+    texts = runnable(draw(st.lists(clauses() if clause is None else clause, min_size=count, max_size=count)))
     assume(texts)  # every drawn clause past 38 digits (rare, and only in a small batch)
     size = draw(st.sampled_from(range(least[1], max_rows + 1)))
     return texts, draw(rows(min_size=size, max_size=size))
