@@ -69,6 +69,9 @@ def contract_sql_timeout_s() -> float:
     return seconds
 
 
+STOP_AGAIN_S = 0.5  # once its time is up, a contract query is stopped again this often until it ends
+
+
 class SqlTimeout(Exception):
     """A contract query ran longer than :func:`contract_sql_timeout_s` and was interrupted."""
 
@@ -78,14 +81,21 @@ class SqlTimeout(Exception):
 
 @contextlib.contextmanager
 def stopped_after_timeout(stop: Callable[[], None]) -> Iterator[float]:
-    """Run the block; after :func:`contract_sql_timeout_s` seconds call ``stop`` (interrupt the engine), and an
-    error the block then raises is a :class:`SqlTimeout`. Yields the seconds."""
+    """Run the block; after :func:`contract_sql_timeout_s` seconds call ``stop`` (interrupt the engine), again
+    every :data:`STOP_AGAIN_S` until the block ends, and an error the block then raises is a
+    :class:`SqlTimeout`. Yields the seconds.
+
+    Once is not enough: a stop reaches only the work running at that moment, and a query still being planned
+    when the time is up (a cross join under load on Spark) starts its work after, which would run for ever."""
     seconds = contract_sql_timeout_s()
-    fired = threading.Event()
+    fired, ended = threading.Event(), threading.Event()
 
     def fire() -> None:
         fired.set()
-        stop()
+        while True:
+            stop()
+            if ended.wait(STOP_AGAIN_S):
+                return
 
     timer = threading.Timer(seconds, fire)
     timer.daemon = True
@@ -97,6 +107,7 @@ def stopped_after_timeout(stop: Callable[[], None]) -> Iterator[float]:
             raise SqlTimeout(seconds) from None
         raise
     finally:
+        ended.set()
         timer.cancel()
 
 

@@ -21,7 +21,6 @@ import re
 import shutil
 import sys
 import tempfile
-import threading
 import uuid
 import warnings
 from collections.abc import Iterable, Iterator
@@ -56,7 +55,6 @@ DEFAULT_MASTER = "local[*]"
 SPARK_TABLE_PREFIX = "spark:"
 ADAPTIVE = "spark.sql.adaptive.enabled"
 BROADCAST = "spark.sql.autoBroadcastJoinThreshold"
-CANCEL_AGAIN_S = 0.5  # after its time is up, a contract query's jobs are cancelled again this often until it ends
 # the JVM's own output (Spark's log, JVM warnings): kept out of the terminal, kept for a post-mortem
 JVM_LOG = Path(tempfile.gettempdir()) / "tscontract-spark.log"
 
@@ -246,22 +244,11 @@ class SparkConnection(TranslatedConnection):
         """A contract's own query, its Spark jobs cancelled after ``TSCONTRACT_SQL_TIMEOUT`` seconds (SqlTimeout)."""
         context = self.spark.sparkContext
         tag = f"tscontract-sql-check-{uuid.uuid4().hex}"
-        done = threading.Event()
-
-        def cancel_until_done() -> None:
-            # a cancel stops the jobs running at that moment only: a query still being planned when the time
-            # is up (a cross join under load) submits its job after, and that job would run for ever
-            while True:
-                context.cancelJobsWithTag(tag)
-                if done.wait(CANCEL_AGAIN_S):
-                    return
-
         context.addJobTag(tag)
-        try:
-            with stopped_after_timeout(cancel_until_done):
+        try:  # cancelled again until the query ends: a job submitted after the first cancel is cancelled too
+            with stopped_after_timeout(lambda: context.cancelJobsWithTag(tag)):
                 return super().untrusted(sql)
         finally:
-            done.set()
             context.removeJobTag(tag)
 
     def register(self, name: str, table: Any) -> None:
