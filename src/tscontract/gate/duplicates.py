@@ -17,9 +17,9 @@ import duckdb
 
 from tscontract.contract.model import Contract
 from tscontract.engines.duckdb import ValidationRun
-from tscontract.engines.inputs.sources import SOURCE_VIEW
+from tscontract.engines.run.keys import KEY_ROWS
 from tscontract.plan.result import ValidationReport
-from tscontract.sql.columns import sql_string
+from tscontract.sql.columns import ident, sql_string
 
 CHECK_ID = "duplicates"
 
@@ -45,15 +45,11 @@ def mark_superseded(
     by = columns[policy.by]
     if not by.present:
         return 0  # a missing column rejects the batch
-    typed = [columns[k].typed for k in contract.key]
-    keys = ", ".join(f"{sql} AS __k{i}" for i, sql in enumerate(typed))
-    partition = ", ".join(f"__k{i}" for i in range(len(typed)))
+    keys = ", ".join(f"{ident(k)} AS __k{i}" for i, k in enumerate(contract.key))
+    partition = ", ".join(f"__k{i}" for i in range(len(contract.key)))
     order = "DESC" if policy.keep == "last" else "ASC"
-    # only rows whose key hash repeats (the engine's uniqueness pass left them in __tsc_dup_hashes)
-    candidates = (
-        f"SELECT __row, {keys}, {by.typed} AS __by FROM {SOURCE_VIEW} "
-        f"WHERE hash({', '.join(typed)}) IN (SELECT h FROM __tsc_dup_hashes)"
-    )
+    # only rows whose key hash repeats, with their typed key and ``by`` (the engine's uniqueness pass kept them)
+    candidates = f"SELECT __row, {keys}, __by FROM {KEY_ROWS}"
     ranked = (
         f"SELECT __row, row_number() OVER (PARTITION BY {partition} ORDER BY __by {order}) AS __rank, "
         f"count(*) OVER (PARTITION BY {partition}) AS __copies, "

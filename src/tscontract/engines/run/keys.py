@@ -16,6 +16,8 @@ from tscontract.plan.params import KeyParams
 from tscontract.sql.columns import ident, json_value, sql_string
 from tscontract.typemap.sql import sql_type
 
+KEY_ROWS = "__tsc_key_rows"  # the rows whose key hash repeats (KeyChecks.key_rows)
+
 
 class KeyChecks(RunState):
     """Key uniqueness and unique fields of a validation run."""
@@ -37,27 +39,28 @@ class KeyChecks(RunState):
             if self.source.has_row_number
             else f"(SELECT row_number() OVER () AS __row, * FROM {self.rows_view})"
         )
-        rows, by_sql = self.rows_view, by.typed if by is not None and by.present else None
+        by_sql = by.typed if by is not None and by.present else None
+        # grouped from ``rows``, examples listed from ``listed``
         if self.statements_dear:  # Spark: the exact keys grouped at once (the hashes would be a job more)
-            candidates = f"SELECT __row, {typed_keys} FROM {numbered}"
-        else:  # read only when a key repeats (judge_keys), so never from the empty stand-in key_rows returns
-            rows = self.key_rows(key_hash, typed_keys, numbered, by_sql)
+            rows, listed, grouped = self.rows_view, numbered, typed_keys
+        else:
+            self.key_rows(key_hash, typed_keys, numbered, by_sql)
+            rows, listed, grouped = KEY_ROWS, KEY_ROWS, ", ".join(ident(k) for k in self.contract.key)
             by_sql = None if by_sql is None else "__by"
-            typed_keys = ", ".join(ident(k) for k in self.contract.key)
-            candidates = f"SELECT __row, {typed_keys} FROM {rows}"
         # a row with a null key part fails its nullability (or type) check; it duplicates nothing
         complete = " AND ".join(f"{ident(k)} IS NOT NULL" for k in self.contract.key)
         unresolved = f" AND count(DISTINCT {by_sql}) < count(*)" if by_sql is not None else ""
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {typed_keys}, count(*) AS n "
+            f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT * FROM (SELECT {grouped}, count(*) AS n "
             f"FROM {rows} GROUP BY ALL HAVING count(*) > 1{unresolved}) WHERE {complete}"
         )
-        self.judge_keys(check, candidates)
+        self.judge_keys(check, f"SELECT __row, {grouped} FROM {listed}")
 
-    def key_rows(self, key_hash: str, typed_keys: str, numbered: str, by: str | None) -> str:
-        """``__tsc_key_rows``: the rows whose key hash repeats (duplicates and the rare collisions), with their
-        number, typed key and ``keep ... by`` column (``__by``) -- what the exact grouping and the examples read,
-        so the input is scanned twice (hashes, then these rows), not four times.
+    def key_rows(self, key_hash: str, typed_keys: str, numbered: str, by: str | None) -> None:
+        """``__tsc_key_rows`` (KEY_ROWS): the rows whose key hash repeats (duplicates and the rare collisions),
+        with their number, typed key and ``keep ... by`` column (``__by``) -- what the exact grouping, the
+        examples and the gate's resolution of copies (gate/duplicates.py) read, so the input is scanned twice
+        (hashes, then these rows), not four times. Empty when no hash repeats.
 
         One 64-bit hash per row costs much less than the key's columns; sorted, a repeated hash is its
         neighbour's (0.9 s at 10M rows on 2 cores, where grouping the hashes took 1.2 s: a hash table of
@@ -66,13 +69,12 @@ class KeyChecks(RunState):
             f"CREATE OR REPLACE TEMP TABLE __tsc_dup_hashes AS SELECT DISTINCT h FROM (SELECT h, lag(h) OVER "
             f"(ORDER BY h) AS __p FROM (SELECT {key_hash} AS h FROM {self.rows_view}) AS __h) AS __s WHERE h = __p"
         )
-        if not self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]:  # no key repeats: nothing to group
-            return f"(SELECT {typed_keys}{', NULL AS __by' if by else ''} FROM {self.rows_view} WHERE FALSE) AS __k"
+        repeated = self.fetch("SELECT count(*) FROM __tsc_dup_hashes")[0][0]
+        where = f"{key_hash} IN (SELECT h FROM __tsc_dup_hashes)" if repeated else "FALSE"
         self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __tsc_key_rows AS SELECT __row, {typed_keys}"
-            f"{f', {by} AS __by' if by else ''} FROM {numbered} WHERE {key_hash} IN (SELECT h FROM __tsc_dup_hashes)"
+            f"CREATE OR REPLACE TEMP TABLE {KEY_ROWS} AS SELECT __row, {typed_keys}"
+            f"{f', {by} AS __by' if by else ''} FROM {numbered} WHERE {where}"
         )
-        return "__tsc_key_rows"
 
     def key_check_in_points(self, check: Check, points: str, columns: list[str]) -> None:
         """The key check from the time pass's points (engines/run/time.py), which flags every row whose key
