@@ -142,6 +142,44 @@ def test_validate_on_duckdb_imports_only_what_it_runs(tmp_path, warm, fmt):
     assert ("rich" in top) is (fmt == "text")  # a report in JSON is written without rich
 
 
+# Prints, at exit, the pydantic models of tscontract whose validator was built, and how many there are.
+BUILT_PRELUDE = """
+import atexit, json, sys
+def built():
+    from pydantic import BaseModel
+    ours, todo = [], [BaseModel]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("tscontract."):
+                ours.append(sub)
+    done = sorted(c.__name__ for c in ours if c.__pydantic_complete__)
+    print("BUILT " + json.dumps([done, len(ours)]))
+atexit.register(built)
+"""
+
+
+def built_models(code: str, cache: Path) -> tuple[subprocess.CompletedProcess[str], list[str], int]:
+    done, _ = run(BUILT_PRELUDE + code, cache)
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("BUILT ")]
+    built, models = json.loads(line.removeprefix("BUILT "))
+    return done, built, models
+
+
+def test_a_model_builds_its_validator_when_first_used_not_at_import(tmp_path):
+    """pydantic builds a model's validator at class creation unless told to defer it (``defer_build``):
+    for tscontract's models that was a quarter of a validation's start-up. Importing the engine builds
+    none; a validation builds those of the documents it reads (contract, fields, catalog, CSV dialect)."""
+    done, built, models = built_models("import tscontract.engines.duckdb\nfrom tscontract import validate", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert models > 20 and built == [], built
+    ohlcv = EXAMPLES / "ohlcv_1m"
+    args = [str(ohlcv / "contract.yaml"), str(ohlcv / "data" / "good.csv"), "-c", str(ohlcv / "catalog.yaml"), "-q"]
+    done, built, _ = built_models(cli("validate", *args), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert built == ["Catalog", "Contract", "CsvDialect", "FieldSpec"]
+
+
 # an export loads its own exporter (and the helpers it builds on), never an engine, importer, gate or registry
 NOT_FOR_EXPORT = ("tscontract.engines", "tscontract.interop.imports", "tscontract.gate", "tscontract.registry")
 

@@ -122,7 +122,7 @@ def unit_as_text(value: object) -> object:
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, arbitrary_types_allowed=True, defer_build=True)
 
 
 class UnitDeclaration(_Section):

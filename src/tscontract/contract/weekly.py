@@ -32,7 +32,7 @@ import re
 from datetime import date
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, PlainValidator, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, field_validator, model_validator
 
 from tscontract.contract.zones import iana_zone
 
@@ -140,7 +140,7 @@ HolidayDate = Annotated[date, PlainValidator(_holiday_date)]
 
 
 class _Declared(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
 
 class Holidays(_Declared):
@@ -185,7 +185,7 @@ class WeeklyCalendar(_Declared):
 
     zone: str
     hours: dict[DaysText, HoursText]
-    holidays: Holidays = Holidays()
+    holidays: Holidays = Field(default_factory=Holidays)  # built when first used (defer_build)
     description: str | None = None
     note: str | None = None
 

@@ -30,7 +30,7 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from tscontract.engines.base import Progress, SharedRun, shown_data
-from tscontract.engines.inputs.csv_dialect import DEFAULT_DIALECT, CsvDialect
+from tscontract.engines.inputs.csv_dialect import CsvDialect, default_dialect
 from tscontract.engines.inputs.csv_source import LINES_TABLE, CsvLayout
 from tscontract.engines.inputs.sources import (
     SOURCE_VIEW,
@@ -447,7 +447,7 @@ def open_spark_source(con: SparkConnection, data: Any, *, csv: CsvDialect | None
             return _read_json(con, paths, shown)
         if kind == "parquet":
             return _register(con, _parquet_numbered(spark, paths), text=False, description=shown)
-        return _read_csv(con, paths, shown, csv or DEFAULT_DIALECT)
+        return _read_csv(con, paths, shown, csv or default_dialect())
     except InputError:
         raise
     except Exception as exc:

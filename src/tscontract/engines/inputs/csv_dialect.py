@@ -14,6 +14,7 @@ regular expressions use only what RE2 and Java agree on, and every match is non-
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
@@ -42,7 +43,7 @@ class CsvDialect(BaseModel):
     empty value by default; ``""`` is the empty value too).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     delimiter: str | None = None
     quote: str | None = '"'
@@ -82,7 +83,10 @@ class CsvDialect(BaseModel):
         return "\t" if paths and all(p.suffix.lower() == ".tsv" for p in paths) else ","
 
 
-DEFAULT_DIALECT = CsvDialect()
+@cache
+def default_dialect() -> CsvDialect:
+    """The dialect of a CSV file read without one (made on first use: the model's schema is built then)."""
+    return CsvDialect()
 
 
 class CsvGrammar:

@@ -28,7 +28,7 @@ from typing import Any
 
 import duckdb
 
-from tscontract.engines.inputs.csv_dialect import DEFAULT_DIALECT, CsvDialect
+from tscontract.engines.inputs.csv_dialect import CsvDialect, default_dialect
 from tscontract.engines.inputs.csv_source import BUFFER_LINE_BYTES, MALFORMED, MAX_LINE_BYTES, RECORD, CsvLayout
 from tscontract.engines.inputs.object_store import localized
 from tscontract.engines.inputs.tables import TableRef, many_tables, scan, table_ref
@@ -575,6 +575,6 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | 
     if len(items) == 1 and (match := _DUCKDB_TABLE.match(str(items[0]))):
         return _register_duckdb_table(con, match["db"], match["table"])
     paths = paths_of(items)
-    source = _register_files(con, paths, csv or DEFAULT_DIALECT)
+    source = _register_files(con, paths, csv or default_dialect())
     source.paths = [str(p) for p in paths]
     return source
