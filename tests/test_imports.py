@@ -140,6 +140,9 @@ def test_validate_on_duckdb_imports_only_what_it_runs(tmp_path, warm, fmt):
     top = {m.split(".")[0] for m in modules}
     assert top.isdisjoint(NEVER_FOR_VALIDATE | (HEAVY if warm else set())), sorted(top & (NEVER_FOR_VALIDATE | HEAVY))
     assert ("rich" in top) is (fmt == "text")  # a report in JSON is written without rich
+    # contract and catalog come back from the cache: no YAML reader, no clause parser
+    readers = sorted(m for m in modules if m.split(".")[0] == "lark" or m.startswith("ruamel.yaml"))
+    assert bool(readers) is not warm, readers
 
 
 # Prints, at exit, the pydantic models of tscontract whose validator was built, and how many there are.
@@ -169,7 +172,8 @@ def built_models(code: str, cache: Path) -> tuple[subprocess.CompletedProcess[st
 def test_a_model_builds_its_validator_when_first_used_not_at_import(tmp_path):
     """pydantic builds a model's validator at class creation unless told to defer it (``defer_build``):
     for tscontract's models that was a quarter of a validation's start-up. Importing the engine builds
-    none; a validation builds those of the documents it reads (contract, fields, catalog, CSV dialect)."""
+    none; a validation builds those of the documents it reads (contract, fields, catalog, CSV dialect),
+    and a warm one reads contract and catalog back from the cache, building only the CSV dialect's."""
     done, built, models = built_models("import tscontract.engines.duckdb\nfrom tscontract import validate", tmp_path)
     assert done.returncode == 0, done.stderr
     assert models > 20 and built == [], built
@@ -178,6 +182,9 @@ def test_a_model_builds_its_validator_when_first_used_not_at_import(tmp_path):
     done, built, _ = built_models(cli("validate", *args), tmp_path)
     assert done.returncode == 0, done.stderr
     assert built == ["Catalog", "Contract", "CsvDialect", "FieldSpec"]
+    done, built, _ = built_models(cli("validate", *args), tmp_path)  # contract and catalog from the cache
+    assert done.returncode == 0, done.stderr
+    assert built == ["CsvDialect"]
 
 
 # an export loads its own exporter (and the helpers it builds on), never an engine, importer, gate or registry

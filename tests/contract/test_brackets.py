@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from tscontract import parse_contract, validate
-from tscontract.contract.clauses import parse_invariant
+from tscontract.contract.row_parser import parse_invariant
 
 VIX = """
 contract: vix_daily

@@ -24,17 +24,19 @@ contract = load_contract(sys.argv[1])
 plan = build_plan(contract, None, None)
 print(json.dumps({
     "built_parser": grammar._parser.cache_info().currsize == 1,
+    "read_yaml": "ruamel.yaml" in sys.modules,
+    "lark": "lark" in sys.modules,
     "checks": [[c.id, c.kind, c.clause, repr(c.predicate)] for c in plan.checks],
 }))
 """
 
 
-def probe(cache: str | None, **env_vars: str) -> dict:
+def probe(cache: str | None, contract: Path = OHLCV_CONTRACT, **env_vars: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "TSCONTRACT_CACHE_DIR"} | env_vars
     if cache is not None:
         env["TSCONTRACT_CACHE_DIR"] = cache
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(OHLCV_CONTRACT)],
+        [sys.executable, "-c", PROBE, str(contract)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -48,10 +50,16 @@ def clause_files(directory: Path) -> list[Path]:
     return sorted(directory.glob("clauses-*/*.pickle"))
 
 
+def contract_files(directory: Path) -> list[Path]:
+    return sorted(directory.glob("contract-read/*.pickle"))
+
+
 def test_second_process_reads_parsed_clauses_from_the_cache(tmp_path):
     first = probe(str(tmp_path))
     assert first["built_parser"]
     assert clause_files(tmp_path)
+    [kept] = contract_files(tmp_path)
+    kept.unlink()  # the contract read anew: its clauses come from their own cache
     second = probe(str(tmp_path))
     assert not second["built_parser"]  # every clause came from the cache
     assert second["checks"] == first["checks"]
@@ -63,12 +71,45 @@ def test_damaged_cache_is_rebuilt(tmp_path):
     probe(str(tmp_path))
     parsed = probe(str(tmp_path))["checks"]
     [tables] = tmp_path.glob("lark-*.tables")
-    for path in [*clause_files(tmp_path), tables]:
+    for path in [*clause_files(tmp_path), *contract_files(tmp_path), tables]:
         path.write_bytes(b"not a pickle")
     again = probe(str(tmp_path))
     assert again["built_parser"] and again["checks"] == parsed
     assert tables.read_bytes() != b"not a pickle"  # the tables built anew and kept
     assert not probe(str(tmp_path))["built_parser"]  # written afresh on exit
+
+
+def test_a_contract_read_once_is_read_back_without_yaml_or_parser(tmp_path):
+    """A contract file that read without error is kept (contract.cache.read_once), keyed by its path and
+    text: the next process imports neither ruamel.yaml nor lark and compiles to the same checks; an edit
+    is read anew, a contract with an error is never kept, and each path has one file."""
+    cache = tmp_path / "cache"
+    contract = tmp_path / "contract.yaml"
+    seed = OHLCV_CONTRACT.read_text()
+    contract.write_text(seed)
+    first = probe(str(cache), contract)
+    assert first["read_yaml"] and first["lark"]
+    second = probe(str(cache), contract)
+    assert not second["read_yaml"] and not second["lark"] and second["checks"] == first["checks"]
+    contract.write_text(seed.replace("  - volume >= 0\n", "  - volume >= 7\n"))
+    edited = probe(str(cache), contract)
+    assert edited["read_yaml"] and ["invariants[2]", "invariant", "volume >= 7"] in [c[:3] for c in edited["checks"]]
+    assert not probe(str(cache), contract)["read_yaml"] and len(contract_files(cache)) == 1
+    contract.write_text(seed.replace("  - volume >= 0\n", "  - volume >= nothing\n"))
+    for _ in range(2):  # the error each time: nothing kept for it
+        done = subprocess.run(
+            [sys.executable, "-m", "tscontract", "lint", str(contract)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "TSCONTRACT_CACHE_DIR": str(cache)},
+            check=False,
+        )
+        assert done.returncode == 2 and "unknown column 'nothing'" in done.stderr, done.stderr
+    moved = tmp_path / "elsewhere.yaml"
+    moved.write_text(seed)
+    assert probe(str(cache), moved)["read_yaml"]  # another path: its positions name that file
+    assert len(contract_files(cache)) <= 2
 
 
 @pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="XDG_CACHE_HOME is the Linux and BSD default")

@@ -1,5 +1,5 @@
-"""Where tscontract keeps what it can rebuild: parsed clauses, pint's unit definitions, unit
-verdicts, large catalogs and exchange sessions.
+"""Where tscontract keeps what it can rebuild: contracts and catalogs as read, parsed clauses,
+pint's unit definitions, unit verdicts and exchange sessions.
 
 ``TSCONTRACT_CACHE_DIR`` chooses the directory (``off`` turns caching off); by default it is
 the user's cache directory. Everything here is an optimisation: a missing, unwritable or
@@ -11,16 +11,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import importlib.util
 import os
 import pickle
 import sys
 import tempfile
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ENV = "TSCONTRACT_CACHE_DIR"
 _OFF = ("", "0", "off", "none", "false")
+_T = TypeVar("_T")
 
 
 def cache_dir() -> Path | None:
@@ -77,6 +80,63 @@ def code_digest(*extra: str) -> str:
         with contextlib.suppress(OSError):
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+def library_stamp(*names: str) -> str:
+    """Each named library's location, size and time (of its ``__init__``), without importing it.
+
+    What a cached result depends on besides our code: an upgrade of the library changes its stamp.
+    """
+    stamps = []
+    for name in names:
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None and spec.origin else ""
+        stamp = ""
+        if origin:
+            with contextlib.suppress(OSError):
+                found = os.stat(origin)
+                stamp = f"{found.st_size}:{found.st_mtime_ns}"
+        stamps.append(f"{name}={origin}:{stamp}")
+    return "\n".join(stamps)
+
+
+# the libraries a contract or catalog is read with: YAML, the clause grammar, the model, the clauses' SQL, units
+READERS = ("ruamel.yaml", "lark", "pydantic", "pydantic_core", "sqlglot", "pint")
+
+
+@cache
+def reader_key() -> str:
+    """What reading a contract or catalog depends on: our reading code (``contract/``, ``errors.py``) and the
+    libraries it reads with (:data:`READERS`)."""
+    errors = Path(__file__).resolve().parents[1] / "errors.py"
+    with contextlib.suppress(OSError):
+        return code_digest("reader", errors.read_text(encoding="utf-8"), library_stamp(*READERS))
+    return code_digest("reader", library_stamp(*READERS))
+
+
+SLOTS = 256  # files per kind of document: a new one takes the slot of its name (the cache stays bounded)
+
+
+def read_once(kind: str, name: str, text: str, read: Callable[[], _T], accept: type[_T]) -> _T:
+    """``read()``, or what a process before this one read from the same ``text`` named ``name``.
+
+    A document read from ``text`` depends only on the text, its name (positions in it name the file)
+    and :func:`reader_key`. Each name has one of :data:`SLOTS` files: a new document in the same slot
+    replaces the one there. Only a document that read without error is kept; a damaged or foreign
+    file is read again, never trusted (``accept``: the type the result must have).
+    """
+    directory = cache_dir()
+    if directory is None:
+        return read()
+    key = hashlib.sha256("\0".join((kind, reader_key(), name, text)).encode()).hexdigest()
+    slot = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % SLOTS
+    where = directory / f"{kind}-read" / f"{slot:02x}.pickle"
+    found = read_pickle(where)
+    if isinstance(found, dict) and found.get("key") == key and isinstance(found.get("value"), accept):
+        return found["value"]  # type: ignore[no-any-return]
+    value = read()
+    write_pickle(where, {"key": key, "value": value})
+    return value
 
 
 class PickledDict:

@@ -5,17 +5,16 @@ and calibration). Both load into the same :class:`Catalog` and fail with file,
 line and column.
 
 Reading YAML with positions (ruamel's round-trip composer, in Python) takes about 0.5 s
-for a catalog of 500 series, so a YAML catalog of more than :data:`CACHED_CHARS`
-characters that loaded without error is kept in the tscontract cache (contract.cache),
-keyed by its text, this code, pydantic, ruamel.yaml and pint: the next process reads it
-back in milliseconds. A catalog with an error is never cached; it is read again and
-fails as before.
+for a catalog of 500 series, so a catalog file (and a YAML text of more than :data:`CACHED_CHARS`
+characters) that loaded without error is kept in the tscontract cache
+(:func:`~tscontract.contract.cache.read_once`), keyed by its name and text, this code, and the
+libraries it is read with: the next process reads it back in milliseconds, without importing
+ruamel.yaml. A catalog with an error is never cached; it is read again and fails as before.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
@@ -25,12 +24,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainValidator, field_validator, model_validator
 
-from tscontract.contract import units
-from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
+from tscontract.contract.cache import read_once
 from tscontract.contract.durations import Duration
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import Contract, DurationText, _Section, unit_as_text
-from tscontract.contract.source import NodeInfo, PositionIndex
+from tscontract.contract.positions import NodeInfo, PositionIndex
 from tscontract.contract.units import UnitError, check_unit
 from tscontract.contract.weekly import Calendars, WeeklyCalendar
 from tscontract.contract.zones import iana_zone
@@ -214,42 +212,25 @@ def other_contract(catalog: Catalog, contract: str) -> str | None:
 
 
 def load_catalog(path: str | Path) -> Catalog:
-    """Read a catalog from YAML (``.yaml``/``.yml``) or CSV (``.csv``)."""
+    """Read a catalog from YAML (``.yaml``/``.yml``) or CSV (``.csv``); kept in the cache once read
+    (contract.cache.read_once: a warm process reads neither YAML nor units)."""
     from tscontract.contract.text_files import read_text
 
     text = read_text(path, "catalog")
     shown = display_path(path)
     if str(path).lower().endswith(".csv"):
-        return parse_catalog_csv(text, shown)
-    return parse_catalog(text, shown)
+        return read_once("catalog-csv", shown, text, lambda: parse_catalog_csv(text, shown), Catalog)
+    return read_once("catalog", shown, text, lambda: _parse_yaml(text, shown), Catalog)
 
 
-CACHED_CHARS = 4096  # a smaller catalog reads in a few milliseconds: not worth a cache file
+CACHED_CHARS = 4096  # a smaller catalog given as text reads in a few milliseconds: not worth a cache file
 
 
 def parse_catalog(text: str, path: str = "<catalog>") -> Catalog:
-    directory = cache_dir() if len(text) > CACHED_CHARS else None
-    if directory is None:
+    """A catalog from YAML ``text``; ``path`` names it in errors. Kept in the cache past :data:`CACHED_CHARS`."""
+    if len(text) <= CACHED_CHARS:
         return _parse_yaml(text, path)
-    key = _cache_key(text)
-    where = directory / "catalogs" / f"{key[:32]}.pickle"
-    found = read_pickle(where)
-    cached = found.get("catalog") if isinstance(found, dict) and found.get("key") == key else None
-    if isinstance(cached, Catalog):
-        return cached
-    catalog = _parse_yaml(text, path)
-    write_pickle(where, {"key": key, "catalog": catalog})
-    return catalog
-
-
-def _cache_key(text: str) -> str:
-    """What a cached catalog depends on: the text, the code reading it, and the libraries it uses."""
-    import pydantic
-    import ruamel.yaml
-
-    return hashlib.sha256(
-        "\n".join((units.versions_key(), pydantic.VERSION, ruamel.yaml.__version__, text)).encode()
-    ).hexdigest()
+    return read_once("catalog", path, text, lambda: _parse_yaml(text, path), Catalog)
 
 
 def _parse_yaml(text: str, path: str) -> Catalog:

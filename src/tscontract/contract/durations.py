@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from typing import Literal, cast
-
-from lark import Token, Tree
+from typing import TYPE_CHECKING, Literal, cast
 
 from tscontract.contract.calendar_time import months_of
 from tscontract.contract.grammar import ClauseSyntaxError, parse
+
+if TYPE_CHECKING:  # lark is imported where a clause is read (grammar.parse)
+    from lark import Token, Tree
 
 _UNIT_SECONDS = {
     "ns": Decimal("1e-9"),
@@ -121,7 +122,7 @@ MAX_DURATION_S = Decimal(4_000_000_000)  # in nanoseconds, still within a 64-bit
 
 def _rule(node: Tree[Token] | Token) -> Tree[Token]:
     """A child the grammar makes a rule (lark types every child as a rule or a token)."""
-    assert isinstance(node, Tree)
+    assert not isinstance(node, str)  # a token is a str
     return node
 
 

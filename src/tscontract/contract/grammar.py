@@ -8,12 +8,13 @@ import hashlib
 from functools import cache, lru_cache
 from importlib.resources import files
 from pathlib import Path
-
-import lark
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING
 
 from tscontract.contract.cache import cache_dir, read_pickle, write_pickle
+
+if TYPE_CHECKING:  # lark is imported where a clause is read: a contract read back from the cache needs none
+    from lark import Lark, Token, Tree
+    from lark.exceptions import UnexpectedInput
 
 START_RULES = (
     "type_expr",
@@ -63,6 +64,8 @@ PARSER = "lalr"  # part of the tree cache's key: another parser may build other 
 
 @cache
 def _parser() -> Lark:
+    import lark
+
     # LALR(1) with lark's contextual lexer: about 0.2 ms a clause where Earley took 4 ms, and a column whose
     # name starts with a keyword (``notional``) is one name, where Earley could read ``not ional``
     # lark keeps its parser tables in the cache (12 ms to load where building them takes 80 ms); it checks
@@ -73,7 +76,7 @@ def _parser() -> Lark:
         with contextlib.suppress(OSError):
             directory.mkdir(parents=True, exist_ok=True)
             kept["cache"] = str(directory / f"lark-{lark.__version__}-{PARSER}.tables")
-    return Lark(_grammar(), start=list(START_RULES), parser=PARSER, propagate_positions=True, **kept)
+    return lark.Lark(_grammar(), start=list(START_RULES), parser=PARSER, propagate_positions=True, **kept)
 
 
 class _TreeCache:
@@ -101,6 +104,8 @@ class _TreeCache:
             self.opened = True
             directory = cache_dir()
             if directory is not None:
+                import lark
+
                 key = f"{lark.__version__}\n{PARSER}\n{START_RULES}\n{_grammar()}"
                 key = hashlib.sha256(key.encode()).hexdigest()
                 self.directory = directory / f"clauses-{key[:20]}"
@@ -143,7 +148,7 @@ def _depth(tree: Tree[Token], cost: dict[str, int] | None = None) -> int:
         node, above = stack.pop()
         here = above + (cost.get(node.data, 1) if cost else 1)
         deepest = max(deepest, here)
-        stack.extend((child, here) for child in node.children if isinstance(child, Tree))
+        stack.extend((child, here) for child in node.children if not isinstance(child, str))  # a token is a str
     return deepest
 
 
@@ -222,6 +227,8 @@ def ascii_digits(text: str) -> None:
 
 def _syntax_error(what: str, text: str, exc: UnexpectedInput) -> ClauseSyntaxError:
     """lark's error as one line naming the offending text, its position and what could come there."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     expected = _expected(exc)
     hint = f"; expected {expected}" if expected else ""
     offset = max(0, getattr(exc, "pos_in_stream", None) or 0)
@@ -251,6 +258,8 @@ def parse(start: str, text: str) -> Tree[Token]:
     if tree is not None:
         _check_nesting(what, tree)
         return tree
+    from lark.exceptions import UnexpectedInput
+
     try:
         tree = _parser().parse(text, start=start)
     except UnexpectedInput as exc:

@@ -38,8 +38,8 @@ from typing import Literal
 
 from tscontract.contract.catalog import Catalog, other_contract
 from tscontract.contract.model import STANDARD_PROVENANCE, Contract, FieldSpec
-from tscontract.contract.source import Path as NodePath
-from tscontract.contract.source import format_path
+from tscontract.contract.positions import Path as NodePath
+from tscontract.contract.positions import format_path
 from tscontract.contract.units import UnitError, check_unit, is_unitless, same_unit, unit_in_dimension
 
 Severity = Literal["error", "warning", "info"]

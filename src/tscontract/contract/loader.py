@@ -13,7 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tscontract.contract.clauses import RowClause, parse_field_constraint, resolve_columns
+from tscontract.contract.cache import read_once
+from tscontract.contract.clauses import RowClause, resolve_columns
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import (
@@ -33,9 +34,11 @@ _T = TypeVar("_T")
 
 
 def load_contract(path: str | Path) -> Contract:
-    """Read and check the contract at ``path``."""
+    """Read and check the contract at ``path``; kept in the cache once read (:func:`.cache.read_once`: a warm
+    process reads neither YAML nor clauses, and imports neither ruamel.yaml nor lark)."""
     shown = display_path(path)
-    return parse_contract(read_text(path, "contract"), shown)
+    text = read_text(path, "contract")
+    return read_once("contract", shown, text, lambda: parse_contract(text, shown), Contract)
 
 
 def parse_contract(text: str, path: str = "<contract>") -> Contract:
@@ -137,6 +140,8 @@ class _Checker:
             raise self.errors.at(path, exc.message, offset=exc.offset) from None
 
     def _constraints(self, types: dict[str, DataType]) -> dict[str, RowClause]:
+        from tscontract.contract.row_parser import parse_field_constraint  # lark: only where clauses are read
+
         constraints = {}
         for name, spec in self.contract.fields.items():
             if spec.constraint is None:

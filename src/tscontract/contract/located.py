@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from tscontract.contract.grammar import ClauseSyntaxError
-from tscontract.contract.source import PositionIndex, format_path, load_yaml
+from tscontract.contract.positions import PositionIndex, format_path
 from tscontract.errors import Location, SourceError
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -99,6 +99,8 @@ class LocatedErrors:
 
 def load_located(text: str, path: str, kind: type[SourceError], what: str) -> tuple[dict[str, Any], LocatedErrors]:
     """YAML ``text`` that must be a mapping, with every later error positioned and of class ``kind``."""
+    from tscontract.contract.source import load_yaml  # ruamel.yaml: only where YAML is read (not from the cache)
+
     try:
         tree, index = load_yaml(text, path)
     except SourceError as exc:

@@ -25,7 +25,6 @@ from tscontract.contract.clauses import (
     Share,
     TimezoneRule,
     parse_cadence,
-    parse_invariant,
     parse_share,
     parse_timezone,
 )
@@ -67,6 +66,12 @@ def _text_parser(parse: Any, what: str) -> Any:
     return PlainValidator(validate)
 
 
+def _invariant(text: str) -> RowClause:
+    from tscontract.contract.row_parser import parse_invariant  # lark: only where a clause is read
+
+    return parse_invariant(text)
+
+
 def _duration_or_number(value: object) -> Duration:
     if isinstance(value, Duration):
         return value
@@ -91,7 +96,7 @@ TypeExpr = Annotated[DataType, _text_parser(parse_type, "a type")]
 CadenceClause = Annotated[Cadence, _text_parser(parse_cadence, "a cadence")]
 TimezoneClause = Annotated[TimezoneRule, _text_parser(parse_timezone, "a timezone rule")]
 DurationText = Annotated[Duration, PlainValidator(_duration_or_number)]
-InvariantClause = Annotated[RowClause, _text_parser(parse_invariant, "an invariant")]
+InvariantClause = Annotated[RowClause, _text_parser(_invariant, "an invariant")]
 ShareText = Annotated[Share, PlainValidator(parse_share)]
 Severity = Literal["error", "warning"]
 

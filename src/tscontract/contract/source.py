@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from types import SimpleNamespace
 from typing import Any
@@ -35,9 +34,8 @@ from ruamel.yaml.composer import MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from tscontract.contract.positions import NodeInfo, Path, PositionIndex, format_path
 from tscontract.errors import Location, SourceError
-
-Path = tuple[str | int, ...]
 
 MAX_DEPTH = 64  # collections nested deeper than this are refused
 ALIAS_BUDGET = 10_000  # nodes all aliases of a file may copy together
@@ -45,56 +43,6 @@ ALIAS_BUDGET = 10_000  # nodes all aliases of a file may copy together
 _CALL_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[(\[]")
 _BLOCK_SCALAR = re.compile(r"[|>][-+0-9]*\s*(#.*)?$")
 _OPEN_CLOSE = {"(": ")", "[": "]"}
-
-
-@dataclass(frozen=True)
-class NodeInfo:
-    """Where a value (and the key that names it) stands in the original text."""
-
-    value: Location
-    key: Location | None = None
-    plain: bool = True  # single-line plain scalar: text offsets map 1:1 to columns
-    quote_offset: int = 0  # 1 for a quoted scalar: the text starts after the quote
-
-
-@dataclass
-class PositionIndex:
-    """Positions of every node, keyed by path (``("fields", "open", "type")``)."""
-
-    path: str
-    nodes: dict[Path, NodeInfo] = field(default_factory=dict)
-
-    def nearest(self, path: Path) -> tuple[Path, NodeInfo | None]:
-        """The info of ``path`` or of its deepest ancestor that exists."""
-        probe = tuple(path)
-        while probe:
-            if probe in self.nodes:
-                return probe, self.nodes[probe]
-            probe = probe[:-1]
-        return (), self.nodes.get(())
-
-    def location(self, path: Path, *, key: bool = False, offset: int = 0) -> Location | None:
-        """Location of ``path``; of its key with ``key=True``; ``offset`` chars into a clause."""
-        found, info = self.nearest(path)
-        if info is None:
-            return None
-        if key and info.key is not None:
-            return info.key
-        loc = info.value
-        if offset and found == tuple(path) and (info.plain or info.quote_offset):
-            return Location(loc.path, loc.line, loc.column + info.quote_offset + offset)
-        return loc
-
-
-def format_path(path: Path) -> str:
-    """``("fields", "open", "type")`` -> ``fields.open.type``; ints as ``[i]``."""
-    text = ""
-    for part in path:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += part if not text else f".{part}"
-    return text
 
 
 class _ColumnMap:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
-
-from lark import Token, Tree
+from typing import TYPE_CHECKING, Literal
 
 from tscontract.contract.grammar import ClauseSyntaxError, parse, unquote
+
+if TYPE_CHECKING:  # lark is imported where a clause is read (grammar.parse)
+    from lark import Token, Tree
 
 TypeKind = Literal["string", "bool", "int", "float", "decimal", "timestamp", "date", "enum", "bytes"]
 TimeUnit = Literal["s", "ms", "us", "ns"]
@@ -112,6 +113,6 @@ def parse_type(text: str) -> DataType:
 
 
 def _member(node: Tree[Token] | Token) -> str:
-    token = node.children[0] if isinstance(node, Tree) else node
+    token = node if isinstance(node, str) else node.children[0]  # a token is a str
     text = str(token)
     return unquote(text) if text[:1] in "'\"" else text

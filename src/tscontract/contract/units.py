@@ -22,8 +22,6 @@ whose questions were all asked before never imports pint.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
 import tokenize
 from collections.abc import Callable
@@ -33,7 +31,7 @@ from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from tscontract.contract.cache import PickledDict, cache_dir, code_digest
+from tscontract.contract.cache import PickledDict, cache_dir, code_digest, library_stamp
 
 if TYPE_CHECKING:
     import pint
@@ -170,16 +168,7 @@ class _Refused:
 @cache
 def versions_key() -> str:
     """A digest of this code and the installed pint (its file's size and time): what a verdict depends on."""
-    spec = importlib.util.find_spec("pint")
-    origin = spec.origin if spec is not None and spec.origin else ""
-    stamp = ""
-    if origin:
-        try:
-            found = os.stat(origin)
-            stamp = f"{found.st_size}:{found.st_mtime_ns}"
-        except OSError:
-            stamp = ""
-    return code_digest("units", origin, stamp)
+    return code_digest("units", library_stamp("pint"))
 
 
 _VERDICTS = PickledDict(lambda: f"units-{versions_key()[:20]}")

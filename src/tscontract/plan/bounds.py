@@ -16,9 +16,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-
-from tscontract.contract.source import load_yaml
 from tscontract.contract.text_files import read_text
 from tscontract.errors import InputError, Location, SourceError, display_path
 
@@ -76,6 +73,8 @@ class Bounds:
 
 
 def save_bounds(bounds: Bounds, path: str | Path) -> None:
+    from ruamel.yaml import YAML  # only where a bounds file is written
+
     yaml = YAML()
     yaml.default_flow_style = False
     with Path(path).open("w", encoding="utf-8") as handle:
@@ -92,6 +91,8 @@ def _decimal(value: object, where: str) -> Decimal:
 
 def load_bounds(path: str | Path) -> Bounds:
     """Read a bounds file written by ``tscontract profile``."""
+    from tscontract.contract.source import load_yaml  # ruamel.yaml: only when a bounds file is read
+
     shown = display_path(path)
     try:
         tree, _ = load_yaml(read_text(path, "bounds"), shown)

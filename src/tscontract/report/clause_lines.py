@@ -6,8 +6,6 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from tscontract.contract.source import load_yaml
-
 _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
@@ -18,6 +16,8 @@ def source_path(source: str) -> tuple[str | int, ...]:
 
 def clause_lines(contract: str | Path) -> Callable[[str], int | None]:
     """A lookup from a check's ``source`` to its 1-based line in ``contract`` (None: not in the file)."""
+    from tscontract.contract.source import load_yaml  # ruamel.yaml: only when a report names lines
+
     try:
         _, index = load_yaml(Path(contract).read_text(encoding="utf-8"), str(contract))
     except (OSError, UnicodeDecodeError, ValueError):

@@ -47,8 +47,8 @@ from tscontract.contract.catalog import Catalog
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import Contract, UnitDeclaration, _Section
+from tscontract.contract.positions import format_path
 from tscontract.contract.regex import check_backtracking
-from tscontract.contract.source import format_path
 from tscontract.contract.sql_allow import CONDITION, parse_contract_sql
 from tscontract.contract.text_files import read_text
 from tscontract.contract.units import UnitDefinition, UnitError, exact_affine
