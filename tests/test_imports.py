@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.conftest import EXAMPLES, ROOT
@@ -185,6 +186,12 @@ def test_a_model_builds_its_validator_when_first_used_not_at_import(tmp_path):
     done, built, _ = built_models(cli("validate", *args), tmp_path)  # contract and catalog from the cache
     assert done.returncode == 0, done.stderr
     assert built == ["CsvDialect"]
+    parquet = tmp_path / "good.parquet"
+    duckdb.sql(f"COPY (FROM read_csv('{ohlcv / 'data' / 'good.csv'}')) TO '{parquet}'")
+    args[1] = str(parquet)
+    done, built, _ = built_models(cli("validate", *args), tmp_path)  # no CSV: no dialect either
+    assert done.returncode in (0, 1) and "781 rows from" in done.stdout, done.stderr
+    assert built == []
 
 
 # an export loads its own exporter (and the helpers it builds on), never an engine, importer, gate or registry

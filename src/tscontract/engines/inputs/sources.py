@@ -141,7 +141,7 @@ def file_kind(paths: list[Path]) -> str:
     return kinds.pop()
 
 
-def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path], csv: CsvDialect) -> Source:
+def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path], csv: CsvDialect | None) -> Source:
     kind = file_kind(paths)
     for path in paths:
         if path.stat().st_size == 0:  # no header, no record, no footer: nothing says what it holds
@@ -159,7 +159,7 @@ def _register_files(con: duckdb.DuckDBPyConnection, paths: list[Path], csv: CsvD
             columns.pop("__row", None)
             return Source(columns, text=False, has_row_number=True, description=shown)
         if kind == "csv":
-            return _register_csv(con, paths, csv)
+            return _register_csv(con, paths, csv or default_dialect())  # made for a CSV file only
         return _register_json(con, listed, shown)
     except duckdb.Error as exc:
         raise InputError(f"cannot read {', '.join(shown)}: {engine_message(exc)}") from None
@@ -575,6 +575,6 @@ def open_source(con: duckdb.DuckDBPyConnection, data: Any, *, csv: CsvDialect | 
     if len(items) == 1 and (match := _DUCKDB_TABLE.match(str(items[0]))):
         return _register_duckdb_table(con, match["db"], match["table"])
     paths = paths_of(items)
-    source = _register_files(con, paths, csv or default_dialect())
+    source = _register_files(con, paths, csv)
     source.paths = [str(p) for p in paths]
     return source
