@@ -72,9 +72,14 @@ def code_digest(*extra: str) -> str:
     """A digest of tscontract's contract-reading code (``contract/*.py``, the grammar) and ``extra``.
 
     A cached result is keyed by it, so an edit or upgrade of that code retires the result;
-    reading and hashing the files takes about a millisecond.
+    the files are read and hashed once a process (about a millisecond).
     """
-    digest = hashlib.sha256("\n".join(extra).encode())
+    return hashlib.sha256("\n".join((*extra, _code_files_digest())).encode()).hexdigest()
+
+
+@cache
+def _code_files_digest() -> str:
+    digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
     for path in sorted([*here.glob("*.py"), *here.glob("*.lark")]):
         with contextlib.suppress(OSError):
