@@ -13,7 +13,7 @@ from typing import Any
 from tests.conftest import write
 from tests.engines.conftest import OHLCV, SENSOR
 from tscontract.contract.loader import load_contract
-from tscontract.engines.duckdb import profile
+from tscontract.engines.profile import profile
 
 Same = Callable[..., dict[str, Any]]
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 from tests.conftest import run_cli, write
 from tests.engines.conftest import NOW, OHLCV, SENSOR
 from tscontract import load_contract, validate
-from tscontract.engines.duckdb import profile
+from tscontract.engines.profile import profile
 from tscontract.plan.bounds import load_bounds, save_bounds
 
 

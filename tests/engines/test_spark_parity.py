@@ -25,7 +25,7 @@ from tests.engines.conftest import NOW, OHLCV, OHLCV_TYPES, SENSOR, VALIDATE_OHL
 from tests.engines.test_time_checks import bars, sensor_csv
 from tscontract import InputError, validate
 from tscontract.contract.loader import load_contract
-from tscontract.engines.duckdb import profile
+from tscontract.engines.profile import profile
 
 pytest.importorskip("pyspark", reason="the Spark engine is part of the dev install")
 

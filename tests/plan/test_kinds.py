@@ -30,7 +30,7 @@ from tests.engines.test_step import readings
 from tests.interop.test_rules_export import SERIES
 from tscontract import load_catalog, load_contract
 from tscontract.engines import ENGINES, engine_class, validate
-from tscontract.engines.duckdb import profile
+from tscontract.engines.profile import profile
 from tscontract.interop.exports import EXPORTERS, FORMATS, export_plan
 from tscontract.plan.checks import Check, CheckPlan, build_plan
 from tscontract.plan.kinds import CheckKind

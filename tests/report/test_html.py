@@ -202,7 +202,7 @@ def bearing_batch(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
-    from tscontract.engines.duckdb import profile
+    from tscontract.engines.profile import profile
     from tscontract.plan.bounds import save_bounds
 
     root = tmp_path_factory.mktemp("bearing")

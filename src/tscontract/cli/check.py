@@ -215,8 +215,8 @@ def profile(
 
     from tscontract.contract.catalog import load_catalog
     from tscontract.contract.loader import load_contract
-    from tscontract.engines.duckdb import profile as run_profile
     from tscontract.engines.inputs.mapping import load_mapping
+    from tscontract.engines.profile import profile as run_profile
     from tscontract.errors import InputError, display_path
     from tscontract.plan.bounds import save_bounds
 

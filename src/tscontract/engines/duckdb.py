@@ -1,7 +1,7 @@
 """The embedded engine: a CheckPlan executed on DuckDB (the passes are engines/run/).
 
-The connection's set-up lives in engines/connection.py, the validation run in engines/run/, the
-profile in engines/profile.py; their names stay importable from here.
+The connection's set-up lives in engines/connection.py (its names stay importable from here), the
+validation run in engines/run/, the profile in engines/profile.py (imported where a profile is made).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import duckdb
 from tscontract.engines.base import Coverage, Progress, SharedRun
 from tscontract.engines.connection import MEMORY_LIMIT_ENV, connect, memory_limit, out_of_memory
 from tscontract.engines.inputs.sources import Source, open_source, reading_errors
-from tscontract.engines.profile import measurement_fields, profile
 from tscontract.engines.run import HANDLERS, ValidationRun
 from tscontract.errors import InputError
 from tscontract.plan.checks import CheckPlan
@@ -26,10 +25,8 @@ __all__ = [
     "DuckDBEngine",
     "ValidationRun",
     "connect",
-    "measurement_fields",
     "memory_limit",
     "out_of_memory",
-    "profile",
 ]
 
 

@@ -15,9 +15,10 @@ from typing import Any
 from tscontract.contract.catalog import load_catalog
 from tscontract.contract.loader import load_contract
 from tscontract.engines.base import TYPED_VIEW
-from tscontract.engines.duckdb import ValidationRun, connect, measurement_fields
+from tscontract.engines.duckdb import ValidationRun, connect
 from tscontract.engines.inputs.sources import Source, open_source
 from tscontract.engines.inputs.tables import windowed
+from tscontract.engines.profile import measurement_fields
 from tscontract.engines.run.time import TimeChecks
 from tscontract.plan.bounds import load_bounds
 from tscontract.plan.checks import build_plan
