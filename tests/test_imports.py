@@ -311,3 +311,29 @@ def test_a_large_catalog_with_an_error_fails_every_time(tmp_path, unit):
     assert first[0] == 1 and "catalog.yaml" in first[1] and "series.PT-0000.unit" in first[1]
     assert load(path, cache) == first  # never cached: read and refused again, same message
     assert not list(cache.glob("catalogs/*.pickle"))
+
+
+def test_a_command_freezes_what_is_alive_before_the_interpreter_tears_down(tmp_path):
+    """The teardown's collections walked every object of sqlglot, pydantic and the run (60-120 ms a command):
+    the command line freezes them after its own exit handlers (the caches written), so the collections skip
+    them. An exit handler registered before ``main`` runs after that freeze and sees it."""
+    ohlcv = EXAMPLES / "ohlcv_1m"
+    probe = (
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('FROZEN', gc.get_freeze_count() > 10_000, flush=True))\n"
+        + cli(
+            "validate",
+            str(ohlcv / "contract.yaml"),
+            str(ohlcv / "data" / "good.csv"),
+            "-c",
+            str(ohlcv / "catalog.yaml"),
+            "-q",
+        )
+    )
+    done, _ = run(probe, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "38 checks passed" in done.stdout
+    assert "FROZEN True" in done.stdout.splitlines()
+    library = "import atexit, gc\natexit.register(lambda: print('FROZEN', gc.get_freeze_count()))\nimport tscontract"
+    done, _ = run(library, tmp_path)
+    assert "FROZEN 0" in done.stdout.splitlines()  # the library never freezes its caller's objects
