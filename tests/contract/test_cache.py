@@ -145,3 +145,25 @@ def test_a_process_reads_the_files_of_its_own_clauses_and_each_file_stays_bounde
     assert reader.get("invariant", texts[-1]) is not None  # the newest are kept
     assert len(reader.shards) == 1  # one file read for one clause
     assert sum(reader.get("invariant", text) is not None for text in texts[:300]) < 300  # some oldest forgotten
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="ownership and modes are POSIX")
+def test_a_cache_directory_others_can_write_is_not_read(tmp_path):
+    """The cache holds pickles, which run code when read: a directory another user could write (a shared
+    /tmp directory, a group-writable one) is not used, and the command says so once on stderr."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    (shared / "contract-read").mkdir()
+    planted = shared / "contract-read" / "00.pickle"
+    planted.write_bytes(b"not read")
+    env = {**os.environ, "TSCONTRACT_CACHE_DIR": str(shared)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(OHLCV_CONTRACT)], capture_output=True, text=True, cwd=ROOT, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["built_parser"]  # nothing from the cache
+    assert done.stderr.count("can be written by other users: not used") == 1, done.stderr
+    assert sorted(p.name for p in shared.rglob("*")) == ["00.pickle", "contract-read"]  # nothing written
+    shared.chmod(0o700)
+    assert probe(str(shared))["read_yaml"] and not probe(str(shared))["read_yaml"]  # its own: used again

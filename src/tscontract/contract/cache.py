@@ -27,17 +27,42 @@ _T = TypeVar("_T")
 
 
 def cache_dir() -> Path | None:
-    """The cache directory, or None when caching is off."""
+    """The cache directory, or None when caching is off (or the directory is not the user's own)."""
     chosen = os.environ.get(ENV)
     if chosen is not None:
-        return None if chosen.strip().lower() in _OFF else Path(chosen)
+        return None if chosen.strip().lower() in _OFF else _own(Path(chosen))
     if sys.platform == "darwin":
         base = Path.home() / "Library" / "Caches"
     elif sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     else:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "tscontract"
+    return _own(base / "tscontract")
+
+
+_REFUSED: set[Path] = set()  # said once a process
+
+
+def _own(directory: Path) -> Path | None:
+    """``directory`` when only this user can write it (or it is not there yet: it is made by this user).
+
+    The cache holds pickles, which run code when read: one another user could write is not read (POSIX).
+    """
+    if not hasattr(os, "getuid"):
+        return directory
+    try:
+        found = directory.stat()
+    except OSError:
+        return directory
+    if found.st_uid == os.getuid() and not found.st_mode & 0o022:
+        return directory
+    if directory not in _REFUSED:
+        _REFUSED.add(directory)
+        sys.stderr.write(
+            f"tscontract: cache directory {directory} can be written by other users: not used "
+            f"(set {ENV} to a directory only you can write, or to off)\n"
+        )
+    return None
 
 
 def read_pickle(path: Path) -> Any:
