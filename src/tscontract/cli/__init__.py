@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     # The last thing before the interpreter's own teardown (exit handlers run last-registered first, so after
     # the caches are written): the objects still alive are frozen, and the teardown's collections skip them.
-    # Collecting the half million objects of sqlglot, pydantic and the run took 60-120 ms of every command's
+    # Collecting the 50,000-odd objects of sqlglot, pydantic and the run took 60-120 ms of every command's
     # exit; the command's files are closed by then and the memory goes back with the process.
     atexit.register(gc.freeze)
     debug = "--debug" in args or os.environ.get("TSCONTRACT_DEBUG") == "1"
