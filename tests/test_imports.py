@@ -137,7 +137,7 @@ def test_validate_on_duckdb_imports_only_what_it_runs(tmp_path, warm, fmt):
     loaded = sorted(m for m in modules if m.startswith(NOT_FOR_DUCKDB + NOT_FOR_VALIDATE))
     assert not loaded, loaded
     dialects = {m.split(".")[2] for m in modules if m.startswith(PER_DIALECT)} - {"dialect", "base"}
-    assert dialects == {"duckdb"}
+    assert dialects == (set() if warm else {"duckdb"})  # warm: each clause's DuckDB SQL comes from the cache
     top = {m.split(".")[0] for m in modules}
     assert top.isdisjoint(NEVER_FOR_VALIDATE | (HEAVY if warm else set())), sorted(top & (NEVER_FOR_VALIDATE | HEAVY))
     assert ("rich" in top) is (fmt == "text")  # a report in JSON is written without rich

@@ -167,3 +167,38 @@ def test_a_cache_directory_others_can_write_is_not_read(tmp_path):
     assert sorted(p.name for p in shared.rglob("*")) == ["00.pickle", "contract-read"]  # nothing written
     shared.chmod(0o700)
     assert probe(str(shared))["read_yaml"] and not probe(str(shared))["read_yaml"]  # its own: used again
+
+
+# Each row clause of the seed contract as DuckDB SQL, and whether it was written (lowered) in this process.
+SQL_PROBE = """
+import json, sys
+from tscontract.contract.loader import load_contract
+from tscontract.engines.run import rows
+written = []
+lowered = rows.lowered
+rows.lowered = lambda *a: written.append(1) or lowered(*a)
+contract = load_contract(sys.argv[1])
+types = {name: spec.type for name, spec in contract.fields.items()}
+sql = [rows.duckdb_sql(clause.predicate, types) for clause in contract.invariants]
+print(json.dumps({"sql": sql, "written": len(written), "dialect": "sqlglot.dialects.duckdb" in sys.modules}))
+"""
+
+
+def test_each_clause_sql_is_written_once_and_read_back_as_written(tmp_path):
+    """A clause's DuckDB SQL (lowered, sql/semantics.py) is kept by its tree and the contract's types: the
+    next process reads it back, the same text, without loading sqlglot's DuckDB dialect."""
+
+    def run() -> dict:
+        env = {**os.environ, "TSCONTRACT_CACHE_DIR": str(tmp_path)}
+        done = subprocess.run(
+            [sys.executable, "-c", SQL_PROBE, str(OHLCV_CONTRACT)], capture_output=True, text=True, env=env, cwd=ROOT
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    first, second = run(), run()
+    assert first["written"] == len(first["sql"]) == 4 and first["dialect"]
+    assert second["written"] == 0 and not second["dialect"] and second["sql"] == first["sql"]
+    for path in tmp_path.glob("duckdb-sql-*/*.pickle"):
+        path.write_bytes(b"damaged")
+    assert run() == first  # written again, the same

@@ -11,13 +11,17 @@ something failed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-import sqlglot.dialects.duckdb  # noqa: F401 -- every predicate is written in it: loaded with the engine
 import sqlglot.expressions as exp
 
+from tscontract.contract.cache import PickledDict, code_digest, library_stamp
 from tscontract.contract.clauses import CATALOG_TABLE
+from tscontract.contract.types import DataType
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.inputs.sources import MALFORMED, RECORD, SOURCE_VIEW
 from tscontract.engines.run.state import RunState
@@ -25,6 +29,7 @@ from tscontract.engines.run.time import plausible_sql
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import BoundsParams, PatternParams
+from tscontract.sql import semantics
 from tscontract.sql.columns import ident, json_value, sql_string
 from tscontract.sql.semantics import lowered
 
@@ -86,16 +91,51 @@ ROW_KINDS = frozenset({CheckKind.WELL_FORMED, *ROW_FAILURES})
 SCHEMA_KINDS = frozenset({CheckKind.REQUIRED_COLUMNS, CheckKind.UNKNOWN_COLUMNS})
 
 
+@cache
+def _written_key() -> str:
+    """What a clause's DuckDB SQL depends on: the lowering (sql/semantics.py), this module and sqlglot."""
+    code = [Path(module).read_text(encoding="utf-8") for module in (semantics.__file__, __file__)]
+    return code_digest("duckdb-sql", *code, library_stamp("sqlglot"))
+
+
+# each clause's DuckDB SQL, by its tree and the contract's types: a warm run loads no SQL generator. A file
+# per slot of the types (a contract's clauses share one), each kept small: a process reads one file of
+# at most WRITTEN_PER_FILE clauses, however many clauses a test run generates
+WRITTEN_FILES, WRITTEN_PER_FILE = 64, 400
+_WRITTEN: dict[int, PickledDict] = {}
+
+
+def _written(types: str) -> PickledDict:
+    slot = int.from_bytes(hashlib.sha256(types.encode()).digest()[:4], "big") % WRITTEN_FILES
+    if slot not in _WRITTEN:
+        _WRITTEN[slot] = PickledDict(lambda: f"duckdb-sql-{_written_key()[:20]}/{slot:02x}")
+        _WRITTEN[slot].LIMIT = WRITTEN_PER_FILE
+    return _WRITTEN[slot]
+
+
+def duckdb_sql(predicate: exp.Expression, types: Mapping[str, DataType]) -> str:
+    """The clause as DuckDB SQL that means what the reference says (:mod:`tscontract.sql.semantics`); catalog
+    attributes read from the joined catalog's ``__cat_`` columns."""
+    typed = repr(sorted((name, repr(dtype)) for name, dtype in types.items()))
+    store, question = _written(typed), (repr(predicate), typed)
+    written = store.get(question)
+    if isinstance(written, str):
+        return written
+    tree = lowered(predicate, types)
+    for column in list(tree.find_all(exp.Column)):
+        if column.table == CATALOG_TABLE:
+            column.replace(exp.column(f"__cat_{column.name}"))
+    written = tree.sql(dialect="duckdb")  # loads sqlglot's DuckDB dialect (0.13 G instructions) on first use
+    store.put(question, written)
+    return written
+
+
 class RowChecks(RunState):
     """The row pass and the schema checks of a validation run."""
 
     def predicate_sql(self, predicate: exp.Expression) -> str:
-        """The clause as DuckDB SQL that means what the reference says (:mod:`tscontract.sql.semantics`)."""
-        tree = lowered(predicate, {name: spec.type for name, spec in self.contract.fields.items()})
-        for column in list(tree.find_all(exp.Column)):
-            if column.table == CATALOG_TABLE:
-                column.replace(exp.column(f"__cat_{column.name}"))
-        return tree.sql(dialect="duckdb")
+        """The clause as DuckDB SQL that means what the reference says (:func:`duckdb_sql`)."""
+        return duckdb_sql(predicate, {name: spec.type for name, spec in self.contract.fields.items()})
 
     def failure_sql(self, check: Check) -> str | None:
         """The row condition that marks a violation of ``check``; None when it cannot run.
