@@ -126,9 +126,9 @@ class RowChecks(RunState):
                 continue
             runnable.append((check, sql))
         if self.source.has_row_number or self.statements_dear:
-            # Rows are numbered already (or numbering costs no more than a statement: Spark), so one scan does it
-            # all: it keeps the failing rows (few, as a rule) with a flag per check, and the counts are read from
-            # that small table.
+            # Rows are numbered already (Spark numbers every source it reads), so one scan does it all: it keeps
+            # the failing rows (few, as a rule) with a flag per check, and the counts are read from that small
+            # table (on Spark in one statement with the row count and time span: failing_counts_with_span).
             self.progress("row checks: one scan keeping the failing rows")
             self.keep_failing(runnable, TYPED_VIEW)
             self.rows, *counts = self.failing_counts(runnable)
