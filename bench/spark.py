@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from peers.common import CHECKS, CONTRACT_PATH, FULL_CHECKS  # noqa: E402
 
 SIDES = ("tscontract", "spark-hand")
 TARGET = 1.2  # tscontract on Spark / hand-written PySpark at most this (issue #29)
+CPU = ("cold_cpu_s", "warm_cpu_s")
 
 
 def _tscontract(parquet: str) -> dict[str, Any]:
@@ -61,6 +63,28 @@ def _tscontract(parquet: str) -> dict[str, Any]:
     return {"counts": counts, "full": full}
 
 
+def cpu_s() -> float:
+    """CPU seconds (user + system) of this process and every live process under it: the Spark JVM and its
+    Python workers. A shared machine's load stretches wall time; it stretches CPU time much less."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        pid = int(stat.parent.name)
+        parents[pid] = int(fields[1])
+        used[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    mine, todo = set(), [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        mine.add(pid)
+        todo += [child for child, parent in parents.items() if parent == pid and child not in mine]
+    return sum(used.get(pid, 0.0) for pid in mine)
+
+
 def worker(side: str, parquet: str, out: Path, master: str) -> None:
     """Start the session, run ``side`` twice (jobs of the first counted), write the result as JSON."""
     from tscontract.engines.spark import spark_session
@@ -77,9 +101,10 @@ def worker(side: str, parquet: str, out: Path, master: str) -> None:
         once = lambda: handwritten_spark.run(parquet, spark=spark)  # noqa: E731
     for label in ("cold", "warm"):
         context.setJobGroup(f"bench-{label}", label)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_s()
         found = once()
         result[f"{label}_s"] = time.perf_counter() - started
+        result[f"{label}_cpu_s"] = cpu_s() - cpu
         result[f"{label}_jobs"] = len(context.statusTracker().getJobIdsForGroup(f"bench-{label}"))
     result.update(found)
     out.write_text(json.dumps(result))
@@ -126,25 +151,27 @@ def bench_size(rows: int, args: argparse.Namespace) -> bool:
         for side in SIDES:
             results[side].append(run_side(side, parquet, args.master))
     median = {
-        side: {k: statistics.median(r[k] for r in results[side]) for k in ("cold_s", "warm_s")}
+        side: {k: statistics.median(r[k] for r in results[side]) for k in ("cold_s", "warm_s", *CPU)}
         for side in SIDES
     }
     print(
         f"\n## {rows:,} rows, Spark master {args.master}, {args.repeat} run(s) each, "
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC"
     )
-    print("| side | cold s | warm s | Spark jobs (first run) | session start s |")
-    print("|---|---|---|---|---|")
+    print("| side | cold s | warm s | cold CPU s | warm CPU s | Spark jobs (first run) | session start s |")
+    print("|---|---|---|---|---|---|---|")
     for side in SIDES:
-        last = results[side][-1]
+        last, m = results[side][-1], median[side]
         print(
-            f"| {side} | {median[side]['cold_s']:.2f} | {median[side]['warm_s']:.2f} | {last['cold_jobs']} | "
+            f"| {side} | {m['cold_s']:.2f} | {m['warm_s']:.2f} | {m['cold_cpu_s']:.1f} | "
+            f"{m['warm_cpu_s']:.1f} | {last['cold_jobs']} | "
             f"{statistics.median(r['spark_start_s'] for r in results[side]):.2f} |"
         )
-    for label in ("cold_s", "warm_s"):
+    for label in ("cold_s", "warm_s", *CPU):
         ratio = median["tscontract"][label] / median["spark-hand"][label]
         verdict = "yes" if ratio <= TARGET else "no"
-        print(f"tscontract / spark-hand, {label[:-2]}: {ratio:.2f}x (target <= {TARGET}x: {verdict})")
+        name = label[:-2].replace("_", " ")
+        print(f"tscontract / spark-hand, {name}: {ratio:.2f}x (target <= {TARGET}x: {verdict})")
     problems = compare(results, expected)
     print("counts agree (truth, and tscontract against spark-hand):", "yes" if not problems else "NO")
     for problem in problems:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -389,3 +390,31 @@ def test_weekly_hours_sessions_of_a_call_centre(spark, tmp_path):
 
 def test_sentinel_flag_set_beside_a_value(spark, tmp_path):
     parity.sentinel_flag_set_beside_a_value(tmp_path, assert_same)
+
+
+def test_duplicated_keys_judged_in_the_time_pass_window_on_spark(spark, tmp_path):
+    """Spark judges the key in the time pass's window (engines/run/__init__.py key_in_time_pass) where DuckDB,
+    reading CSV without row numbers, groups the keys in their own pass: copies, another revision, a null
+    revision and copies moved outside the session give the same verdict, count, examples and message; a
+    time that breaks its precision keeps the key check in its own pass on Spark too."""
+    from tests.engines.test_key_in_time_pass import CATALOG, CONTRACT, edited, write_csv
+
+    def key_reports(path: Path) -> tuple[dict, list[str]]:
+        said: list[str] = []
+        duck = validate(CONTRACT, path, engine="duckdb", now=NOW, catalog=CATALOG).to_json()
+        ours = validate(CONTRACT, path, engine="spark", now=NOW, catalog=CATALOG, progress=said.append).to_json()
+        for report in (duck, ours):
+            report.pop("elapsed_s"), report.pop("engine")
+        report = parity.equal_reports(duck, ours, "spark")
+        return {c["id"]: c for c in report["checks"]}["key.unique"], said
+
+    edits = [(0, "copy"), (0, "copy"), (3, "revision"), (5, "null revision"), (5, "null revision")]
+    rows = edited([*edits, (7, "outside"), (9, "outside copy"), (11, "copy"), (30, "revision")])
+    key, said = key_reports(write_csv(tmp_path / "bars.csv", rows))
+    assert "key uniqueness" not in said  # judged in the window
+    assert (key["status"], key["failed_rows"]) == ("failed", 7)  # bar 0 thrice, bar 11 and bar 9 (outside) twice
+    rows[0]["bar_start"] = "2026-11-30T14:30:00.000500Z"  # precision broken: the key in its own pass
+    key, said = key_reports(write_csv(tmp_path / "precise.csv", rows))
+    assert "key uniqueness" in said
+    copies = Counter((r["symbol"], r["bar_start"], r["revision"]) for r in rows if r["revision"])
+    assert (key["status"], key["failed_rows"]) == ("failed", sum(n for n in copies.values() if n > 1)) == ("failed", 6)

@@ -4,7 +4,7 @@ Passes over the data:
 
 1. row checks in one scan (rows.py);
 2. window checks: key uniqueness in one grouped pass (keys.py), steps per field (step.py), cadence and
-   sessions in one pass over the distinct (series, time) points (time.py), which on DuckDB also judges
+   sessions in one pass over the distinct (series, time) points (time.py), which on DuckDB and Spark also judges
    the key where it can (:meth:`ValidationRun.key_in_time_pass`);
 3. batch checks (batch.py): row count, SQL checks, scale against history;
 4. failing examples, ``LIMIT n`` each, only for checks that failed.
@@ -91,13 +91,18 @@ class ValidationRun(RowChecks, KeyChecks, BatchChecks):
 
     def key_in_time_pass(self) -> tuple[Check, list[str]] | None:
         """The key check, and its columns besides series and time, when the time pass's window can judge it:
-        on DuckDB, with input rows numbered, a key of series (if any), time and other columns, and every
+        on DuckDB and Spark, with input rows numbered, a key of series (if any), time and other columns, and every
         row with a time and series in that window (no time that breaks its type, the UTC rule or its
         precision, which the key check would still group). The window already sorts the points by
         series and instant; the key's own grouped pass over every row is then not needed (issue #29)."""
         time_col, series = self.contract.time.column, self.series
         checks = [c for c in self.plan.checks if c.kind == CheckKind.UNIQUE_KEY]
-        if self.engine != "duckdb" or not self.source.has_row_number or len(checks) != 1 or self.missing(checks[0]):
+        if (
+            self.engine not in ("duckdb", "spark")
+            or not self.source.has_row_number
+            or len(checks) != 1
+            or self.missing(checks[0])
+        ):
             return None
         policy = checks[0].params_of(KeyParams).duplicates
         key = self.contract.key

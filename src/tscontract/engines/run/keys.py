@@ -78,18 +78,22 @@ class KeyChecks(RunState):
 
     def key_check_in_points(self, check: Check, points: str, columns: list[str]) -> None:
         """The key check from the time pass's points (engines/run/time.py), which flags every row whose key
-        another row holds (``__dup``); ``columns`` name each key column in ``points`` (DuckDB only)."""
+        another row holds (``__dup``); ``columns`` name each key column in ``points`` (DuckDB, Spark)."""
         typed_keys = ", ".join(f"{c} AS {ident(k)}" for c, k in zip(columns, self.contract.key, strict=True))
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __tsc_dups AS SELECT {typed_keys}, count(*) AS n FROM {points} "
             "WHERE __dup GROUP BY ALL"
         )
-        self.judge_keys(check, f"SELECT __row, {typed_keys} FROM {points}", "__dup")
+        # the key's columns by name in an outer query (Spark's WHERE sees no alias of its SELECT)
+        self.judge_keys(
+            check, f"SELECT * FROM (SELECT __row, {typed_keys} FROM {points} WHERE __dup) AS __c", named=True
+        )
 
-    def judge_keys(self, check: Check, candidates: str, where: str = "TRUE") -> None:
+    def judge_keys(self, check: Check, candidates: str, where: str = "TRUE", named: bool = False) -> None:
         """The verdict from ``__tsc_dups`` (each repeated key and its count ``n``); examples name the first
         rows of each shown key among the rows of ``candidates`` (a SELECT of ``__row`` and the key's columns,
-        without a WHERE) that meet ``where``."""
+        without a WHERE) that meet ``where``. ``named``: ``candidates`` holds the typed key's columns by name
+        (else the input's columns, typed as the key check reads them)."""
         keys = ", ".join(ident(k) for k in self.contract.key)
         rows, total, repeated = self.shown_with_totals("__tsc_dups", keys)
         if not total:
@@ -97,7 +101,7 @@ class KeyChecks(RunState):
             return
         names = [*self.contract.key, "count"]
         if self.statements_dear:  # the keys shown, as literals: joining them from a table would be a job more
-            where += " AND (" + (" OR ".join(self.key_literals(r[:-1]) for r in rows) or "FALSE") + ")"
+            where += " AND (" + (" OR ".join(self.key_literals(r[:-1], named) for r in rows) or "FALSE") + ")"
         found = self.duplicate_rows(f"{candidates} WHERE {where}", keys)
         examples = [
             {"rows": found.get(tuple(r[:-1]), [])} | {n: json_value(v) for n, v in zip(names, r, strict=True)}
@@ -105,8 +109,9 @@ class KeyChecks(RunState):
         ]
         self.result(check, "failed", total, examples, f"{repeated} key(s) appear more than once")
 
-    def key_literals(self, values: tuple[Any, ...]) -> str:
-        """The condition that a source row has the key ``values`` (typed, as the key check reads them)."""
+    def key_literals(self, values: tuple[Any, ...], named: bool = False) -> str:
+        """The condition that a source row has the key ``values`` (typed, as the key check reads them);
+        ``named``: of a row whose typed key columns are named as the key's."""
         parts = []
         for name, value in zip(self.contract.key, values, strict=True):
             if isinstance(value, date):
@@ -116,7 +121,7 @@ class KeyChecks(RunState):
             else:
                 text = str(value).lower() if isinstance(value, bool) else str(value)
             literal = f"CAST({sql_string(text)} AS {sql_type(self.columns[name].dtype)})"
-            parts.append(f"{self.columns[name].typed} = {literal}")
+            parts.append(f"{ident(name) if named else self.columns[name].typed} = {literal}")
         return "(" + " AND ".join(parts) + ")"
 
     def shown_with_totals(self, table: str, order: str) -> tuple[list[tuple[Any, ...]], int, int]:

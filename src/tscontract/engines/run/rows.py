@@ -165,9 +165,10 @@ class RowChecks(RunState):
                 self.result(check, "error", message="cannot run on this input")
                 continue
             runnable.append((check, sql))
-        if self.source.has_row_number and not self.statements_dear:
-            # Rows are numbered already, so one scan does it all: it keeps the failing rows (few, as a
-            # rule) with a flag per check, and the counts are read from that small table.
+        if self.source.has_row_number or self.statements_dear:
+            # Rows are numbered already (Spark numbers every source it reads), so one scan does it all: it keeps
+            # the failing rows (few, as a rule) with a flag per check, and the counts are read from that small
+            # table (on Spark in one statement with the row count and time span: failing_counts_with_span).
             self.progress("row checks: one scan keeping the failing rows")
             self.keep_failing(runnable, TYPED_VIEW)
             self.rows, *counts = self.failing_counts(runnable)
@@ -175,29 +176,15 @@ class RowChecks(RunState):
         else:
             # Numbering rows costs a window over the whole input: count first, number only on failure.
             self.progress("row checks: one fused scan")
-            if self.statements_dear:  # kept lazily (Spark): computed only if the examples read it
-                self.keep_failing(runnable, TYPED_VIEW)
             sums = "".join(f", count(*) FILTER (WHERE {sql})" for _, sql in runnable)
-            time = self.contract.time.column
-            span = self.statements_dear and self.columns[time].present  # a statement less for the time pass
-            if span:
-                sums += f", min(CASE WHEN {plausible_sql(ident(time))} THEN {ident(time)} END)"
-                sums += f", max(CASE WHEN {plausible_sql(ident(time))} THEN {ident(time)} END)"
             row = self.fetch(f"SELECT count(*){sums} FROM {TYPED_VIEW}")[0]
-            if span:
-                self.time_span = (row[-2], row[-1])
-                row = row[:-2]
             self.rows = int(row[0])
             counted = [(check, sql, int(n)) for (check, sql), n in zip(runnable, row[1:], strict=True)]
             failing = [(check, sql) for check, sql, n in counted if n]
-            if failing and self.statements_dear:
-                failing = runnable  # the flags of __tsc_failing are those of every check
-            elif failing:
+            if failing:
                 self.progress(f"examples for {len(failing)} failed row check(s)")
-                numbered = TYPED_VIEW
-                if not self.source.has_row_number:
-                    numbered = "__tsc_typed_numbered"
-                    self.create_typed_view(numbered, numbered=True)
+                numbered = "__tsc_typed_numbered"
+                self.create_typed_view(numbered, numbered=True)
                 self.keep_failing(failing, numbered)
             flag = {check.id: i for i, (check, _) in enumerate(failing)}
             failed = [(check, flag.get(check.id, -1), n) for check, _, n in counted]
@@ -234,11 +221,34 @@ class RowChecks(RunState):
 
     def failing_counts(self, checks: list[tuple[Check, str]]) -> list[int]:
         """The input's rows, then the failing rows of each check: one statement."""
+        sums = [f"count(*) FILTER (WHERE __f{i})" for i in range(len(checks))]
+        if self.statements_dear:
+            return self.failing_counts_with_span(sums)
         rows = f"SELECT count(*) FROM {SOURCE_VIEW}"
         if not checks:
             return [int(self.fetch(rows)[0][0])]
-        sums = ", ".join(f"count(*) FILTER (WHERE __f{i})" for i in range(len(checks)))
-        return [int(v) for v in self.fetch(f"SELECT ({rows}), * FROM (SELECT {sums} FROM __tsc_failing)")[0]]
+        return [int(v) for v in self.fetch(f"SELECT ({rows}), * FROM (SELECT {', '.join(sums)} FROM __tsc_failing)")[0]]
+
+    def failing_counts_with_span(self, sums: list[str]) -> list[int]:
+        """:meth:`failing_counts` where a statement is a job (Spark): the row count and the batch's first and
+        last plausible instants (``time_span``: a statement less for the time pass) over the typed view, the
+        counts ``sums`` over ``__tsc_failing``, as two rows of one UNION ALL (one job: a scalar subquery or a
+        join of the two would be a job more). The scan that keeps the failing rows is the only one that judges
+        them; examples read what it kept."""
+        time = self.contract.time.column
+        span = []
+        if self.columns[time].present:
+            plausible = plausible_sql(ident(time))
+            span = [f"{f}(CASE WHEN {plausible} THEN {ident(time)} END)" for f in ("min", "max")]
+        head = ", ".join(["0 AS __part", "count(*) AS __n", *span, *(["NULL"] * len(sums))])
+        tail = ", ".join(["1", "NULL", *(["NULL"] * len(span)), *sums])
+        found = {
+            r[0]: r[1:]
+            for r in self.fetch(f"SELECT {head} FROM {TYPED_VIEW} UNION ALL SELECT {tail} FROM __tsc_failing")
+        }
+        if span:
+            self.time_span = (found[0][1], found[0][2])
+        return [int(found[0][0]), *(int(n) for n in found[1][1 + len(span) :])]
 
     def example_columns(self, check: Check) -> list[str]:
         names = list(dict.fromkeys([*self.contract.key, *check.columns]))

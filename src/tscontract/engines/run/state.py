@@ -90,6 +90,7 @@ class RunState:
         self.rows = 0
         # the batch's first and last plausible instants, where the row pass reads them (time.py source_span)
         self.time_span: tuple[datetime | None, datetime | None] | None = None
+        self.catalog_unset: dict[str, str] = {}  # catalog attributes no series has, with their SQL type
         self.engine = engine  # the name the report gives
 
     # ------------------------------------------------------------------ helpers
@@ -178,13 +179,11 @@ class RunState:
             cadence = int(entry.cadence.seconds * 1_000_000) if entry.cadence else None
             rows.append((sid, *(entry.value_of(name) for name, _ in _CATALOG_COLUMNS), cadence))
             calibrations.extend((sid, c.id, c.valid_from, c.valid_to) for c in entry.calibrations)
-        columns = [(f"__cat_{name}", sql) for name, sql in _CATALOG_COLUMNS]
-        small_table(
-            self.con,
-            CATALOG_TABLE_SQL,
-            [("__cat_series_id", "VARCHAR"), *columns, ("__cat_cadence_us", "BIGINT")],
-            rows,
-        )
+        columns = [("__cat_series_id", "VARCHAR"), *((f"__cat_{n}", sql) for n, sql in _CATALOG_COLUMNS)]
+        columns.append(("__cat_cadence_us", "BIGINT"))
+        small_table(self.con, CATALOG_TABLE_SQL, columns, rows)
+        # attributes no series has: NULL on every row of the batch (create_typed_view need not keep them)
+        self.catalog_unset = {name: sql for i, (name, sql) in enumerate(columns) if all(r[i] is None for r in rows)}
         small_table(
             self.con,
             CALIBRATION_TABLE,
@@ -263,12 +262,15 @@ class RunState:
         joined, joins = self.catalog_joins()
         if self.statements_dear:
             # the input read once, its catalog joined once, and kept: every pass reads this table (Spark: each
-            # statement over a view would read the files again, and broadcast the catalog again, a job each)
-            extra = "".join(f", {sql} AS {ident(name)}" for sql, name in joined)
+            # statement over a view would read the files again, and broadcast the catalog again, a job each).
+            # A catalog attribute no series has is a typed NULL in the view, not a column kept per row (1M rows:
+            # 2 CPU-s of the 6.6 the kept table costs with every attribute)
+            unset = self.catalog_unset
+            extra = "".join(f", {sql} AS {ident(name)}" for sql, name in joined if name not in unset)
             table = f"{view}_rows"
             self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT s.*{extra} FROM {source} s{joins}")
             source, joins = table, ""
-            joined = [(f"s.{ident(name)}", name) for _, name in joined]
+            joined = [(f"CAST(NULL AS {unset[n]})" if n in unset else f"s.{ident(n)}", n) for _, n in joined]
             if view == TYPED_VIEW:
                 self.rows_view = table
         selects += [f"{sql} AS {ident(name)}" for sql, name in joined]
