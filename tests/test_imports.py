@@ -66,16 +66,14 @@ def test_help_imports_neither_engine_nor_contract_reader(tmp_path):
     assert modules.isdisjoint(HEAVY | {"sqlglot", "duckdb", "lark"}), sorted(modules & (HEAVY | READER))
 
 
-def test_validate_with_a_warm_cache_imports_no_heavy_library(tmp_path):
+def good_example() -> list[str]:
+    """``validate``'s arguments for the example's good file with its catalog, quiet."""
     ohlcv = EXAMPLES / "ohlcv_1m"
-    command = cli(
-        "validate",
-        str(ohlcv / "contract.yaml"),
-        str(ohlcv / "data" / "good.csv"),
-        "-c",
-        str(ohlcv / "catalog.yaml"),
-        "-q",
-    )
+    return [str(ohlcv / "contract.yaml"), str(ohlcv / "data" / "good.csv"), "-c", str(ohlcv / "catalog.yaml"), "-q"]
+
+
+def test_validate_with_a_warm_cache_imports_no_heavy_library(tmp_path):
+    command = cli("validate", *good_example())
     cold, cold_modules = run(command, tmp_path)
     assert cold.returncode == 0, cold.stderr
     assert {"pint", "exchange_calendars"} <= cold_modules  # the first run does compute the answers
@@ -179,7 +177,7 @@ def test_a_model_builds_its_validator_when_first_used_not_at_import(tmp_path):
     assert done.returncode == 0, done.stderr
     assert models > 20 and built == [], built
     ohlcv = EXAMPLES / "ohlcv_1m"
-    args = [str(ohlcv / "contract.yaml"), str(ohlcv / "data" / "good.csv"), "-c", str(ohlcv / "catalog.yaml"), "-q"]
+    args = good_example()
     done, built, _ = built_models(cli("validate", *args), tmp_path)
     assert done.returncode == 0, done.stderr
     assert built == ["Catalog", "Contract", "CsvDialect", "FieldSpec"]
@@ -317,18 +315,10 @@ def test_a_command_freezes_what_is_alive_before_the_interpreter_tears_down(tmp_p
     """The teardown's collections walked every object of sqlglot, pydantic and the run (60-120 ms a command):
     the command line freezes them after its own exit handlers (the caches written), so the collections skip
     them. An exit handler registered before ``main`` runs after that freeze and sees it."""
-    ohlcv = EXAMPLES / "ohlcv_1m"
     probe = (
         "import atexit, gc\n"
         "atexit.register(lambda: print('FROZEN', gc.get_freeze_count() > 10_000, flush=True))\n"
-        + cli(
-            "validate",
-            str(ohlcv / "contract.yaml"),
-            str(ohlcv / "data" / "good.csv"),
-            "-c",
-            str(ohlcv / "catalog.yaml"),
-            "-q",
-        )
+        + cli("validate", *good_example())
     )
     done, _ = run(probe, tmp_path)
     assert done.returncode == 0, done.stderr
