@@ -130,8 +130,9 @@ def library_stamp(*names: str) -> str:
     return "\n".join(stamps)
 
 
-# the libraries a contract or catalog is read with: YAML, the clause grammar, the model, the clauses' SQL, units
-READERS = ("ruamel.yaml", "lark", "pydantic", "pydantic_core", "sqlglot", "pint")
+# the libraries a contract or catalog is read with: YAML, the clause grammar, the model, the clauses' SQL, units,
+# and the time zone database when it is a package (a system's /usr/share/zoneinfo is not stamped)
+READERS = ("ruamel.yaml", "lark", "pydantic", "pydantic_core", "sqlglot", "pint", "tzdata")
 
 
 @cache
