@@ -202,3 +202,35 @@ def test_each_clause_sql_is_written_once_and_read_back_as_written(tmp_path):
     for path in tmp_path.glob("duckdb-sql-*/*.pickle"):
         path.write_bytes(b"damaged")
     assert run() == first  # written again, the same
+
+
+def test_a_group_may_write_the_cache_only_when_it_is_the_users_own():
+    """Where every user has a private group (Debian, Ubuntu: umask 002), directories are group-writable and
+    still private: the cache is used. A group with another member, as a primary or a listed one, makes a
+    group-writable directory another user's to write; an empty group is a setgid program's."""
+    from tscontract.contract.cache import sole_member
+
+    me = (1000, "ana")
+    assert sole_member(me, primaries=[(1000, "ana")], listed=[])  # a user private group
+    assert sole_member(me, primaries=[], listed=["ana"])
+    assert not sole_member(me, primaries=[(1000, "ana"), (1001, "bob")], listed=[])  # 'users' as primary group
+    assert not sole_member(me, primaries=[(1000, "ana")], listed=["bob"])
+    assert not sole_member(me, primaries=[], listed=[])
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="ownership and modes are POSIX")
+def test_a_group_writable_cache_directory_is_read_as_the_system_says_its_group_is_held(tmp_path):
+    import grp
+    import pwd
+
+    from tscontract.contract.cache import sole_member
+
+    me = pwd.getpwuid(os.getuid())
+    primaries = [(p.pw_uid, p.pw_name) for p in pwd.getpwall() if p.pw_gid == os.getgid()]
+    private = sole_member((me.pw_uid, me.pw_name), primaries, list(grp.getgrgid(os.getgid()).gr_mem))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0o770)
+    os.chown(cache, os.getuid(), os.getgid())
+    probe(str(cache))
+    assert probe(str(cache))["read_yaml"] is not private  # read back from the cache only where private

@@ -46,7 +46,9 @@ _REFUSED: set[Path] = set()  # said once a process
 def _own(directory: Path) -> Path | None:
     """``directory`` when only this user can write it (or it is not there yet: it is made by this user).
 
-    The cache holds pickles, which run code when read: one another user could write is not read (POSIX).
+    The cache holds pickles, which run code when read: a directory another user could write is not read
+    (POSIX): one owned by someone else or world-writable, or group-writable for a group that is not the
+    user's own private group (:func:`sole_member`, as Debian's OpenSSH judges ``~/.ssh``).
     """
     if not hasattr(os, "getuid"):
         return directory
@@ -54,7 +56,8 @@ def _own(directory: Path) -> Path | None:
         found = directory.stat()
     except OSError:
         return directory
-    if found.st_uid == os.getuid() and not found.st_mode & 0o022:
+    uid = os.getuid()
+    if found.st_uid == uid and not found.st_mode & 0o002 and (not found.st_mode & 0o020 or _own_group(found.st_gid)):
         return directory
     if directory not in _REFUSED:
         _REFUSED.add(directory)
@@ -63,6 +66,30 @@ def _own(directory: Path) -> Path | None:
             f"(set {ENV} to a directory only you can write, or to off)\n"
         )
     return None
+
+
+@cache
+def _own_group(gid: int) -> bool:
+    """Whether group ``gid`` holds this user alone (a user private group), from the system's user database."""
+    import grp
+    import pwd
+
+    try:
+        group = grp.getgrgid(gid)
+        me = pwd.getpwuid(os.getuid())
+    except KeyError:
+        return False
+    primaries = [(entry.pw_uid, entry.pw_name) for entry in pwd.getpwall() if entry.pw_gid == gid]
+    return sole_member((me.pw_uid, me.pw_name), primaries, list(group.gr_mem))
+
+
+def sole_member(me: tuple[int, str], primaries: list[tuple[int, str]], listed: list[str]) -> bool:
+    """Whether a group is ``me``'s alone: every user whose primary group it is is ``me`` (by uid), it lists
+    no member but ``me`` (by name), and it has a member at all (an empty group is a setgid program's)."""
+    uid, name = me
+    if any(member_uid != uid for member_uid, _ in primaries) or any(member != name for member in listed):
+        return False
+    return bool(primaries or listed)
 
 
 def read_pickle(path: Path) -> Any:
