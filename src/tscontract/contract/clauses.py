@@ -93,11 +93,9 @@ class Cadence:
 
 
 def parse_cadence(text: str) -> Cadence:
-    from lark import Tree  # the parser's (imported where a clause is read, never for a cached contract)
-
     tree = parse("cadence", text)
     base, *options = tree.children
-    assert isinstance(base, Tree)
+    assert not isinstance(base, str)  # a rule (a token is a str)
     if base.data == "fixed_cadence":
         interval = _duration(_rule(base.children[0]), text)
         if interval.in_local_days:
@@ -124,7 +122,7 @@ def parse_cadence(text: str) -> Cadence:
         cadence = Cadence(text=text.strip(), source="irregular")
     seen: set[str] = set()
     for option in options:
-        assert isinstance(option, Tree)
+        assert not isinstance(option, str)  # a rule (a token is a str)
         kind = "tolerance" if option.data.startswith("tolerance") else option.data
         kind = "anchor" if kind.startswith("anchored") else kind
         if kind in seen:
@@ -235,12 +233,10 @@ class TimezoneRule:
 
 
 def parse_timezone(text: str) -> TimezoneRule:
-    from lark import Tree  # the parser's (imported where a clause is read, never for a cached contract)
-
     tree = parse("timezone", text)
     rule = TimezoneRule(text=text.strip())
     for note in tree.children[1:]:
-        assert isinstance(note, Tree)
+        assert not isinstance(note, str)  # a rule (a token is a str)
         if note.data == "venue_sessions":
             rule = replace(rule, sessions="venue")
         elif note.data == "named_calendar":

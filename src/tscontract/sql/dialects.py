@@ -46,7 +46,7 @@ from sqlglot.generators.postgres import PostgresGenerator
 from sqlglot.generators.spark import SparkGenerator
 
 from tscontract.contract.regex import NOT_NEWLINE, leading_flags, python_pattern
-from tscontract.sql.semantics import ieee_division, lowered_division, lowered_float_arithmetic, one_to_one_case
+from tscontract.sql.semantics import lowered_float_arithmetic, one_to_one_case, written_out_division
 
 # DuckDB's time_bucket origin for buckets of days, hours, minutes: Monday 2000-01-03 00:00 UTC
 TIME_BUCKET_ORIGIN = datetime(2000, 1, 3, tzinfo=UTC)
@@ -113,7 +113,7 @@ def _columns(generator: Generator) -> Mapping[str, str]:
 
 def _ieee_division(_: Generator, node: exp.Div) -> exp.Expr | None:
     """A row clause's ``/`` (sql/semantics.py) with IEEE's zero divisor: Spark's x / 0 is NULL, PostgreSQL's raises."""
-    return ieee_division(node) if lowered_division(node) and not node.meta.get("ieee") else None
+    return written_out_division(node)
 
 
 def _one_to_one(generator: Any, node: exp.Lower | exp.Upper) -> exp.Expr | None:

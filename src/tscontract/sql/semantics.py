@@ -226,6 +226,15 @@ def ieee_division(node: exp.Div) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=by_zero, true=signed)], default=divided)
 
 
+def written_out_division(node: exp.Expression) -> exp.Expression | None:
+    """``node`` with IEEE's zero divisor written out (:func:`ieee_division`) where it is a ``/`` as :func:`lowered`
+    writes it and not written out yet; None elsewhere. For SQL whose engine's ``x / 0`` is not IEEE's: NULL
+    (Spark, DuckDB before 1.1) or an error (PostgreSQL)."""
+    if isinstance(node, exp.Div) and lowered_division(node) and not node.meta.get("ieee"):
+        return ieee_division(node)
+    return None
+
+
 def _case_expanding(upper: bool) -> str:
     """The characters (Basic Multilingual Plane) whose reference case partner is more than one character."""
     return "".join(c for c in map(chr, range(0x10000)) if len(c.upper() if upper else c.lower()) > 1)

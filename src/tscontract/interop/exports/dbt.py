@@ -49,7 +49,7 @@ from tscontract.plan.checks import Check, CheckPlan
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import CadencedParams, FreshnessParams, PrecisionParams, StepParams, TypeParams
 from tscontract.sql.columns import ident, sql_string
-from tscontract.sql.semantics import ieee_division, lowered, lowered_division
+from tscontract.sql.semantics import lowered, written_out_division
 from tscontract.sql.step import StepSql
 from tscontract.typemap.sql import sql_type
 
@@ -113,10 +113,6 @@ def needs_missing_catalog(plan: CheckPlan, check: Check) -> bool:
     return bool(check.params.needs_catalog) and plan.catalog is None
 
 
-def _written_out_division(node: exp.Expression) -> exp.Expression:
-    return ieee_division(node) if isinstance(node, exp.Div) and lowered_division(node) else node
-
-
 def holds_sql(plan: CheckPlan, check: Check) -> str | None:
     """DuckDB SQL that is true for a row satisfying a row check; NULL operands pass.
 
@@ -128,7 +124,7 @@ def holds_sql(plan: CheckPlan, check: Check) -> str | None:
         # the engine's SQL: NaN, binary64 division and exact decimal arithmetic written out (sql.semantics)
         predicate = lowered(check.predicate, field_types(plan))
         # x / 0 written out as IEEE's +-Inf / NaN: DuckDB before 1.1 (soda-core's) gives NULL there, a pass
-        predicate = predicate.transform(_written_out_division, copy=False)
+        predicate = predicate.transform(lambda node: written_out_division(node) or node, copy=False)
         ref = check.params.catalog
         if ref is not None:
             assert plan.catalog is not None
