@@ -175,6 +175,11 @@ def reader_key() -> str:
 SLOTS = 256  # files per kind of document: a new one takes the slot of its name (the cache stays bounded)
 
 
+def slot_of(name: str, slots: int) -> int:
+    """Which of ``slots`` files holds what ``name`` names: a digest, so names spread evenly."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % slots
+
+
 def read_once(kind: str, name: str, text: str, read: Callable[[], _T], accept: type[_T]) -> _T:
     """``read()``, or what a process before this one read from the same ``text`` named ``name``.
 
@@ -187,8 +192,7 @@ def read_once(kind: str, name: str, text: str, read: Callable[[], _T], accept: t
     if directory is None:
         return read()
     key = hashlib.sha256("\0".join((kind, reader_key(), name, text)).encode()).hexdigest()
-    slot = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % SLOTS
-    where = directory / f"{kind}-read" / f"{slot:02x}.pickle"
+    where = directory / f"{kind}-read" / f"{slot_of(name, SLOTS):02x}.pickle"
     found = read_pickle(where)
     if isinstance(found, dict) and found.get("key") == key and isinstance(found.get("value"), accept):
         return found["value"]  # type: ignore[no-any-return]

@@ -11,7 +11,6 @@ something failed.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import sqlglot.expressions as exp
 
-from tscontract.contract.cache import PickledDict, code_digest, library_stamp
+from tscontract.contract.cache import PickledDict, code_digest, library_stamp, slot_of
 from tscontract.contract.clauses import CATALOG_TABLE
 from tscontract.contract.types import DataType
 from tscontract.engines.base import TYPED_VIEW
@@ -106,7 +105,7 @@ _WRITTEN: dict[int, PickledDict] = {}
 
 
 def _written(types: str) -> PickledDict:
-    slot = int.from_bytes(hashlib.sha256(types.encode()).digest()[:4], "big") % WRITTEN_FILES
+    slot = slot_of(types, WRITTEN_FILES)
     if slot not in _WRITTEN:
         _WRITTEN[slot] = PickledDict(lambda: f"duckdb-sql-{_written_key()[:20]}/{slot:02x}")
         _WRITTEN[slot].LIMIT = WRITTEN_PER_FILE
