@@ -136,6 +136,8 @@ def test_validate_on_duckdb_imports_only_what_it_runs(tmp_path, warm, fmt):
     assert not loaded, loaded
     dialects = {m.split(".")[2] for m in modules if m.startswith(PER_DIALECT)} - {"dialect", "base"}
     assert dialects == (set() if warm else {"duckdb"})  # warm: each clause's DuckDB SQL comes from the cache
+    # warm: the clauses' trees stay unbuilt (contract/trees.py), their SQL found by key: no sqlglot at all
+    assert ("sqlglot" in modules) is not warm
     top = {m.split(".")[0] for m in modules}
     assert top.isdisjoint(NEVER_FOR_VALIDATE | (HEAVY if warm else set())), sorted(top & (NEVER_FOR_VALIDATE | HEAVY))
     assert ("rich" in top) is (fmt == "text")  # a report in JSON is written without rich

@@ -24,9 +24,10 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tscontract.contract.clauses import RowClause, resolve_columns
+from tscontract.contract.clauses import RowClause
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.row_parser import parse_invariant
+from tscontract.contract.row_resolve import resolve_columns
 from tscontract.contract.semantics import holds
 from tscontract.contract.types import parse_type
 

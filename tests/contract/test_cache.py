@@ -173,20 +173,22 @@ def test_a_cache_directory_others_can_write_is_not_read(tmp_path):
 SQL_PROBE = """
 import json, sys
 from tscontract.contract.loader import load_contract
+from tscontract.contract.trees import held_tree
 from tscontract.engines.run import rows
 written = []
-lowered = rows.lowered
-rows.lowered = lambda *a: written.append(1) or lowered(*a)
+lowered = rows._lowered_sql
+rows._lowered_sql = lambda *a: written.append(1) or lowered(*a)
 contract = load_contract(sys.argv[1])
 types = {name: spec.type for name, spec in contract.fields.items()}
-sql = [rows.duckdb_sql(clause.predicate, types) for clause in contract.invariants]
-print(json.dumps({"sql": sql, "written": len(written), "dialect": "sqlglot.dialects.duckdb" in sys.modules}))
+sql = [rows.duckdb_sql(held_tree(clause), types) for clause in contract.invariants]
+loaded = {"dialect": "sqlglot.dialects.duckdb" in sys.modules, "sqlglot": "sqlglot" in sys.modules}
+print(json.dumps({"sql": sql, "written": len(written), **loaded}))
 """
 
 
 def test_each_clause_sql_is_written_once_and_read_back_as_written(tmp_path):
-    """A clause's DuckDB SQL (lowered, sql/semantics.py) is kept by its tree and the contract's types: the
-    next process reads it back, the same text, without loading sqlglot's DuckDB dialect."""
+    """A clause's DuckDB SQL (lowered, sql/semantics.py) is kept by its tree's key (contract/trees.py) and the
+    contract's types: the next process reads it back, the same text, building no tree and loading no sqlglot."""
 
     def run() -> dict:
         env = {**os.environ, "TSCONTRACT_CACHE_DIR": str(tmp_path)}
@@ -199,6 +201,7 @@ def test_each_clause_sql_is_written_once_and_read_back_as_written(tmp_path):
     first, second = run(), run()
     assert first["written"] == len(first["sql"]) == 4 and first["dialect"]
     assert second["written"] == 0 and not second["dialect"] and second["sql"] == first["sql"]
+    assert first["sqlglot"] and not second["sqlglot"]  # the cached contract's trees stayed unbuilt
     for path in tmp_path.glob("duckdb-sql-*/*.pickle"):
         path.write_bytes(b"damaged")
     assert run() == first  # written again, the same

@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tscontract.contract.clauses import parse_cadence, parse_timezone, resolve_columns
+from tscontract.contract.clauses import parse_cadence, parse_timezone
 from tscontract.contract.durations import parse_duration
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.row_parser import parse_field_constraint, parse_invariant
+from tscontract.contract.row_resolve import resolve_columns
 from tscontract.contract.types import parse_type
 
 TYPES = {

@@ -39,8 +39,8 @@ from tests.contract.clause_strategies import COLUMNS, START, contract_text, refe
 from tests.interop._tools import run_in_venv
 from tests.interop.test_dbt import _RUNNER, DBT_PYTHON
 from tscontract import parse_contract
-from tscontract.contract.clauses import resolve_columns
 from tscontract.contract.row_parser import parse_invariant
+from tscontract.contract.row_resolve import resolve_columns
 from tscontract.interop.exports import export, pandera_runtime
 from tscontract.interop.exports import pandera as pandera_export
 from tscontract.interop.exports.cel import CelUnsupported, compile_predicate

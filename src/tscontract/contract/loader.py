@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tscontract.contract.cache import read_once
-from tscontract.contract.clauses import RowClause, resolve_columns
+from tscontract.contract.clauses import RowClause
 from tscontract.contract.grammar import ClauseSyntaxError
 from tscontract.contract.located import LocatedErrors, load_located, validate_located
 from tscontract.contract.model import (
@@ -134,6 +134,8 @@ class _Checker:
             raise self.errors.at(("fields", name, key), f"{key} {value!r} is not a {dtype.text}", clause=False)
 
     def _resolve(self, clause: RowClause, types: dict[str, DataType], path: tuple[str | int, ...]) -> RowClause:
+        from tscontract.contract.row_resolve import resolve_columns  # sqlglot: only where clauses are read
+
         try:
             return resolve_columns(clause, types)
         except ClauseSyntaxError as exc:

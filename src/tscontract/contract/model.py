@@ -29,7 +29,6 @@ from tscontract.contract.clauses import (
     parse_timezone,
 )
 from tscontract.contract.durations import Duration, parse_duration
-from tscontract.contract.sql_checks import sql_check_query
 from tscontract.contract.types import TIME_UNITS, DataType, TimeUnit, parse_type
 from tscontract.contract.weekly import Calendars
 from tscontract.contract.zones import zone_name
@@ -384,6 +383,8 @@ class SqlCheck(_Section):
     @field_validator("sql")
     @classmethod
     def _query(cls, value: str) -> str:
+        from tscontract.contract.sql_checks import sql_check_query  # sqlglot: only where a contract is read
+
         sql_check_query(value)
         return value
 
@@ -604,7 +605,7 @@ class Contract(_Section):
     # set by the loader
     path: str = Field(default="", exclude=True)
     positions: Any = Field(default=None, exclude=True)  # PositionIndex of the file
-    constraints: dict[str, RowClause] = Field(default_factory=dict, exclude=True)
+    constraints: dict[str, InvariantClause] = Field(default_factory=dict, exclude=True)
 
     @field_validator("invariants")
     @classmethod

@@ -14,7 +14,6 @@ from tscontract.contract.clauses import (
     BOUND_ATTRIBUTES,
     CATALOG_TABLE,
     EQUALITY_ATTRIBUTES,
-    FUNCTIONS,
     CatalogRef,
     RowClause,
     RowClauseKind,
@@ -25,6 +24,16 @@ from tscontract.contract.grammar import ClauseSyntaxError, parse, unquote
 from tscontract.contract.precedence import bracketed
 from tscontract.contract.regex import check_regex
 
+FUNCTIONS = {
+    "abs": exp.Abs,
+    "round": exp.Round,
+    "coalesce": exp.Coalesce,
+    "length": exp.Length,
+    "lower": exp.Lower,
+    "upper": exp.Upper,
+    "least": exp.Least,
+    "greatest": exp.Greatest,
+}
 _COMPARISONS: dict[str, type[exp.Binary]] = {
     "<=": exp.LTE,
     "<": exp.LT,

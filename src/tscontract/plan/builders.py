@@ -6,14 +6,12 @@ reads nothing but the contract (and the catalog or bounds where the section depe
 
 from __future__ import annotations
 
-from typing import Any
-
-import sqlglot.expressions as exp
+from typing import TYPE_CHECKING, Any
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.clauses import RowClause
 from tscontract.contract.model import Contract
-from tscontract.contract.sql_checks import sql_check_query
+from tscontract.contract.trees import LazyTree, held_tree
 from tscontract.errors import InputError
 from tscontract.plan.ir import Check
 from tscontract.plan.kinds import CheckKind
@@ -33,6 +31,9 @@ from tscontract.plan.params import (
     TypeParams,
     UniqueParams,
 )
+
+if TYPE_CHECKING:
+    import sqlglot.expressions as exp
 
 
 def schema_checks(contract: Contract) -> list[Check]:
@@ -132,7 +133,6 @@ def _field_rules(contract: Contract, name: str) -> list[Check]:
     add = out.append
     spec = contract.fields[name]
     if spec.has_value:
-        literal = _literal(spec.value)
         add(
             Check(
                 f"field.{name}.value",
@@ -142,7 +142,7 @@ def _field_rules(contract: Contract, name: str) -> list[Check]:
                 f"fields.{name}.value",
                 "row",
                 (name,),
-                predicate=exp.EQ(this=exp.column(name), expression=literal),
+                predicate=LazyTree.made(equals_tree, name, spec.value),
             )
         )
     if name in contract.constraints:
@@ -160,7 +160,7 @@ def _field_rules(contract: Contract, name: str) -> list[Check]:
                 f"fields.{name}.flag_of",
                 "row",
                 (name, value),
-                predicate=exp.Or(this=exp.column(name).is_(exp.null()), expression=exp.column(value).is_(exp.null())),
+                predicate=LazyTree.made(either_null_tree, name, value),
                 params=ClauseParams(),
             )
         )
@@ -247,7 +247,7 @@ def key_checks(contract: Contract) -> list[Check]:
                 "row",
                 (series,),
                 # as the clause ``<series> matches '<pattern>'``: exporters state it as that row clause
-                predicate=exp.RegexpFullMatch(this=exp.column(series), expression=exp.Literal.string(pattern)),
+                predicate=LazyTree.made(full_match_tree, series, pattern),
                 params=PatternParams(pattern),
             )
         )
@@ -367,6 +367,8 @@ def batch_checks(contract: Contract) -> list[Check]:
         text = rows.as_text()
         add(Check("batch.row_count", CheckKind.ROW_COUNT, "batch", text, "row_count", "batch", severity=rows.severity))
     for i, sql_check in enumerate(contract.sql_checks):
+        from tscontract.contract.sql_checks import sql_check_query  # sqlglot: only for a contract's SQL checks
+
         add(
             Check(
                 f"sql_checks.{sql_check.name}",
@@ -439,7 +441,7 @@ def _row_clause(check_id: str, kind: CheckKind, section: str, source: str, claus
         "row",
         clause.columns,
         severity=clause.severity,  # as written: ``{clause: ..., severity: warning}``
-        predicate=clause.predicate,
+        predicate=held_tree(clause),  # unbuilt, as the contract holds it (contract/trees.py)
         # a share of failing rows tolerated: ``max_failing: "0.1%"``
         params=ClauseParams(clause.catalog, clause.max_failing),
     )
@@ -467,12 +469,34 @@ def _step_check(contract: Contract, name: str) -> Check:
     )
 
 
-def _literal(value: object) -> exp.Expression:
+# the trees the plan writes itself, built only when read (LazyTree.made): each a function of plain values
+
+
+def equals_tree(name: str, value: object) -> exp.Expression:
+    """``<name> = <value>``: a field's fixed value."""
+    import sqlglot.expressions as exp  # sqlglot: only where the tree is read
+
     if isinstance(value, bool):
-        return exp.Boolean(this=value)
-    if isinstance(value, str):
-        return exp.Literal.string(value)
-    return exp.Literal.number(str(value))
+        literal: exp.Expression = exp.Boolean(this=value)
+    elif isinstance(value, str):
+        literal = exp.Literal.string(value)
+    else:
+        literal = exp.Literal.number(str(value))
+    return exp.EQ(this=exp.column(name), expression=literal)
+
+
+def either_null_tree(name: str, flag: str) -> exp.Expression:
+    """``<name> IS NULL OR <flag> IS NULL``: a set flag says why the value is null."""
+    import sqlglot.expressions as exp
+
+    return exp.Or(this=exp.column(name).is_(exp.null()), expression=exp.column(flag).is_(exp.null()))
+
+
+def full_match_tree(column: str, pattern: str) -> exp.Expression:
+    """``<column> matches '<pattern>'``: the whole id matches (a series scheme)."""
+    import sqlglot.expressions as exp
+
+    return exp.RegexpFullMatch(this=exp.column(column), expression=exp.Literal.string(pattern))
 
 
 def _section_text(section: Any) -> str:

@@ -10,14 +10,16 @@ against the input's physical schema. ``plan/builders.py`` makes the checks of ea
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Literal, TypeVar
-
-import sqlglot.expressions as exp
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from tscontract.contract.catalog import Catalog
 from tscontract.contract.model import Contract
+from tscontract.contract.trees import TreeField
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import PARAMS, Params
+
+if TYPE_CHECKING:
+    import sqlglot.expressions as exp
 
 P = TypeVar("P", bound=Params)
 
@@ -55,7 +57,8 @@ class Check:
     scope: Scope
     columns: tuple[str, ...] = ()
     severity: Severity = "error"
-    predicate: exp.Expression | None = None
+    # built when read (contract/trees.py): an engine that keeps each clause's SQL reads only its key
+    predicate: TreeField[exp.Expression | None] = TreeField(optional=True)  # noqa: RUF009 (a descriptor: one per class)
     params: Params = field(default_factory=Params)
 
     def __post_init__(self) -> None:

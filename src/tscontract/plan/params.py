@@ -12,13 +12,15 @@ the kinds that never have them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import sqlglot.expressions as exp
+from typing import TYPE_CHECKING
 
 from tscontract.contract.clauses import Cadence, CatalogRef, Share, TimezoneRule
 from tscontract.contract.model import Completeness, Duplicates, Freshness, SqlCheck, Step
 from tscontract.contract.types import DataType, TimeUnit
 from tscontract.plan.kinds import CheckKind
+
+if TYPE_CHECKING:
+    import sqlglot.expressions as exp
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tscontract.contract.sql_checks import bound_to
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.run.state import RunState
 from tscontract.errors import InputError
@@ -30,6 +29,8 @@ class BatchChecks(RunState):
 
     def sql_check(self, check: Check) -> None:
         """The contract's query over the typed view; its one value must meet the check's expectation."""
+        from tscontract.contract.sql_checks import bound_to  # sqlglot: only for a contract's SQL checks
+
         rule = check.params_of(SqlCheckParams).rule
         self.progress(f"SQL check {rule.name}")
         try:

@@ -14,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import sqlglot.expressions as exp
+from typing import TYPE_CHECKING, Any
 
 from tscontract.contract.cache import PickledDict, code_digest, library_stamp, slot_of
 from tscontract.contract.clauses import CATALOG_TABLE
+from tscontract.contract.trees import LazyTree, held_tree
 from tscontract.contract.types import DataType
 from tscontract.engines.base import TYPED_VIEW
 from tscontract.engines.inputs.sources import MALFORMED, RECORD, SOURCE_VIEW
@@ -28,9 +27,10 @@ from tscontract.engines.run.time import plausible_sql
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import BoundsParams, PatternParams
-from tscontract.sql import semantics
 from tscontract.sql.columns import ident, json_value, sql_string
-from tscontract.sql.semantics import lowered
+
+if TYPE_CHECKING:
+    import sqlglot.expressions as exp
 
 # types whose examples show the typed value (JSON numbers, booleans, RFC 3339 instants, exact decimal text)
 _TYPED_EXAMPLE = ("int", "float", "decimal", "bool", "timestamp", "date")
@@ -49,8 +49,9 @@ def _flags(prefix: str) -> Callable[[RowChecks, Check], str | None]:
 def _clause(run: RowChecks, check: Check) -> str | None:
     if check.params.needs_catalog and not run.catalog_joined:
         return None
-    assert check.predicate is not None, check.id  # every clause kind is built with its predicate
-    return f"NOT COALESCE(({run.predicate_sql(check.predicate)}), TRUE)"
+    tree = held_tree(check)
+    assert tree is not None, check.id  # every clause kind is built with its predicate
+    return f"NOT COALESCE(({run.predicate_sql(tree)}), TRUE)"
 
 
 def _catalog_series(run: RowChecks, check: Check) -> str | None:
@@ -92,14 +93,17 @@ SCHEMA_KINDS = frozenset({CheckKind.REQUIRED_COLUMNS, CheckKind.UNKNOWN_COLUMNS}
 
 @cache
 def _written_key() -> str:
-    """What a clause's DuckDB SQL depends on: the lowering (sql/semantics.py), this module and sqlglot."""
-    code = [Path(module).read_text(encoding="utf-8") for module in (semantics.__file__, __file__)]
+    """What a clause's DuckDB SQL depends on: the lowering (sql/semantics.py and the static types it reads,
+    contract/semantics.py), this module and sqlglot. Read as files: importing them loads sqlglot."""
+    package = Path(__file__).resolve().parents[2]
+    lowering = (package / "sql" / "semantics.py", package / "contract" / "semantics.py", Path(__file__))
+    code = [module.read_text(encoding="utf-8") for module in lowering]
     return code_digest("duckdb-sql", *code, library_stamp("sqlglot"))
 
 
-# each clause's DuckDB SQL, by its tree and the contract's types: a warm run loads no SQL generator. A file
-# per slot of the types (a contract's clauses share one), each kept small: a process reads one file of
-# at most WRITTEN_PER_FILE clauses, however many clauses a test run generates
+# each clause's DuckDB SQL, by its tree's key (contract/trees.py) and the contract's types: a warm run builds no
+# tree and loads no sqlglot. A file per slot of the types (a contract's clauses share one), each kept small: a
+# process reads one file of at most WRITTEN_PER_FILE clauses, however many clauses a test run generates
 WRITTEN_FILES, WRITTEN_PER_FILE = 64, 400
 _WRITTEN: dict[int, PickledDict] = {}
 
@@ -112,27 +116,36 @@ def _written(types: str) -> PickledDict:
     return _WRITTEN[slot]
 
 
-def duckdb_sql(predicate: exp.Expression, types: Mapping[str, DataType]) -> str:
+def duckdb_sql(predicate: LazyTree | exp.Expression, types: Mapping[str, DataType]) -> str:
     """The clause as DuckDB SQL that means what the reference says (:mod:`tscontract.sql.semantics`); catalog
     attributes read from the joined catalog's ``__cat_`` columns."""
+    tree = predicate if isinstance(predicate, LazyTree) else LazyTree.of(predicate)
     typed = repr(sorted((name, repr(dtype)) for name, dtype in types.items()))
-    store, question = _written(typed), (repr(predicate), typed)
+    store, question = _written(typed), (tree.key, typed)
     written = store.get(question)
     if isinstance(written, str):
         return written
+    written = _lowered_sql(tree.value, types)
+    store.put(question, written)
+    return written
+
+
+def _lowered_sql(predicate: exp.Expression, types: Mapping[str, DataType]) -> str:
+    import sqlglot.expressions as exp  # sqlglot: only for a clause no earlier run wrote
+
+    from tscontract.sql.semantics import lowered
+
     tree = lowered(predicate, types)
     for column in list(tree.find_all(exp.Column)):
         if column.table == CATALOG_TABLE:
             column.replace(exp.column(f"__cat_{column.name}"))
-    written = tree.sql(dialect="duckdb")  # loads sqlglot's DuckDB dialect (0.13 G instructions) on first use
-    store.put(question, written)
-    return written
+    return tree.sql(dialect="duckdb")  # loads sqlglot's DuckDB dialect (0.13 G instructions) on first use
 
 
 class RowChecks(RunState):
     """The row pass and the schema checks of a validation run."""
 
-    def predicate_sql(self, predicate: exp.Expression) -> str:
+    def predicate_sql(self, predicate: LazyTree) -> str:
         """The clause as DuckDB SQL that means what the reference says (:func:`duckdb_sql`)."""
         return duckdb_sql(predicate, {name: spec.type for name, spec in self.contract.fields.items()})
 
