@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import hashlib
 import importlib.util
 import os
@@ -93,12 +94,22 @@ def sole_member(me: tuple[int, str], primaries: list[tuple[int, str]], listed: l
 
 
 def read_pickle(path: Path) -> Any:
-    """The object pickled at ``path``; None when there is none or it cannot be read."""
+    """The object pickled at ``path``; None when there is none or it cannot be read.
+
+    The collector is paused while it loads (and left as the caller had it): unpickling a catalog makes
+    thousands of objects, none of them garbage, and each collection it would trigger walks every object
+    the process holds (a full one about 20 ms after the imports of a validation).
+    """
+    paused = gc.isenabled()
     try:
         with path.open("rb") as handle:
+            gc.disable()
             return pickle.load(handle)
     except Exception:  # missing, truncated, from another Python: rebuild instead
         return None
+    finally:
+        if paused:
+            gc.enable()
 
 
 def write_pickle(path: Path, value: Any) -> None:
