@@ -237,3 +237,22 @@ def test_a_group_writable_cache_directory_is_read_as_the_system_says_its_group_i
     os.chown(cache, os.getuid(), os.getgid())
     probe(str(cache))
     assert probe(str(cache))["read_yaml"] is not private  # read back from the cache only where private
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["collector on", "collector off"])
+def test_reading_a_cached_file_leaves_the_callers_collector_as_it_was(tmp_path, enabled):
+    """The collector is paused while a pickle loads (a catalog is thousands of objects), then put back."""
+    import gc
+
+    from tscontract.contract.cache import read_pickle, write_pickle
+
+    write_pickle(tmp_path / "x.pickle", {"series": [{"id": i} for i in range(1000)]})
+    (tmp_path / "bad.pickle").write_bytes(b"damaged")
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert len(read_pickle(tmp_path / "x.pickle")["series"]) == 1000 and gc.isenabled() is enabled
+        assert read_pickle(tmp_path / "bad.pickle") is None and gc.isenabled() is enabled
+        assert read_pickle(tmp_path / "none.pickle") is None and gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
