@@ -286,3 +286,22 @@ def test_a_custom_server_is_read_by_its_custom_type():
 
     assert field_type({"physicalType": "decimal"}, Choices(), server_type(custom)).type == "decimal(18,0)"
     assert server_dialect([{"type": "custom"}]) is None
+
+
+def test_a_dropped_property_is_carried_without_the_checks_no_clause_makes(tmp_path):
+    """--drop leaves a column out: its description comes back in the export, its quality rules do not (the
+    contract checks none of them, and a carried quality is refused at load: tests/security)."""
+    query = "SELECT count(*) FROM readings WHERE tags IS NULL"
+    rule = f'quality: [{{type: sql, query: "{query}", mustBe: 0}}]'
+    document = tmp_path / "meters.odcs.yaml"
+    tags = "{name: tags, physicalType: jsonb"
+    document.write_text(METERS.replace(tags + "}", f"{tags}, {rule}}}"))
+    out = tmp_path / "meters.yaml"
+    stated = ("--timezone", "Europe/Berlin", "--decimal", "12,3", "--drop", "tags")
+    done = run_cli("import", "odcs", document, *stated, "-o", out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "left out (--drop)" in out.read_text(encoding="utf-8") and query not in out.read_text(encoding="utf-8")
+    exported = run_cli("export", "odcs", out, "--out", tmp_path / "odcs")
+    assert exported.returncode == 0, exported.stderr
+    written = next((tmp_path / "odcs").glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    assert "name: tags" in written and "jsonb" in written and query not in written

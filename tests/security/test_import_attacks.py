@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write
+from tests.conftest import EXAMPLES, run_cli, write
 from tests.security.test_contract_attacks import BILLION_LAUGHS
 
 SECRET = "TOP-SECRET-4711"
@@ -172,3 +172,48 @@ def test_a_soda_rule_in_odcs_that_is_a_yaml_bomb_is_refused_plainly(tmp_path: Pa
     result = run_cli("import", "odcs", write(tmp_path, text, "evil.odcs.yaml"), "--out", out, "--allow-loss")
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
     assert result.returncode in (0, 1, 2)
+
+
+# A contract's own `odcs:` section, written by hand: what it carries is written back by `export odcs`, so it
+# may carry descriptions, names and links, never what replaces the export's own statement or adds checks
+# no clause makes (a SQL rule a downstream ODCS tool would run while tscontract checks something else).
+HOSTILE_ODCS = {
+    "schema replaced": ("document:\n    schema: [{name: other, properties: []}]", "document.schema"),
+    "version replaced": ("document:\n    version: 9.9.9", "document.version"),
+    "apiVersion replaced": ("document:\n    apiVersion: v9", "document.apiVersion"),
+    "object quality": ("object:\n    quality: [{type: sql, query: 'SELECT 1'}]", "object.quality"),
+    "property quality": ("properties:\n    open:\n      quality: [{type: sql, query: 'SELECT 1'}]", "open.quality"),
+    "property required": ("properties:\n    open:\n      required: false", "properties.open.required"),
+    "dropped property checks": (
+        "object:\n    properties: [{name: x, quality: [{type: sql, query: 'SELECT 1'}]}]",
+        "object.properties[0].quality",
+    ),
+    "dropped properties not a list": ("object:\n    properties: {name: x}", "object.properties"),
+}
+
+
+@pytest.mark.parametrize("section", list(HOSTILE_ODCS.values()), ids=list(HOSTILE_ODCS))
+def test_an_odcs_section_that_would_rewrite_the_export_is_refused_at_load(tmp_path: Path, section) -> None:
+    carried, named = section
+    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + "odcs:\n  " + carried + "\n"
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert named in result.stderr and "contract.yaml:" in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_described_odcs_section_is_written_back_beside_the_contracts_own_statement(tmp_path: Path) -> None:
+    carried = (
+        "document:\n    id: urn:x\n    team: [{username: md-platform}]\n    description: {usage: charts}\n"
+        "  object:\n    physicalName: bars_1m\n    properties: [{name: dropped_col, logicalType: string}]\n"
+        "  properties:\n    open:\n      physicalName: px_open\n      type: decimal(18,8)\n"
+    )
+    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + "odcs:\n  " + carried
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
+    assert result.returncode == 0, result.stderr
+    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    assert "id: urn:x" in written and "physicalName: bars_1m" in written and "px_open" in written
+    assert "dropped_col" in written and "version: 3.1.0" in written and "apiVersion: v3" in written
+    assert written.count("low <= open <= high") >= 1  # the contract's own clauses, as quality

@@ -29,6 +29,7 @@ from tscontract.contract.clauses import (
     parse_timezone,
 )
 from tscontract.contract.durations import Duration, parse_duration
+from tscontract.contract.odcs_carried import carried_section
 from tscontract.contract.types import TIME_UNITS, DataType, TimeUnit, parse_type
 from tscontract.contract.weekly import Calendars
 from tscontract.contract.zones import zone_name
@@ -554,21 +555,7 @@ class Evolution(_Section):
     note: str | None = None
 
 
-def _odcs_parts(value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ValueError("odcs: a mapping of document, object, properties and rules")
-    unknown = sorted(set(value) - set(ODCS_PARTS))
-    if unknown:
-        raise ValueError(f"odcs: unknown part(s) {', '.join(unknown)}; known: {', '.join(ODCS_PARTS)}")
-    for part, kind in ODCS_PARTS.items():
-        if part in value and not isinstance(value[part], kind):
-            raise ValueError(f"odcs.{part}: a {'list' if kind is list else 'mapping'}")
-    return dict(value)
-
-
-# the document's own elements, the schema object's, each field's property's, and the rules clauses came from
-ODCS_PARTS: dict[str, type] = {"document": dict, "object": dict, "properties": dict, "rules": list}
-OdcsCarried = Annotated[dict[str, Any], PlainValidator(_odcs_parts)]
+OdcsCarried = Annotated[dict[str, Any], PlainValidator(carried_section)]  # contract/odcs_carried.py
 
 
 class Contract(_Section):

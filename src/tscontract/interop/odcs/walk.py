@@ -6,6 +6,10 @@ import json
 import re
 from typing import Any
 
+from tscontract.contract.odcs_carried import CARRY_DOCUMENT as _CARRY_DOCUMENT
+from tscontract.contract.odcs_carried import CARRY_OBJECT as _CARRY_OBJECT
+from tscontract.contract.odcs_carried import CARRY_PROPERTY as _CARRY_PROPERTY
+from tscontract.contract.odcs_carried import KEPT as _KEPT
 from tscontract.contract.source import load_yaml
 from tscontract.errors import InputError, TscontractError
 from tscontract.interop.odcs.draft import Loss, _Clause, _plain, shown
@@ -60,26 +64,8 @@ _NO_PLACE = {
     "method": "no place in a tscontract contract",
     "id": "a rule id: tscontract names each check by its clause (check ids)",
 }
-# what is carried whenever written: the document's id, name and status; the object's and each property's
-# names, physical names and types (the keys kept, _KEPT, are carried too)
-_CARRY_DOCUMENT = ("id", "name", "status", "description", "slaDefaultElement", "slaProperties")
-_CARRY_OBJECT = ("name", "physicalName", "physicalType", "description", "businessName", "dataGranularityDescription")
-_CARRY_PROPERTY = (
-    "name", "physicalName", "physicalType", "logicalType", "businessName", "primaryKey", "primaryKeyPosition",
-)  # fmt: skip
 # flags whose false (the default) states nothing a contract would carry
 _FALSE_SAYS_NOTHING = ("partitioned", "criticalDataElement", "unique", "primaryKey")
-# elements that describe rather than check, kept as written in the note of their field (a property's)
-# or of the contract (the document's, the object's): ``<path>: <value as JSON>``, one line each
-_KEPT = frozenset(
-    (
-        "name", "description", "status", "tenant", "domain", "dataProduct", "contractCreatedTs", "tags",
-        "authoritativeDefinitions", "customProperties", "servers", "team", "roles", "support", "price",
-        "slaDefaultElement", "slaProperties", "physicalName", "physicalType", "logicalType", "businessName",
-        "dataGranularityDescription", "classification", "examples", "criticalDataElement", "encryptedName",
-        "partitioned", "partitionKeyPosition", "transformSourceObjects", "transformLogic", "transformDescription",
-    )
-)  # fmt: skip
 _NULL_METRICS = ("nullValues", "nullCheck")
 _DUPLICATE_METRICS = ("duplicateValues", "duplicateCount", "uniqueCheck", "unique")
 # the keys of a quality rule a native clause carries; the others (schedule, businessImpact ...) are listed
@@ -225,8 +211,10 @@ class ObjectWalk:
             "document": self.elements((), {*_CARRY_DOCUMENT, *self.carry_keys[()]}),
             "object": self.elements(self.base, {*_CARRY_OBJECT, *self.carry_keys[("",)]}),
         }
-        if self.dropped:
-            out["object"]["properties"] = [_plain(self.at(at)) for at in self.dropped]
+        if self.dropped:  # as written but for their quality, which no clause checks (the note: left out, --drop)
+            out["object"]["properties"] = [
+                {k: v for k, v in _plain(self.at(at)).items() if k != "quality"} for at in self.dropped
+            ]
         properties = {}
         for name, at in by_field.items():
             entry = self.elements(at, {*_CARRY_PROPERTY, *self.carry_keys.get((name,), set())})
