@@ -217,3 +217,48 @@ def test_a_described_odcs_section_is_written_back_beside_the_contracts_own_state
     assert "id: urn:x" in written and "physicalName: bars_1m" in written and "px_open" in written
     assert "dropped_col" in written and "version: 3.1.0" in written and "apiVersion: v3" in written
     assert written.count("low <= open <= high") >= 1  # the contract's own clauses, as quality
+
+
+EVIL_SQL = "SELECT count(*) FROM bars WHERE read_text('/etc/passwd') IS NULL"
+SQL_CHECK = "sql_checks:\n  - {name: no_negative, sql: 'SELECT count(*) FROM {object} WHERE volume < 0', must_be: 0}\n"
+
+
+@pytest.mark.parametrize(
+    "carried",
+    [
+        f'- {{clause: "low <= open <= high", rules: [{{type: sql, query: "{EVIL_SQL}", mustBe: 0}}]}}',
+        f'- {{clause: "sql_checks: no_negative", rules: [{{type: sql, query: "{EVIL_SQL}", mustBe: 0}}]}}',
+        '- {clause: "sql_checks: no_negative", rules: [{type: custom, engine: soda, implementation: "x"}]}',
+    ],
+    ids=["sql for an invariant", "another query for a sql check", "custom code for a sql check"],
+)
+def test_a_carried_rule_that_runs_other_sql_is_never_exported(tmp_path: Path, carried: str) -> None:
+    """``odcs.rules`` gives the rule a clause came from, written back while the clause is unchanged: one with
+    SQL or code an ODCS tool runs is written back only where the import reads it as the contract's own SQL
+    check; otherwise the export writes the contract's clause in its own form."""
+    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + SQL_CHECK
+    text += "odcs:\n  rules:\n    " + carried + "\n"
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
+    assert result.returncode == 0, result.stderr
+    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    assert "passwd" not in written and "implementation: x" not in written
+    assert "WHERE volume < 0" in written and "low <= open AND open <= high" in written  # the contract's own
+
+
+def test_a_carried_sql_rule_the_import_reads_as_the_contracts_check_is_written_back_as_written(
+    tmp_path: Path,
+) -> None:
+    query = "select count(*) from bars_1m where volume < 0"  # the table by its physical name, as written
+    carried = (
+        "  object: {physicalName: bars_1m}\n  rules:\n"
+        f'    - {{clause: "sql_checks: no_negative", rules: [{{type: sql, query: "{query}", mustBe: 0}}]}}\n'
+    )
+    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + SQL_CHECK
+    # as the import states it: rewritten to read {object}, in DuckDB's SQL
+    text = text.replace("SELECT count(*) FROM {object}", "SELECT COUNT(*) FROM {object}") + "odcs:\n" + carried
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
+    assert result.returncode == 0, result.stderr
+    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    assert query in written

@@ -223,16 +223,7 @@ def sql_check(
     query is written in (:func:`server_dialect`), translated to DuckDB's by sqlglot — the entry's
     ``note`` then gives the query as written.
     """
-    written, text = _placeholders_filled(rule, field)
-    tree = _one_select(text, dialect)
-    changed = _read_object(tree, tables, columns) or text != written or dialect is not None
-    # the query as written when it already reads {object} by the contract's names, else as rewritten
-    try:  # a query sqlglot cannot translate exactly (a sampling method DuckDB lacks ...) is refused
-        level = ErrorLevel.RAISE if dialect else ErrorLevel.WARN
-        sql = tree.sql(dialect="duckdb", unsupported_level=level).replace(OBJECT_TABLE, OBJECT)
-    except UnsupportedError as exc:
-        raise Refused(f"no exact DuckDB form of the {dialect} query: {str(exc).splitlines()[0]}") from None
-    sql = sql if changed else written
+    written, sql = duckdb_form(rule, tables, columns, field, dialect)
     try:
         parsed = sql_check_query(sql)
     except ValueError as exc:
@@ -248,6 +239,22 @@ def sql_check(
     if dialect is not None:
         entry["note"] = f"the ODCS query, in {dialect} SQL: {' '.join(written.split())}"
     return entry
+
+
+def duckdb_form(
+    rule: dict[str, Any], tables: set[str], columns: dict[str, str], field: str | None, dialect: str | None
+) -> tuple[str, str]:
+    """The rule's query as written, and as the contract's ``sql_checks`` entry states it (:func:`sql_check`):
+    as written when it already reads {object} by the contract's names, else rewritten and in DuckDB's SQL."""
+    written, text = _placeholders_filled(rule, field)
+    tree = _one_select(text, dialect)
+    changed = _read_object(tree, tables, columns) or text != written or dialect is not None
+    try:  # a query sqlglot cannot translate exactly (a sampling method DuckDB lacks ...) is refused
+        level = ErrorLevel.RAISE if dialect else ErrorLevel.WARN
+        sql = tree.sql(dialect="duckdb", unsupported_level=level).replace(OBJECT_TABLE, OBJECT)
+    except UnsupportedError as exc:
+        raise Refused(f"no exact DuckDB form of the {dialect} query: {str(exc).splitlines()[0]}") from None
+    return written, sql if changed else written
 
 
 def _placeholders_filled(rule: dict[str, Any], field: str | None) -> tuple[str, str]:
