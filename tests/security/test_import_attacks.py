@@ -262,3 +262,38 @@ def test_a_carried_sql_rule_the_import_reads_as_the_contracts_check_is_written_b
     assert result.returncode == 0, result.stderr
     written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
     assert query in written
+
+
+@pytest.mark.parametrize(
+    ("carried", "absent"),
+    [
+        ('{clause: "low <= open <= high", rules: [{metric: nullValues, mustBe: 0, name: evil}]}', "name: evil"),
+        (
+            '{clause: "close is not null", rules: [{metric: nullValues, mustBeLessThan: 50, unit: percent}]}',
+            "mustBeLessThan: 50",
+        ),
+        ('{clause: "close is not null", rules: [{metric: rowCount, mustBe: 0}]}', "rowCount"),
+        ('{clause: "close is not null", rules: [{type: text, description: "evil words"}]}', "evil words"),
+    ],
+    ids=["another metric", "another threshold", "a row count", "a text rule"],
+)
+def test_a_carried_rule_that_reads_as_another_check_is_never_exported(
+    tmp_path: Path, carried: str, absent: str
+) -> None:
+    """Read as ``import odcs`` reads it, a carried rule must be the very check it stands for (metric, column,
+    tolerated share): otherwise the exported document would state a weaker or other check."""
+    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, text + "odcs:\n  rules:\n    - " + carried + "\n"), "--out", out)
+    assert result.returncode == 0, result.stderr
+    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    assert absent not in written and "low <= open AND open <= high" in written
+
+
+def test_a_carried_rule_that_reads_as_its_check_is_written_back_as_written(tmp_path: Path) -> None:
+    carried = '{clause: "close is not null", rules: [{metric: nullValues, mustBe: 0, description: as written}]}'
+    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, text + "odcs:\n  rules:\n    - " + carried + "\n"), "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert "description: as written" in next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")

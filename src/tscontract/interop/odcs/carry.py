@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tscontract.contract.model import Contract
-from tscontract.interop.odcs.rules import Refused, duckdb_form, server_dialect
+from tscontract.interop.odcs.reread import reads_as
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import SqlCheckParams
@@ -53,30 +53,8 @@ def _same_terms(entry: dict[str, Any], check: Check, contract: Contract) -> bool
     same = entry.get("severity", "error") == check.severity and entry.get("max_failing") == (
         share.text if share is not None else None
     )
-    rules = entry.get("rules") or []
-    return same and all(_runs_what_the_check_runs(rule, check, contract, entry.get("at")) for rule in rules)
-
-
-def _runs_what_the_check_runs(rule: Any, check: Check, contract: Contract, field: Any) -> bool:
-    """A carried rule that holds SQL or code an ODCS tool runs (``query``, ``implementation``) is written back
-    only where the import reads it as the SQL check the contract states: the section may be written by hand,
-    and the exported document must not run what tscontract does not check."""
-    if not isinstance(rule, dict) or not ({"query", "implementation"} & set(rule)):
-        return True
-    if check.kind != CheckKind.SQL_CHECK or "implementation" in rule:
-        return False
-    carried = contract.odcs or {}
-    named = carried.get("object") or {}
-    tables = {str(named[k]).lower() for k in ("name", "physicalName") if named.get(k)} | {contract.contract.lower()}
-    columns = {name.lower(): name for name in contract.fields}
-    for name, prop in (carried.get("properties") or {}).items():
-        columns.update({str(prop[k]).lower(): name for k in ("name", "physicalName") if prop.get(k)})
-    dialect = server_dialect((carried.get("document") or {}).get("servers"))
-    try:
-        _written, sql = duckdb_form(rule, tables, columns, field if field in contract.fields else None, dialect)
-    except Refused:
-        return False
-    return sql == check.params_of(SqlCheckParams).rule.sql
+    text, rules = said(check, contract), entry.get("rules") or []
+    return same and all(reads_as(rule, check, contract, entry.get("at"), text) for rule in rules)
 
 
 def written_back(

@@ -11,10 +11,10 @@ from tscontract.interop.odcs.draft import Loss, _Clause, _plain, identifier, in_
 from tscontract.interop.odcs.fields import FieldReader
 from tscontract.interop.odcs.walk import (
     _CARRIED,
-    _DUPLICATE_METRICS,
-    _NULL_METRICS,
     _RULE_KEYS,
     _RULE_KEYS_SQL,
+    DUPLICATE_METRICS,
+    NULL_METRICS,
     object_names,
 )
 
@@ -230,17 +230,17 @@ class QualityReader(FieldReader):
         if metric == "rowCount":
             self.add_row_count(odcs_rules.row_count(q), origin)
             return
-        if metric not in (*_NULL_METRICS, *_DUPLICATE_METRICS, "invalidValues"):
+        if metric not in (*NULL_METRICS, *DUPLICATE_METRICS, "invalidValues"):
             raise odcs_rules.Refused("no tscontract clause for it")
         share = odcs_rules.failing_rows(q)
         origin.max_failing = share
-        if metric in _DUPLICATE_METRICS:
+        if metric in DUPLICATE_METRICS:
             columns = [name] if name else [self.names.get(str(c), str(c)) for c in arguments.get("properties") or []]
             self.unique_values(columns, share, origin, key)
             return
         if name is None:
             raise odcs_rules.Refused(f"{metric} on the object, not on a property")
-        if metric in _NULL_METRICS:
+        if metric in NULL_METRICS:
             self.not_null(name, share, origin)
             return
         valid = q.get("validValues", arguments.get("validValues"))

@@ -66,8 +66,8 @@ _NO_PLACE = {
 }
 # flags whose false (the default) states nothing a contract would carry
 _FALSE_SAYS_NOTHING = ("partitioned", "criticalDataElement", "unique", "primaryKey")
-_NULL_METRICS = ("nullValues", "nullCheck")
-_DUPLICATE_METRICS = ("duplicateValues", "duplicateCount", "uniqueCheck", "unique")
+NULL_METRICS = ("nullValues", "nullCheck")
+DUPLICATE_METRICS = ("duplicateValues", "duplicateCount", "uniqueCheck", "unique")
 # the keys of a quality rule a native clause carries; the others (schedule, businessImpact ...) are listed
 _RULE_KEYS = ("type", "metric", "rule", "arguments", "unit", "severity", "dimension", "description", "name")
 _RULE_KEYS_SQL = ("query", "id")  # a sql rule's id names the check when it has no name

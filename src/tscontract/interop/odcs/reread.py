@@ -1,0 +1,88 @@
+"""Whether a rule carried in ``odcs.rules`` says what its check says, read as ``import odcs`` reads it.
+
+``export odcs`` writes a carried rule back, as written, in place of the clause's own form. The ``odcs``
+section may be written by hand (contract/odcs_carried.py), so a carried rule is written back only where the
+import would read it as the very check it stands for: a ``nullValues`` rule for a not-null check, duplicates
+for a uniqueness, ``rowCount`` with the contract's bounds, ``invalidValues`` giving the clause's own text,
+a SQL rule giving the contract's SQL check (:func:`~tscontract.interop.odcs.rules.duckdb_form`), each with
+the check's tolerated share. Anything else (another metric, another threshold, code a tool runs) and the
+export writes the check in its own form, so the exported document states what tscontract checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tscontract.contract.model import Contract
+from tscontract.interop.odcs import rules as odcs_rules
+from tscontract.interop.odcs.draft import in_clause
+from tscontract.interop.odcs.walk import DUPLICATE_METRICS, NULL_METRICS
+from tscontract.plan.checks import Check
+from tscontract.plan.kinds import CheckKind
+from tscontract.plan.params import SqlCheckParams
+
+
+def reads_as(rule: Any, check: Check, contract: Contract, field: Any, said: str) -> bool:
+    """Whether ``rule`` (carried for ``check``, on property ``field``) reads as the check (``said``: its text)."""
+    if not isinstance(rule, dict):
+        return False
+    if {"query", "implementation"} & set(rule):
+        return "implementation" not in rule and _sql_reads_as(rule, check, contract, field)
+    kind = str(rule.get("type") or ("library" if rule.get("metric") or rule.get("rule") else "")).lower()
+    metric = str(rule.get("metric") or rule.get("rule") or "")
+    try:
+        if kind != "library":
+            return False
+        if metric == "rowCount":
+            bounds = contract.row_count
+            found = odcs_rules.row_count(rule)
+            return check.kind == CheckKind.ROW_COUNT and bounds is not None and found == _bounds(bounds)
+        share = check.params.max_failing
+        if odcs_rules.failing_rows(rule) != (share.text if share is not None else None):
+            return False
+        if metric in NULL_METRICS:
+            return check.kind == CheckKind.NOT_NULL
+        if metric in DUPLICATE_METRICS:
+            return check.kind in (CheckKind.UNIQUE, CheckKind.UNIQUE_KEY)
+        return metric == "invalidValues" and _values_clause(rule, check) == said
+    except odcs_rules.Refused:
+        return False
+
+
+def _bounds(bounds: Any) -> dict[str, int]:
+    return {k: getattr(bounds, k) for k in ("min", "max") if getattr(bounds, k) is not None}
+
+
+def _values_clause(rule: dict[str, Any], check: Check) -> str | None:
+    """The clause an ``invalidValues`` rule on the check's column reads as (``f in (...)``, ``f matches ...``)."""
+    if not check.columns:
+        return None
+    column = check.columns[0]
+    stated = rule.get("arguments")
+    arguments: dict[str, Any] = stated if isinstance(stated, dict) else {}
+    valid = rule.get("validValues", arguments.get("validValues"))
+    pattern = rule.get("pattern", arguments.get("pattern"))
+    if valid is not None and pattern is None:
+        return in_clause(column, valid)
+    if pattern is not None and valid is None:
+        return odcs_rules.matches_clause(column, pattern)
+    return None
+
+
+def _sql_reads_as(rule: dict[str, Any], check: Check, contract: Contract, field: Any) -> bool:
+    """A SQL rule, translated as the import translates it, is the contract's SQL check."""
+    if check.kind != CheckKind.SQL_CHECK:
+        return False
+    carried = contract.odcs or {}
+    named = carried.get("object") or {}
+    tables = {str(named[k]).lower() for k in ("name", "physicalName") if named.get(k)} | {contract.contract.lower()}
+    columns = {name.lower(): name for name in contract.fields}
+    for name, prop in (carried.get("properties") or {}).items():
+        columns.update({str(prop[k]).lower(): name for k in ("name", "physicalName") if prop.get(k)})
+    dialect = odcs_rules.server_dialect((carried.get("document") or {}).get("servers"))
+    column = field if field in contract.fields else None
+    try:
+        _written, sql = odcs_rules.duckdb_form(rule, tables, columns, column, dialect)
+    except odcs_rules.Refused:
+        return False
+    return sql == check.params_of(SqlCheckParams).rule.sql
