@@ -274,8 +274,9 @@ def test_a_carried_sql_rule_the_import_reads_as_the_contracts_check_is_written_b
         ),
         ('{clause: "close is not null", rules: [{metric: rowCount, mustBe: 0}]}', "rowCount"),
         ('{clause: "close is not null", rules: [{type: text, description: "evil words"}]}', "evil words"),
+        ('{clause: "volume >= 0", field: volume, options: {minimum: -1000}}', "minimum: -1000"),
     ],
-    ids=["another metric", "another threshold", "a row count", "a text rule"],
+    ids=["another metric", "another threshold", "a row count", "a text rule", "another bound"],
 )
 def test_a_carried_rule_that_reads_as_another_check_is_never_exported(
     tmp_path: Path, carried: str, absent: str
@@ -283,17 +284,26 @@ def test_a_carried_rule_that_reads_as_another_check_is_never_exported(
     """Read as ``import odcs`` reads it, a carried rule must be the very check it stands for (metric, column,
     tolerated share): otherwise the exported document would state a weaker or other check."""
     text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
+    text += "odcs:\n  properties:\n    volume: {type: decimal(24,4)}\n  rules:\n    - " + carried + "\n"
     out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text + "odcs:\n  rules:\n    - " + carried + "\n"), "--out", out)
+    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
     assert result.returncode == 0, result.stderr
     written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
     assert absent not in written and "low <= open AND open <= high" in written
 
 
-def test_a_carried_rule_that_reads_as_its_check_is_written_back_as_written(tmp_path: Path) -> None:
-    carried = '{clause: "close is not null", rules: [{metric: nullValues, mustBe: 0, description: as written}]}'
+@pytest.mark.parametrize(
+    ("carried", "present"),
+    [
+        ('{clause: "close is not null", rules: [{metric: nullValues, mustBe: 0, description: kept}]}', "kept"),
+        ('{clause: "volume >= 0", field: volume, options: {minimum: 0}}', "minimum: 0"),
+    ],
+    ids=["a not-null rule", "a bound"],
+)
+def test_a_carried_rule_that_reads_as_its_check_is_written_back_as_written(tmp_path: Path, carried, present) -> None:
     text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
+    text += "odcs:\n  properties:\n    volume: {type: decimal(24,4)}\n  rules:\n    - " + carried + "\n"
     out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text + "odcs:\n  rules:\n    - " + carried + "\n"), "--out", out)
+    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
     assert result.returncode == 0, result.stderr
-    assert "description: as written" in next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    assert present in next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tscontract.contract.model import Contract
-from tscontract.interop.odcs.reread import reads_as
+from tscontract.interop.odcs.reread import options_read_as, reads_as
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import SqlCheckParams
@@ -54,7 +54,8 @@ def _same_terms(entry: dict[str, Any], check: Check, contract: Contract) -> bool
         share.text if share is not None else None
     )
     text, rules = said(check, contract), entry.get("rules") or []
-    return same and all(reads_as(rule, check, contract, entry.get("at"), text) for rule in rules)
+    options = "options" not in entry or options_read_as(entry["options"], entry.get("field"), text)
+    return same and options and all(reads_as(rule, check, contract, entry.get("at"), text) for rule in rules)
 
 
 def written_back(

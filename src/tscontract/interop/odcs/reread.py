@@ -15,7 +15,8 @@ from typing import Any
 
 from tscontract.contract.model import Contract
 from tscontract.interop.odcs import rules as odcs_rules
-from tscontract.interop.odcs.draft import in_clause
+from tscontract.interop.odcs.draft import in_clause, number_text
+from tscontract.interop.odcs.fields import FORMAT_PATTERNS, written_form
 from tscontract.interop.odcs.walk import DUPLICATE_METRICS, NULL_METRICS
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
@@ -86,3 +87,46 @@ def _sql_reads_as(rule: dict[str, Any], check: Check, contract: Contract, field:
     except odcs_rules.Refused:
         return False
     return sql == check.params_of(SqlCheckParams).rule.sql
+
+
+_BOUNDS = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+
+
+def options_read_as(options: Any, field: Any, said: str) -> bool:
+    """Whether carried ``logicalTypeOptions`` (``minimum: 0``, ``maxLength: 8``, ``pattern`` ...) on ``field``
+    read as the clause ``said``, as the import reads them: otherwise the property would state another bound."""
+    if not isinstance(options, dict) or not isinstance(field, str):
+        return False
+    try:
+        return said in _option_clauses(options, field)
+    except odcs_rules.Refused:
+        return False
+
+
+def _option_clauses(options: dict[str, Any], field: str) -> set[str]:
+    """The clauses ``options`` read as: one bound (v3.0's flag with its bound, or v3.1's exclusive bound), a
+    length, a whole step, a pattern or a text format."""
+    found: set[str] = set()
+    for key, op in _BOUNDS.items():
+        value = options.get(key)
+        if value is None or isinstance(value, bool):
+            continue
+        literal = number_text(value) or ("'" + value.replace("'", "''") + "'" if isinstance(value, str) else None)
+        flag = f"exclusive{key[0].upper()}{key[1:]}"
+        strict = {">=": ">", "<=": "<"}.get(op, op) if options.get(flag) is True else op
+        if literal is not None:
+            found.add(f"{field} {strict} {literal}")
+    for key, op in (("minLength", ">="), ("maxLength", "<=")):
+        n = options.get(key)
+        if isinstance(n, int) and not isinstance(n, bool):
+            found.add(f"length({field}) {op} {n}")
+    step = number_text(options.get("multipleOf"))
+    if step is not None:
+        found.add(f"round({field} / {step}) * {step} = {field}")
+    if "pattern" in options:
+        found.add(odcs_rules.matches_clause(field, options["pattern"]))
+    text = str(options.get("format", ""))
+    regex = FORMAT_PATTERNS.get(text.lower()) or written_form(text) if text else None
+    if regex:
+        found.add(odcs_rules.matches_clause(field, regex))
+    return found
