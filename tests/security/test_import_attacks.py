@@ -307,3 +307,33 @@ def test_a_carried_rule_that_reads_as_its_check_is_written_back_as_written(tmp_p
     result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
     assert result.returncode == 0, result.stderr
     assert present in next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("carried", "written", "absent"),
+    [
+        (
+            '{type: decimal(24,4), logicalType: string, physicalType: "varchar(3)",'
+            " logicalTypeOptions: {maxLength: 9}}",
+            "DECIMAL(24,4)",
+            "varchar(3)",
+        ),
+        (
+            '{type: decimal(24,4), physicalType: "numeric(24,4)", logicalTypeOptions: {minimum: 5}}',
+            "numeric(24,4)",
+            "minimum: 5",
+        ),
+    ],
+    ids=["another type", "a bound as a type option"],
+)
+def test_a_carried_property_type_is_written_back_only_as_the_fields_type(tmp_path: Path, carried, written, absent):
+    """A property's carried physicalType, logicalType and options are written back while they read as the field's
+    type, as the import reads them, with only the options a type states (format, zone, its scale's step)."""
+    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
+    text += "odcs:\n  properties:\n    volume: " + carried + "\n"
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
+    assert result.returncode == 0, result.stderr
+    document = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    volume = document[document.index("name: volume") :][:600]
+    assert written in volume and absent not in document

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tscontract.contract.model import Contract
-from tscontract.interop.odcs.reread import options_read_as, reads_as
+from tscontract.interop.odcs.reread import options_read_as, reads_as, type_options, type_reads_as
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
 from tscontract.plan.params import SqlCheckParams
@@ -105,7 +105,7 @@ def write_property(entry: dict[str, Any], contract: Contract, name: str) -> dict
     out = {"name": carried.get("name", name)}
     if "physicalName" in carried:
         out["physicalName"] = carried["physicalName"]
-    same_type = carried.get("type") == contract.fields[name].type.text
+    same_type = carried.get("type") == contract.fields[name].type.text and type_reads_as(carried, contract, name)
     same_key = {"clause": f"key: [{', '.join(contract.key)}]"} in (contract.odcs or {}).get("rules", [])
     for k, v in entry.items():
         if k in ("name", "physicalName") or (same_type and k in _TYPED) or (same_key and k in _KEYED):
@@ -114,7 +114,7 @@ def write_property(entry: dict[str, Any], contract: Contract, name: str) -> dict
     if same_type:
         for k in _TYPED:
             if k in carried:
-                out[k] = dict(carried[k]) if isinstance(carried[k], dict) else carried[k]
+                out[k] = type_options(carried[k], contract, name) if isinstance(carried[k], dict) else carried[k]
     for k, v in carried.items():
         if k not in ("name", "physicalName", "type", *_TYPED, *_KEYED) or (same_key and k in _KEYED):
             out[k] = _merged(k, v, out.get(k))

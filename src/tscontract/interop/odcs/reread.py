@@ -11,12 +11,16 @@ export writes the check in its own form, so the exported document states what ts
 
 from __future__ import annotations
 
+from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 from tscontract.contract.model import Contract
+from tscontract.contract.types import parse_type
 from tscontract.interop.odcs import rules as odcs_rules
 from tscontract.interop.odcs.draft import in_clause, number_text
 from tscontract.interop.odcs.fields import FORMAT_PATTERNS, written_form
+from tscontract.interop.odcs.types import Choices, field_type, server_type
 from tscontract.interop.odcs.walk import DUPLICATE_METRICS, NULL_METRICS
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
@@ -130,3 +134,40 @@ def _option_clauses(options: dict[str, Any], field: str) -> set[str]:
     if regex:
         found.add(odcs_rules.matches_clause(field, regex))
     return found
+
+
+# logicalTypeOptions a property's type states (the form of its text, its zone): any other option is a check,
+# carried with the clause it became (``odcs.rules``) and written back only as that clause (options_read_as)
+_TYPE_STATED = ("format", "timezone", "defaultTimezone")
+
+
+def type_reads_as(carried: dict[str, Any], contract: Contract, name: str) -> bool:
+    """Whether a property's carried physicalType, logicalType and options read as the field's type, as the
+    import reads them (a type a choice of the import decided, ``--decimal``, ``--type``, reads as open)."""
+    servers = ((contract.odcs or {}).get("document") or {}).get("servers")
+    read = field_type({k: carried[k] for k in _TYPED if k in carried}, Choices(), server_type(servers))
+    if not read.type:
+        return True  # open: a choice of the import decided it
+    try:
+        found = replace(parse_type(read.type), text="")
+    except ValueError:
+        return False
+    return found == replace(contract.fields[name].type, text="")  # numeric(24,4) is decimal(24,4)
+
+
+_TYPED = ("physicalType", "logicalType", "logicalTypeOptions")
+
+
+def type_options(options: dict[str, Any], contract: Contract, name: str) -> dict[str, Any]:
+    """The carried options the field's type states (:data:`_TYPE_STATED`, a ``multipleOf`` of its scale)."""
+    kept = {k: v for k, v in options.items() if k in _TYPE_STATED}
+    scale = contract.fields[name].type.scale
+    step = number_text(options.get("multipleOf"))
+    if (
+        step is not None
+        and scale is not None
+        and Decimal(step) > 0
+        and (Decimal(1).scaleb(-scale) / Decimal(step)) % 1 == 0
+    ):
+        kept["multipleOf"] = options["multipleOf"]
+    return kept
