@@ -63,3 +63,18 @@ def test_a_validation_of_the_seed_contract_takes_at_most_ten_jobs(
     failed = {c["id"]: c["failed_rows"] for c in report["checks"] if c["status"] == "failed"}
     assert failed["key.unique"] == 2 and failed["field.close.nullable"] == 1, failed
     assert failed["invariants[0]"] >= 1 and failed["invariants[2]"] == 1, failed
+
+
+def test_a_second_validation_compiles_no_class_again(spark: Any, ohlcv_table: pa.Table, tmp_path: Path) -> None:
+    """A validation generates some 200 classes: the session keeps them all (CODEGEN_CACHE), so the same
+    validation again in the same session compiles none (with Spark's default of 100 it compiled every one)."""
+    data = _seed_like(ohlcv_table, tmp_path / "bars.parquet")
+    options: dict[str, Any] = {"catalog": OHLCV / "catalog.yaml", "now": NOW, "engine": "spark"}
+    compiled = spark._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    first = validate(OHLCV / "contract.yaml", data, **options).to_json()
+    before = compiled.getCount()
+    second = validate(OHLCV / "contract.yaml", data, **options).to_json()
+    assert compiled.getCount() == before, f"{compiled.getCount() - before} classes compiled again"
+    for one in (first, second):
+        one.pop("elapsed_s")
+    assert first == second
