@@ -192,6 +192,15 @@ HOSTILE_ODCS = {
 }
 
 
+def exported_odcs(tmp_path: Path, text: str) -> str:
+    """``export odcs`` of the ohlcv example with ``text`` after it (its ``odcs:`` section ...): the document."""
+    contract = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + text
+    out = tmp_path / "out"
+    result = run_cli("export", "odcs", write(tmp_path, contract), "--out", out)
+    assert result.returncode == 0, result.stderr
+    return next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("section", list(HOSTILE_ODCS.values()), ids=list(HOSTILE_ODCS))
 def test_an_odcs_section_that_would_rewrite_the_export_is_refused_at_load(tmp_path: Path, section) -> None:
     carried, named = section
@@ -209,16 +218,14 @@ def test_a_described_odcs_section_is_written_back_beside_the_contracts_own_state
         "  object:\n    physicalName: bars_1m\n    properties: [{name: dropped_col, logicalType: string}]\n"
         "  properties:\n    open:\n      physicalName: px_open\n      type: decimal(18,8)\n"
     )
-    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + "odcs:\n  " + carried
-    out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
-    assert result.returncode == 0, result.stderr
-    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    written = exported_odcs(tmp_path, "odcs:\n  " + carried)
     assert "id: urn:x" in written and "physicalName: bars_1m" in written and "px_open" in written
     assert "dropped_col" in written and "version: 3.1.0" in written and "apiVersion: v3" in written
     assert written.count("low <= open <= high") >= 1  # the contract's own clauses, as quality
 
 
+# volume as read (its type carried), then the rules
+VOLUME_TYPED = "odcs:\n  properties:\n    volume: {type: decimal(24,4)}\n  rules:\n    - "
 EVIL_SQL = "SELECT count(*) FROM bars WHERE read_text('/etc/passwd') IS NULL"
 SQL_CHECK = "sql_checks:\n  - {name: no_negative, sql: 'SELECT count(*) FROM {object} WHERE volume < 0', must_be: 0}\n"
 
@@ -236,12 +243,7 @@ def test_a_carried_rule_that_runs_other_sql_is_never_exported(tmp_path: Path, ca
     """``odcs.rules`` gives the rule a clause came from, written back while the clause is unchanged: one with
     SQL or code an ODCS tool runs is written back only where the import reads it as the contract's own SQL
     check; otherwise the export writes the contract's clause in its own form."""
-    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + SQL_CHECK
-    text += "odcs:\n  rules:\n    " + carried + "\n"
-    out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
-    assert result.returncode == 0, result.stderr
-    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    written = exported_odcs(tmp_path, SQL_CHECK + "odcs:\n  rules:\n    " + carried + "\n")
     assert "passwd" not in written and "implementation: x" not in written
     assert "WHERE volume < 0" in written and "low <= open AND open <= high" in written  # the contract's own
 
@@ -254,14 +256,9 @@ def test_a_carried_sql_rule_the_import_reads_as_the_contracts_check_is_written_b
         "  object: {physicalName: bars_1m}\n  rules:\n"
         f'    - {{clause: "sql_checks: no_negative", rules: [{{type: sql, query: "{query}", mustBe: 0}}]}}\n'
     )
-    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8") + SQL_CHECK
     # as the import states it: rewritten to read {object}, in DuckDB's SQL
-    text = text.replace("SELECT count(*) FROM {object}", "SELECT COUNT(*) FROM {object}") + "odcs:\n" + carried
-    out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
-    assert result.returncode == 0, result.stderr
-    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
-    assert query in written
+    stated = SQL_CHECK.replace("SELECT count(*) FROM {object}", "SELECT COUNT(*) FROM {object}")
+    assert query in exported_odcs(tmp_path, stated + "odcs:\n" + carried)
 
 
 @pytest.mark.parametrize(
@@ -283,12 +280,7 @@ def test_a_carried_rule_that_reads_as_another_check_is_never_exported(
 ) -> None:
     """Read as ``import odcs`` reads it, a carried rule must be the very check it stands for (metric, column,
     tolerated share): otherwise the exported document would state a weaker or other check."""
-    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
-    text += "odcs:\n  properties:\n    volume: {type: decimal(24,4)}\n  rules:\n    - " + carried + "\n"
-    out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
-    assert result.returncode == 0, result.stderr
-    written = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    written = exported_odcs(tmp_path, VOLUME_TYPED + carried + "\n")
     assert absent not in written and "low <= open AND open <= high" in written
 
 
@@ -301,12 +293,7 @@ def test_a_carried_rule_that_reads_as_another_check_is_never_exported(
     ids=["a not-null rule", "a bound"],
 )
 def test_a_carried_rule_that_reads_as_its_check_is_written_back_as_written(tmp_path: Path, carried, present) -> None:
-    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
-    text += "odcs:\n  properties:\n    volume: {type: decimal(24,4)}\n  rules:\n    - " + carried + "\n"
-    out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
-    assert result.returncode == 0, result.stderr
-    assert present in next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    assert present in exported_odcs(tmp_path, VOLUME_TYPED + carried + "\n")
 
 
 @pytest.mark.parametrize(
@@ -329,11 +316,6 @@ def test_a_carried_rule_that_reads_as_its_check_is_written_back_as_written(tmp_p
 def test_a_carried_property_type_is_written_back_only_as_the_fields_type(tmp_path: Path, carried, written, absent):
     """A property's carried physicalType, logicalType and options are written back while they read as the field's
     type, as the import reads them, with only the options a type states (format, zone, its scale's step)."""
-    text = (EXAMPLES / "ohlcv_1m" / "contract.yaml").read_text(encoding="utf-8")
-    text += "odcs:\n  properties:\n    volume: " + carried + "\n"
-    out = tmp_path / "out"
-    result = run_cli("export", "odcs", write(tmp_path, text), "--out", out)
-    assert result.returncode == 0, result.stderr
-    document = next(out.glob("*.odcs.yaml")).read_text(encoding="utf-8")
+    document = exported_odcs(tmp_path, "odcs:\n  properties:\n    volume: " + carried + "\n")
     volume = document[document.index("name: volume") :][:600]
     assert written in volume and absent not in document
