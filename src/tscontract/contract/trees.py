@@ -15,7 +15,7 @@ import hashlib
 import pickle
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from sqlglot.expressions import Expression
@@ -83,10 +83,6 @@ class TreeField(Generic[T]):
     def __set_name__(self, owner: type, name: str) -> None:
         self._slot = f"_{name}_tree"
 
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> T: ...
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> T: ...
     def __get__(self, instance: object | None, owner: type | None = None) -> T:
         if instance is None:
             if self._optional:
