@@ -19,6 +19,8 @@ CARRY_OBJECT = ("name", "physicalName", "physicalType", "description", "business
 CARRY_PROPERTY = (
     "name", "physicalName", "physicalType", "logicalType", "businessName", "primaryKey", "primaryKeyPosition",
 )  # fmt: skip
+# a property's elements that state its type (written back while they read as the field's type)
+TYPED = ("physicalType", "logicalType", "logicalTypeOptions")
 # elements that describe rather than check, kept as written (and carried where they are the document's,
 # the object's or a property's the contract keeps)
 KEPT = frozenset(
@@ -35,7 +37,7 @@ PARTS: dict[str, type] = {"document": dict, "object": dict, "properties": dict, 
 _ALLOWED = {
     "document": KEPT | set(CARRY_DOCUMENT),
     "object": KEPT | set(CARRY_OBJECT) | {"properties"},  # properties: those the contract drops, as written
-    "property": KEPT | set(CARRY_PROPERTY) | {"type", "logicalTypeOptions"},
+    "property": KEPT | set(CARRY_PROPERTY) | set(TYPED) | {"type"},
 }
 
 

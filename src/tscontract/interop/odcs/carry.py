@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tscontract.contract.model import Contract
+from tscontract.contract.odcs_carried import TYPED
 from tscontract.interop.odcs.reread import options_read_as, reads_as, type_options, type_reads_as
 from tscontract.plan.checks import Check
 from tscontract.plan.kinds import CheckKind
@@ -24,7 +25,6 @@ DOCUMENT_ORDER = (
     "authoritativeDefinitions", "description", "schema", "support", "price", "team", "roles",
     "slaDefaultElement", "slaProperties", "servers", "tags", "customProperties", "contractCreatedTs",
 )  # fmt: skip
-_TYPED = ("physicalType", "logicalType", "logicalTypeOptions")
 _KEYED = ("primaryKey", "primaryKeyPosition")  # as written while the contract's key is the one read
 
 
@@ -108,15 +108,15 @@ def write_property(entry: dict[str, Any], contract: Contract, name: str) -> dict
     same_type = carried.get("type") == contract.fields[name].type.text and type_reads_as(carried, contract, name)
     same_key = {"clause": f"key: [{', '.join(contract.key)}]"} in (contract.odcs or {}).get("rules", [])
     for k, v in entry.items():
-        if k in ("name", "physicalName") or (same_type and k in _TYPED) or (same_key and k in _KEYED):
+        if k in ("name", "physicalName") or (same_type and k in TYPED) or (same_key and k in _KEYED):
             continue
         out[k] = v
     if same_type:
-        for k in _TYPED:
+        for k in TYPED:
             if k in carried:
                 out[k] = type_options(carried[k], contract, name) if isinstance(carried[k], dict) else carried[k]
     for k, v in carried.items():
-        if k not in ("name", "physicalName", "type", *_TYPED, *_KEYED) or (same_key and k in _KEYED):
+        if k not in ("name", "physicalName", "type", *TYPED, *_KEYED) or (same_key and k in _KEYED):
             out[k] = _merged(k, v, out.get(k))
     return out
 

@@ -218,7 +218,7 @@ class FieldReader(ObjectWalk):
                     _Clause(
                         self.render((*where, k)),
                         f"{k}: {n}",
-                        f"length({name}) {op} {n}",
+                        length_clause(name, op, n),
                         source={"field": name, "options": {k: n}},
                     )
                 )
@@ -254,8 +254,7 @@ class FieldReader(ObjectWalk):
         ):
             self.take(*where, "format")
             self.stated.add((*where, "format"))
-        elif dtype == "string" and (text.lower() in FORMAT_PATTERNS or written_form(text) is not None):
-            regex = FORMAT_PATTERNS.get(text.lower()) or written_form(text)
+        elif dtype == "string" and (regex := format_regex(text)) is not None:
             self.pattern((*where, "format"), regex, name, f"format: {text}")
         elif dtype == "string":
             self.lose(
@@ -271,12 +270,11 @@ class FieldReader(ObjectWalk):
         on a decimal whose scale it divides, stated by the type; on anything else listed."""
         literal = number_text(value)
         step = Decimal(literal) if literal is not None else None
-        if step is not None and step > 0 and dtype.startswith(("decimal", "numeric")):
-            scale = int(dtype.rstrip(")").split(",")[1])
-            if (Decimal(1).scaleb(-scale) / step) % 1 == 0:
-                self.take(*where)  # every value of the type is a multiple of its last digit
-                self.stated.add(where)
-                return
+        decimal = step is not None and step > 0 and dtype.startswith(("decimal", "numeric"))
+        if decimal and step is not None and stated_by_scale(step, int(dtype.rstrip(")").split(",")[1])):
+            self.take(*where)  # every value of the type is a multiple of its last digit
+            self.stated.add(where)
+            return
         if step is None or step <= 0 or not dtype.startswith("int") or step != step.to_integral_value():
             self.lose(
                 where,
@@ -288,7 +286,8 @@ class FieldReader(ObjectWalk):
         if step == 1:
             self.stated.add(where)
         else:
-            clause = f"round({name} / {literal}) * {literal} = {name}"
+            assert literal is not None  # a whole step was read from it
+            clause = multiple_of_clause(name, literal)
             said = _Clause(self.render(where), f"multipleOf: {literal}", clause, column=name)
             said.source = {"options": {"multipleOf": value}}
             self.clauses.append(said)
@@ -310,9 +309,7 @@ class FieldReader(ObjectWalk):
                     elif value is False:
                         self.take(*where, k)
                     continue
-                literal = number_text(value)
-                if literal is None and isinstance(value, str):
-                    literal = "'" + value.replace("'", "''") + "'"
+                literal = bound_literal(value)
                 if literal is None:
                     continue
                 exclusive = k == flag or options.get(flag) is True
@@ -390,3 +387,35 @@ class FieldReader(ObjectWalk):
                     )
                 else:
                     entry["nullable"] = not required
+
+
+# the clauses logicalTypeOptions read as: written here once, for the import and for the export's check that a
+# carried option still reads as its clause (interop/odcs/reread.py)
+
+
+def length_clause(name: str, op: str, n: int) -> str:
+    """``minLength``/``maxLength``: ``length(f) >= n``."""
+    return f"length({name}) {op} {n}"
+
+
+def multiple_of_clause(name: str, literal: str) -> str:
+    """``multipleOf`` on an integer: ``round(f / m) * m = f``."""
+    return f"round({name} / {literal}) * {literal} = {name}"
+
+
+def bound_literal(value: Any) -> str | None:
+    """A ``minimum``/``maximum`` as a clause's literal: a number, or a quoted text (a date, an instant)."""
+    literal = number_text(value)
+    if literal is None and isinstance(value, str):
+        literal = "'" + value.replace("'", "''") + "'"
+    return literal
+
+
+def stated_by_scale(step: Decimal, scale: int) -> bool:
+    """Whether every value of a decimal of ``scale`` is a multiple of ``step`` (its last digit's multiple)."""
+    return (Decimal(1).scaleb(-scale) / step) % 1 == 0
+
+
+def format_regex(text: str) -> str | None:
+    """The pattern a text ``format`` states (uuid, ipv4, a written form), if any."""
+    return FORMAT_PATTERNS.get(text.lower()) or written_form(text)

@@ -16,10 +16,17 @@ from decimal import Decimal
 from typing import Any
 
 from tscontract.contract.model import Contract
+from tscontract.contract.odcs_carried import TYPED
 from tscontract.contract.types import parse_type
 from tscontract.interop.odcs import rules as odcs_rules
 from tscontract.interop.odcs.draft import in_clause, number_text
-from tscontract.interop.odcs.fields import FORMAT_PATTERNS, written_form
+from tscontract.interop.odcs.fields import (
+    bound_literal,
+    format_regex,
+    length_clause,
+    multiple_of_clause,
+    stated_by_scale,
+)
 from tscontract.interop.odcs.types import Choices, field_type, server_type
 from tscontract.interop.odcs.walk import DUPLICATE_METRICS, NULL_METRICS
 from tscontract.plan.checks import Check
@@ -108,14 +115,12 @@ def options_read_as(options: Any, field: Any, said: str) -> bool:
 
 
 def _option_clauses(options: dict[str, Any], field: str) -> set[str]:
-    """The clauses ``options`` read as: one bound (v3.0's flag with its bound, or v3.1's exclusive bound), a
-    length, a whole step, a pattern or a text format."""
+    """The clauses ``options`` read as (interop/odcs/fields.py writes them): one bound (v3.0's flag with its
+    bound, or v3.1's exclusive bound), a length, a whole step, a pattern or a text format."""
     found: set[str] = set()
     for key, op in _BOUNDS.items():
         value = options.get(key)
-        if value is None or isinstance(value, bool):
-            continue
-        literal = number_text(value) or ("'" + value.replace("'", "''") + "'" if isinstance(value, str) else None)
+        literal = None if value is None or isinstance(value, bool) else bound_literal(value)
         flag = f"exclusive{key[0].upper()}{key[1:]}"
         strict = {">=": ">", "<=": "<"}.get(op, op) if options.get(flag) is True else op
         if literal is not None:
@@ -123,14 +128,13 @@ def _option_clauses(options: dict[str, Any], field: str) -> set[str]:
     for key, op in (("minLength", ">="), ("maxLength", "<=")):
         n = options.get(key)
         if isinstance(n, int) and not isinstance(n, bool):
-            found.add(f"length({field}) {op} {n}")
+            found.add(length_clause(field, op, n))
     step = number_text(options.get("multipleOf"))
     if step is not None:
-        found.add(f"round({field} / {step}) * {step} = {field}")
+        found.add(multiple_of_clause(field, step))
     if "pattern" in options:
         found.add(odcs_rules.matches_clause(field, options["pattern"]))
-    text = str(options.get("format", ""))
-    regex = FORMAT_PATTERNS.get(text.lower()) or written_form(text) if text else None
+    regex = format_regex(str(options["format"])) if options.get("format") else None
     if regex:
         found.add(odcs_rules.matches_clause(field, regex))
     return found
@@ -145,7 +149,7 @@ def type_reads_as(carried: dict[str, Any], contract: Contract, name: str) -> boo
     """Whether a property's carried physicalType, logicalType and options read as the field's type, as the
     import reads them (a type a choice of the import decided, ``--decimal``, ``--type``, reads as open)."""
     servers = ((contract.odcs or {}).get("document") or {}).get("servers")
-    read = field_type({k: carried[k] for k in _TYPED if k in carried}, Choices(), server_type(servers))
+    read = field_type({k: carried[k] for k in TYPED if k in carried}, Choices(), server_type(servers))
     if not read.type:
         return True  # open: a choice of the import decided it
     try:
@@ -155,19 +159,11 @@ def type_reads_as(carried: dict[str, Any], contract: Contract, name: str) -> boo
     return found == replace(contract.fields[name].type, text="")  # numeric(24,4) is decimal(24,4)
 
 
-_TYPED = ("physicalType", "logicalType", "logicalTypeOptions")
-
-
 def type_options(options: dict[str, Any], contract: Contract, name: str) -> dict[str, Any]:
     """The carried options the field's type states (:data:`_TYPE_STATED`, a ``multipleOf`` of its scale)."""
     kept = {k: v for k, v in options.items() if k in _TYPE_STATED}
     scale = contract.fields[name].type.scale
     step = number_text(options.get("multipleOf"))
-    if (
-        step is not None
-        and scale is not None
-        and Decimal(step) > 0
-        and (Decimal(1).scaleb(-scale) / Decimal(step)) % 1 == 0
-    ):
+    if step is not None and scale is not None and Decimal(step) > 0 and stated_by_scale(Decimal(step), scale):
         kept["multipleOf"] = options["multipleOf"]
     return kept
