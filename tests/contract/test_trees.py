@@ -8,10 +8,14 @@ import sys
 
 import pytest
 import sqlglot.expressions as exp
+from hypothesis import assume, given
 
+from tests.contract.clause_batches import TYPES, _resolved, profile
+from tests.contract.clause_strategies import clauses
 from tscontract.contract.clauses import RowClause
 from tscontract.contract.row_parser import parse_invariant
 from tscontract.contract.trees import LazyTree, held_tree
+from tscontract.engines.run import rows
 from tscontract.plan.builders import equals_tree
 from tscontract.plan.ir import Check
 from tscontract.plan.kinds import CheckKind
@@ -63,3 +67,22 @@ def test_a_cached_clause_is_unpickled_without_sqlglot(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True", "True"]
+
+
+@profile(60, 300)
+@given(clauses())
+def test_a_generated_clause_read_back_unbuilt_is_written_as_the_clause_itself(text: str) -> None:
+    """The clause-meaning generator's clauses, pickled as the cache keeps them: the unbuilt tree's key is the
+    built clause's, it is answered with the DuckDB SQL lowering the clause itself writes (engines/run/rows.py),
+    and it builds the same tree."""
+    clause = _resolved(text)
+    assume(isinstance(clause, RowClause))
+    assert isinstance(clause, RowClause)
+    written = rows.duckdb_sql(LazyTree.of(clause.predicate), TYPES)  # kept by the built tree's key
+    assert written == rows._lowered_sql(clause.predicate, TYPES)
+    back = pickle.loads(pickle.dumps(clause))
+    tree = held_tree(back)
+    assert tree is not None and not tree.built and tree.key == LazyTree.of(clause.predicate).key
+    # served by key (without building, where the store has room: tests/contract/test_cache.py holds that)
+    assert rows.duckdb_sql(tree, TYPES) == written
+    assert back.predicate == clause.predicate

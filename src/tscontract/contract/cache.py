@@ -219,7 +219,7 @@ class PickledDict:
     entries). Without a cache directory it is an ordinary dict for the process.
     """
 
-    LIMIT = 20_000  # entries kept; past it new ones live only in the process
+    LIMIT = 20_000  # entries kept; past it new ones are not kept (the caller computes them again)
 
     def __init__(self, name: Callable[[], str]) -> None:
         self._name = name
